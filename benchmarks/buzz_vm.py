@@ -1,0 +1,118 @@
+"""Buzz runtime benchmark: swarm throughput and raw interpreter speed, on one core.
+
+* ``robot_steps_per_s`` -- 100 robots run ``examples/buzz/flocking.bzz`` (neighbour map/reduce
+  every step) in the standalone harness over a random geometric graph (about 9 neighbours
+  each); robot-steps per second of wall time, top level and ``init`` excluded.
+* ``fib25_s`` -- seconds to compute ``fib(25)`` recursively in one VM (the core benchmark's
+  script ``swarmstack/buzz/bench_scripts/fib25.bzz`` when present).
+
+    python benchmarks/buzz_vm.py            # table
+    python benchmarks/buzz_vm.py --json     # one JSON object
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIB_FALLBACK = """
+function fib(n) {
+  if (n < 2) { return n }
+  return fib(n - 1) + fib(n - 2)
+}
+result = fib(25)
+"""
+
+
+def flocking(robots: int = 100, steps: int = 50, radius: float = 0.17, seed: int = 0) -> dict:
+    from swarmstack.buzz.swarm import Harness
+
+    src = (ROOT / "examples" / "buzz" / "flocking.bzz").read_text()
+    h = Harness(src, robots, filename="flocking.bzz", topology=f"random:{radius}", seed=seed).load()
+    h.step()  # warm-up: first packets
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        h.step()
+    dt = time.perf_counter() - t0
+    failed = [r.id for r in h.results if r.failed]
+    if failed:
+        raise RuntimeError(f"robots failed: {[(r.id, r.error) for r in h.results if r.failed][:3]}")
+    rec = h.topology.receivers()
+    mean_nb = sum(len(r) for r in rec) / robots
+    return {"robot_steps_per_s": robots * steps / dt, "robots": robots, "steps": steps,
+            "mean_neighbours": mean_nb, "seconds": dt}
+
+
+def fib25() -> float:
+    """Seconds for fib(25): the core benchmark's timing function when available."""
+    core = ROOT / "benchmarks" / "buzz_core.py"
+    if core.exists():
+        spec = importlib.util.spec_from_file_location("buzz_core_bench", core)
+        mod = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(mod)  # type: ignore[union-attr]
+            for name in ("fib25_s", "time_fib25", "fib25", "bench_fib25"):
+                fn = getattr(mod, name, None)
+                if callable(fn):
+                    r = fn()
+                    if isinstance(r, dict):
+                        r = r.get("fib25_s", r.get("seconds"))
+                    if isinstance(r, (int, float)):
+                        return float(r)
+        except Exception:
+            pass
+    from swarmstack.buzz.vm import BuzzVM
+
+    script = ROOT / "swarmstack" / "buzz" / "bench_scripts" / "fib25.bzz"
+    src = script.read_text() if script.exists() else FIB_FALLBACK
+    vm = BuzzVM(src, filename="fib25.bzz", robot_id=0, log=lambda s: None)
+    t0 = time.perf_counter()
+    vm.run_top_level()
+    dt = time.perf_counter() - t0
+    if getattr(vm, "failed", False):
+        raise RuntimeError(f"fib25 failed: {vm.error}")
+    return dt
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--robots", type=int, default=100)
+    ap.add_argument("--steps", type=int, default=50)
+    args = ap.parse_args(argv)
+    fl = flocking(args.robots, args.steps)
+    fib = fib25()
+    out = {
+        "robot_steps_per_s": round(fl["robot_steps_per_s"], 1),
+        "fib25_s": round(fib, 4),
+        "flocking_robots": fl["robots"],
+        "flocking_steps": fl["steps"],
+        "flocking_mean_neighbours": round(fl["mean_neighbours"], 2),
+        "target_robot_steps_per_s": 20000,
+        "python": platform.python_version(),
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="Buzz runtime benchmark (one core)")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_row(f"flocking, {fl['robots']} robots, {fl['mean_neighbours']:.1f} neighbours: robot-steps/s",
+              f"{fl['robot_steps_per_s']:,.0f}")
+    t.add_row("target robot-steps/s", "20,000")
+    t.add_row("fib(25) seconds", f"{fib:.3f}")
+    Console().print(t)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

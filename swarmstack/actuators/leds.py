@@ -1,0 +1,51 @@
+"""LED actuators: logical LED commands → coloured emitter slots, body frame → world frame.
+
+A robot's logical LEDs (what a controller addresses) and its emitters (what other robots'
+cameras and light sensors see) are not one-to-one: the E-Puck2's green body LED glows all
+around the body and is realised as several emitters switched together, and its red-only LEDs
+cannot show other colours. ``apply_led_commands`` does that mapping for a block of robots;
+``update_emitters`` places every emitter in the world after physics has moved the bodies.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+
+@njit(cache=True)
+def update_emitters(x, y, z, yaw, local, world_out):
+    """World positions of every emitter slot: ``world_out[i, e] = pose_i · local[i, e]``.
+
+    ``x, y, z, yaw`` float64[N] (z = body base height); ``local``/``world_out`` float64[N, E, 3].
+    """
+    for i in range(x.shape[0]):
+        c = math.cos(yaw[i])
+        s = math.sin(yaw[i])
+        for e in range(local.shape[1]):
+            lx = local[i, e, 0]
+            ly = local[i, e, 1]
+            world_out[i, e, 0] = x[i] + c * lx - s * ly
+            world_out[i, e, 1] = y[i] + s * lx + c * ly
+            world_out[i, e, 2] = z[i] + local[i, e, 2]
+
+
+@njit(cache=True)
+def apply_led_commands(led_rgb_cmd, owner, channel_mask, rgb_out, start):
+    """Copy commanded colours onto emitter slots, keeping only the channels each LED can show.
+
+    ``led_rgb_cmd`` uint8[n, L, 3] commands of robots ``start … start + n − 1``; ``owner``
+    int[E] the logical LED of each emitter slot (slots ≥ E are left alone); ``channel_mask``
+    uint8[L, 3] 1 where the LED has that colour channel (a red-only LED told to show yellow
+    shows red; told to show blue it stays dark); ``rgb_out`` uint8[N, E', 3] the emitters'
+    colours, written in place.
+    """
+    for i in range(led_rgb_cmd.shape[0]):
+        for e in range(owner.shape[0]):
+            led = owner[e]
+            for ch in range(3):
+                if channel_mask[led, ch] != 0:
+                    rgb_out[start + i, e, ch] = led_rgb_cmd[i, led, ch]
+                else:
+                    rgb_out[start + i, e, ch] = 0

@@ -1,0 +1,41 @@
+"""Differential-drive wheels: commanded speeds → the speeds the motors actually apply."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.world.rng import STREAM
+
+
+@njit(cache=True)
+def _apply(cmd, max_speed, kind, level, keys, tick, out):
+    for i in range(cmd.shape[0]):
+        for w in range(2):
+            v = cmd[i, w]
+            if v != v:  # NaN from a controller: treat as stop rather than poison the state
+                v = 0.0
+            v = min(max_speed, max(-max_speed, v))
+            if v != 0.0:
+                v *= 1.0 + draw(kind, level, keys[i], tick, w)  # relative speed error
+            out[i, w] = v
+
+
+@dataclass(frozen=True)
+class Wheels:
+    """Clamp commands to ±``max_speed_m_s``; optional relative speed noise (0 by default)."""
+
+    axle_m: float
+    max_speed_m_s: float
+    noise: str = "none"
+    noise_level: float = 0.0
+
+    def allocate(self, n: int) -> np.ndarray:
+        return np.zeros((n, 2))
+
+    def apply(self, world, group, keys, commands) -> None:
+        _apply(commands, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
+               keys[:, STREAM["wheels"]], world.tick, world.wheel_speed[group.slice])

@@ -1,0 +1,181 @@
+"""Buzz bytecode: the opcode set, the program container and its binary file format.
+
+The instruction set is a stack machine close to the reference assembler (push/arithmetic/
+global and local loads and stores/table get and put/call/return), with one difference:
+control flow is *structured* (``IF``/``ELSE``/``END`` and ``LOOP``/``EXITZ``/``ENDLOOP``
+instead of jumps to labels). Structured control flow is what lets the loader turn each
+function back into straight Python code (see ``codegen``), so the bytecode is the real
+intermediate form: a ``.bbo`` file holds everything needed to run a script.
+
+File layout (little endian)::
+
+    b"BZBC" u16 version u16 flags
+    u32 nstrings   { u32 len, utf-8 bytes }*          string table (ids are indices)
+    u32 nfiles     { u16 sid }*                      source file names (debug info)
+    u32 nfuncs     { u16 name_sid u16 ncap u16 nparams u32 addr
+                     u32 codelen code
+                     u32 ndebug { u32 offset u16 file u32 line u32 col }* }*
+
+``ncap`` is the number of activation-record slots the function starts with (slot 0 is
+``self``; lambdas also get a by-value copy of the enclosing function's locals); arguments
+follow in slots ``ncap .. ncap+nparams-1``. Function 0 is the script's top level. ``addr`` is
+the function's offset in the concatenated code of all functions (what ``log`` shows as
+``[n-closure @addr]``).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+MAGIC = b"BZBC"
+VERSION = 1
+
+# opcode -> (name, operand format or "")
+OPS: list[tuple[str, str]] = [
+    ("NOP", ""), ("DONE", ""), ("PUSHNIL", ""), ("DUP", ""), ("POP", ""),
+    ("RET0", ""), ("RET1", ""),
+    ("ADD", ""), ("SUB", ""), ("MUL", ""), ("DIV", ""), ("MOD", ""), ("POW", ""), ("UNM", ""),
+    ("LAND", ""), ("LOR", ""), ("LNOT", ""), ("BAND", ""), ("BOR", ""), ("BNOT", ""),
+    ("LSHIFT", ""), ("RSHIFT", ""),
+    ("EQ", ""), ("NEQ", ""), ("GT", ""), ("GTE", ""), ("LT", ""), ("LTE", ""),
+    ("GLOAD", "H"), ("GSTORE", "H"), ("PUSHT", ""), ("TPUT", ""), ("TGET", ""),
+    ("CALL", "H"), ("PUSHF", "f"), ("PUSHI", "i"), ("PUSHS", "H"), ("PUSHCN", "H"),
+    ("PUSHL", "H"), ("LLOAD", "H"), ("LSTORE", "H"), ("LREMOVE", "H"),
+    ("IF", ""), ("ELSE", ""), ("END", ""), ("LOOP", ""), ("EXITZ", ""), ("ENDLOOP", ""),
+]
+NAMES = [n for n, _ in OPS]
+FMT = [f for _, f in OPS]
+OP = {n: i for i, n in enumerate(NAMES)}
+SIZE = [1 + (struct.calcsize("<" + f) if f else 0) for f in FMT]
+for _n, _i in OP.items():
+    globals()[_n] = _i
+
+BINOPS = {"+": "ADD", "-": "SUB", "*": "MUL", "/": "DIV", "%": "MOD", "^": "POW",
+          "and": "LAND", "or": "LOR", "&": "BAND", "|": "BOR", "<<": "LSHIFT", ">>": "RSHIFT",
+          "==": "EQ", "!=": "NEQ", ">": "GT", ">=": "GTE", "<": "LT", "<=": "LTE"}
+
+
+@dataclass
+class Instr:
+    op: int
+    arg: int | float | None
+    file: int
+    line: int
+    col: int
+
+
+@dataclass
+class Function:
+    """One compiled function (index 0 is the top level)."""
+
+    name: str
+    ncap: int
+    nparams: int
+    code: list[Instr] = field(default_factory=list)
+    addr: int = 0
+
+    def byte_size(self) -> int:
+        return sum(SIZE[i.op] for i in self.code)
+
+
+@dataclass
+class Program:
+    strings: list[str]
+    files: list[str]
+    functions: list[Function]
+
+    def code_size(self) -> int:
+        return sum(f.byte_size() for f in self.functions)
+
+    def string_table_size(self) -> int:
+        return sum(len(s.encode()) + 1 for s in self.strings)
+
+    def assign_addresses(self) -> None:
+        addr = 0
+        for f in self.functions:
+            f.addr = addr
+            addr += f.byte_size()
+
+
+def sid_of(strings: list[str], index: dict[str, int], s: str) -> int:
+    i = index.get(s)
+    if i is None:
+        i = index[s] = len(strings)
+        strings.append(s)
+    return i
+
+
+def encode(prog: Program) -> bytes:
+    """Serialise a program to bytes (see the module docstring for the layout)."""
+    prog.assign_addresses()
+    strings = list(prog.strings)
+    index = {s: i for i, s in enumerate(strings)}
+    file_sids = [sid_of(strings, index, f) for f in prog.files]
+    fun_sids = [sid_of(strings, index, f.name) for f in prog.functions]
+    out = bytearray(MAGIC + struct.pack("<HH", VERSION, 0))
+    out += struct.pack("<I", len(strings))
+    for s in strings:
+        b = s.encode("utf-8")
+        out += struct.pack("<I", len(b)) + b
+    out += struct.pack("<I", len(file_sids))
+    for s in file_sids:
+        out += struct.pack("<H", s)
+    out += struct.pack("<I", len(prog.functions))
+    for f, nsid in zip(prog.functions, fun_sids):
+        code = bytearray()
+        dbg = bytearray()
+        for ins in f.code:
+            dbg += struct.pack("<IHII", len(code), ins.file, ins.line, ins.col)
+            code.append(ins.op)
+            fmt = FMT[ins.op]
+            if fmt:
+                code += struct.pack("<" + fmt, ins.arg)
+        out += struct.pack("<HHHII", nsid, f.ncap, f.nparams, f.addr, len(code)) + code
+        out += struct.pack("<I", len(f.code)) + dbg
+    return bytes(out)
+
+
+def decode(data: bytes) -> Program:
+    """Inverse of :func:`encode`; raises ``ValueError`` on a malformed file."""
+    if data[:4] != MAGIC:
+        raise ValueError("not a Buzz bytecode file (bad magic)")
+    version, _flags = struct.unpack_from("<HH", data, 4)
+    if version != VERSION:
+        raise ValueError(f"unsupported bytecode version {version}")
+    pos = 8
+    (n,) = struct.unpack_from("<I", data, pos)
+    pos += 4
+    strings = []
+    for _ in range(n):
+        (ln,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        strings.append(data[pos:pos + ln].decode("utf-8"))
+        pos += ln
+    (nf,) = struct.unpack_from("<I", data, pos)
+    pos += 4
+    files = []
+    for _ in range(nf):
+        (s,) = struct.unpack_from("<H", data, pos)
+        pos += 2
+        files.append(strings[s])
+    (nfun,) = struct.unpack_from("<I", data, pos)
+    pos += 4
+    funcs = []
+    for _ in range(nfun):
+        nsid, ncap, nparams, addr, clen = struct.unpack_from("<HHHII", data, pos)
+        pos += 16
+        code = data[pos:pos + clen]
+        pos += clen
+        (nd,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        instrs = []
+        for _ in range(nd):
+            off, fi, line, col = struct.unpack_from("<IHII", data, pos)
+            pos += 14
+            op = code[off]
+            fmt = FMT[op]
+            arg = struct.unpack_from("<" + fmt, code, off + 1)[0] if fmt else None
+            instrs.append(Instr(op, arg, fi, line, col))
+        funcs.append(Function(strings[nsid], ncap, nparams, instrs, addr))
+    return Program(strings, files, funcs)

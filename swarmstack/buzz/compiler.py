@@ -1,0 +1,349 @@
+"""Buzz compiler: AST -> bytecode :class:`~swarmstack.buzz.bytecode.Program`.
+
+Scoping follows the reference parser's symbol tables exactly, because observable behaviour
+depends on it:
+
+* the global scope's ``var`` and every unknown name are globals (looked up by string id);
+* a named function starts a fresh activation record: slot 0 is ``self``, then parameters,
+  then its ``var`` locals; a braced block inside a function adds locals that are removed at
+  its end (``LREMOVE``);
+* a lambda inside a function starts from a *copy* of the enclosing locals (same slots) —
+  the closure captures their values when it is created — and appends its own parameters
+  (a parameter named like an enclosing local reuses that local's slot, as in the reference);
+* ``var`` re-declaring a visible local is a compile error ("Duplicated symbol").
+
+The string table lists global names, string literals and field names in source order, as
+the reference does; the runtime uses these ids to reproduce the reference's table order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from swarmstack.buzz import ast as A
+from swarmstack.buzz import bytecode as B
+from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.parser import parse
+from swarmstack.buzz.values import wrap_int
+
+
+@dataclass
+class Sym:
+    pos: int
+    is_global: bool
+
+
+class _Fn:
+    """Compilation state of one function: its bytecode being emitted."""
+
+    def __init__(self, proto: B.Function):
+        self.proto = proto
+        self.code = proto.code
+
+
+class Compiler:
+    def __init__(self, script: A.Script):
+        self.script = script
+        self.strings: list[str] = []
+        self.sindex: dict[str, int] = {}
+        self.files: list[str] = []
+        self.findex: dict[str, int] = {}
+        self.functions: list[B.Function] = []
+        self.symstack: list[dict[str, Sym]] = []
+        self.fn: _Fn | None = None
+        self.registrations: list[tuple[int, int, A.Node]] = []  # (fid, sid, node)
+
+    # ------------------------------------------------------------ utilities
+    def sid(self, s: str) -> int:
+        return B.sid_of(self.strings, self.sindex, s)
+
+    def fileno(self, f: str) -> int:
+        i = self.findex.get(f)
+        if i is None:
+            i = self.findex[f] = len(self.files)
+            self.files.append(f)
+        return i
+
+    def emit(self, node: A.Node, op: int, arg=None) -> None:
+        self.fn.code.append(B.Instr(op, arg, self.fileno(node.file), node.line, node.col))
+
+    def error(self, node: A.Node, msg: str) -> BuzzSyntaxError:
+        src = self.script.sources.get(node.file)
+        line = src.split("\n")[node.line - 1] if src and 0 < node.line <= src.count("\n") + 1 else None
+        return BuzzSyntaxError(node.file, node.line, node.col, msg, line)
+
+    @property
+    def syms(self) -> dict[str, Sym]:
+        return self.symstack[-1]
+
+    def lookup(self, name: str) -> Sym | None:
+        for table in reversed(self.symstack):
+            s = table.get(name)
+            if s is not None:
+                return s
+        return None
+
+    def add(self, name: str, scope: str) -> Sym:
+        is_global = scope == "global" or (scope == "auto" and len(self.symstack) == 1)
+        if is_global:
+            s = Sym(self.sid(name), True)
+            self.symstack[0][name] = s
+        else:
+            s = Sym(len(self.syms), False)
+            self.syms[name] = s
+        return s
+
+    def new_function(self, name: str) -> tuple[_Fn, int]:
+        proto = B.Function(name, 0, 0)
+        self.functions.append(proto)
+        return _Fn(proto), len(self.functions) - 1
+
+    # ------------------------------------------------------------ top level
+    def compile(self) -> B.Program:
+        for f in self.script.files:
+            self.fileno(f)
+        main, _ = self.new_function("<main>")
+        self.fn = main
+        self.symstack.append({})
+        body_code: list[B.Instr] = []
+        main.code = body_code
+        for st in self.script.body:
+            self.stat(st)
+        self.emit(self.script.body[-1] if self.script.body else A.Nil(1, 1, self.script.files[0]), B.DONE)
+        prologue: list[B.Instr] = []
+        for fid, sid, node in self.registrations:
+            fi = self.fileno(node.file)
+            prologue.append(B.Instr(B.PUSHCN, fid, fi, node.line, node.col))
+            prologue.append(B.Instr(B.GSTORE, sid, fi, node.line, node.col))
+        main.proto.code = prologue + body_code
+        prog = B.Program(self.strings, self.files, self.functions)
+        prog.assign_addresses()
+        return prog
+
+    # ------------------------------------------------------------ statements
+    def block(self, node: A.Node, push: bool) -> None:
+        """Compile a braced block (``push``: it opens a scope) or a single statement."""
+        if not isinstance(node, A.Block):
+            self.stat(node)
+            return
+        if not node.body:
+            return
+        if push:
+            if len(self.symstack) == 1:
+                self.symstack.append({})
+            else:
+                self.symstack.append(dict(self.syms))
+        numvars = len(self.syms)
+        for st in node.body:
+            self.stat(st)
+        extra = len(self.syms) - numvars
+        if extra:
+            self.emit(node, B.LREMOVE, extra)
+        for k in [k for k, s in self.syms.items() if s.pos >= numvars and not s.is_global]:
+            del self.syms[k]
+        if push:
+            self.symstack.pop()
+
+    def stat(self, st: A.Node) -> None:
+        m = getattr(self, "st_" + type(st).__name__)
+        m(st)
+
+    def st_Block(self, st: A.Block) -> None:
+        self.block(st, True)
+
+    def st_VarDecl(self, st: A.VarDecl) -> None:
+        s = self.lookup(st.name)
+        if s is not None and not s.is_global:
+            raise self.error(st, f"Duplicated symbol '{st.name}'")
+        s = self.add(st.name, "auto")
+        if s.is_global:
+            if st.value is not None:
+                self.expr(st.value)
+            else:
+                self.emit(st, B.PUSHNIL)
+            self.emit(st, B.GSTORE, s.pos)
+        else:
+            self.emit(st, B.PUSHNIL)
+            self.emit(st, B.LSTORE, s.pos)
+            if st.value is not None:
+                self.expr(st.value)
+                self.emit(st, B.LSTORE, s.pos)
+
+    def st_FunDef(self, st: A.FunDef) -> None:
+        s = self.lookup(st.name)
+        if s is None:
+            s = self.add(st.name, "auto")
+        fn, fid = self.new_function(st.name)
+        if s.is_global:
+            self.registrations.append((fid, s.pos, st))
+        saved = self.fn
+        self.fn = fn
+        self.symstack.append({"self": Sym(0, False)})
+        fn.proto.ncap = 1
+        self.params(st.params)
+        fn.proto.nparams = len(st.params)
+        for b in st.body:
+            self.stat(b)
+        self.emit(st, B.RET0)
+        self.symstack.pop()
+        self.fn = saved
+        if not s.is_global:  # only reachable in odd nestings; keep the reference's local store
+            self.emit(st, B.PUSHCN, fid)
+            self.emit(st, B.LSTORE, s.pos)
+
+    def params(self, names: list[str]) -> None:
+        for p in names:
+            s = self.lookup(p)
+            if s is None or s.is_global:
+                self.add(p, "local")
+
+    def st_If(self, st: A.If) -> None:
+        self.cond(st.cond)
+        self.emit(st, B.IF)
+        self.block(st.then, True)
+        if st.orelse is not None:
+            self.emit(st.orelse, B.ELSE)
+            self.block(st.orelse, True)
+        self.emit(st, B.END)
+
+    def st_While(self, st: A.While) -> None:
+        self.emit(st, B.LOOP)
+        self.cond(st.cond)
+        self.emit(st, B.EXITZ)
+        self.block(st.body, True)
+        self.emit(st, B.ENDLOOP)
+
+    def st_For(self, st: A.For) -> None:
+        self.stat(st.init)
+        self.emit(st, B.LOOP)
+        self.cond(st.cond)
+        self.emit(st, B.EXITZ)
+        # the reference parses the update before the body: keep its symbol/string order
+        saved = self.fn.code
+        self.fn.code = []
+        self.stat(st.update)
+        update = self.fn.code
+        self.fn.code = saved
+        self.block(st.body, True)
+        self.fn.code.extend(update)
+        self.emit(st, B.ENDLOOP)
+
+    def st_Return(self, st: A.Return) -> None:
+        if st.value is None:
+            self.emit(st, B.RET0)
+        else:
+            self.expr(st.value)
+            self.emit(st, B.RET1)
+
+    def st_Assign(self, st: A.Assign) -> None:
+        t = st.target
+        if isinstance(t, A.Name):
+            s = self.lookup(t.name)
+            if s is None:
+                s = self.add(t.name, "global")
+            self.expr(st.value)
+            self.emit(t, B.GSTORE if s.is_global else B.LSTORE, s.pos)
+        elif isinstance(t, A.Field):
+            self.expr(t.obj)
+            self.emit(t, B.PUSHS, self.sid(t.name))
+            self.expr(st.value)
+            self.emit(t, B.TPUT)
+        elif isinstance(t, A.Index):
+            self.expr(t.obj)
+            self.expr(t.key)
+            self.expr(st.value)
+            self.emit(t, B.TPUT)
+        else:  # pragma: no cover - the parser only builds the three above
+            raise self.error(st, "Syntax error: invalid assignment target")
+
+    def st_ExprStat(self, st: A.ExprStat) -> None:
+        self.expr(st.call)
+        self.emit(st, B.POP)
+
+    # ------------------------------------------------------------ expressions
+    def cond(self, e: A.Node) -> None:
+        self.expr(e)
+
+    def expr(self, e: A.Node) -> None:
+        getattr(self, "ex_" + type(e).__name__)(e)
+
+    def ex_Nil(self, e: A.Nil) -> None:
+        self.emit(e, B.PUSHNIL)
+
+    def ex_Int(self, e: A.Int) -> None:
+        self.emit(e, B.PUSHI, wrap_int(e.value, 32))
+
+    def ex_Float(self, e: A.Float) -> None:
+        self.emit(e, B.PUSHF, e.value)
+
+    def ex_Str(self, e: A.Str) -> None:
+        self.emit(e, B.PUSHS, self.sid(e.value))
+
+    def ex_Name(self, e: A.Name) -> None:
+        s = self.lookup(e.name)
+        if s is None:
+            s = self.add(e.name, "global")
+        self.emit(e, B.GLOAD if s.is_global else B.LLOAD, s.pos)
+
+    def ex_Field(self, e: A.Field) -> None:
+        self.expr(e.obj)
+        self.emit(e, B.PUSHS, self.sid(e.name))
+        self.emit(e, B.TGET)
+
+    def ex_Index(self, e: A.Index) -> None:
+        self.expr(e.obj)
+        self.expr(e.key)
+        self.emit(e, B.TGET)
+
+    def ex_Call(self, e: A.Call) -> None:
+        self.expr(e.callee)
+        for a in e.args:
+            self.expr(a)
+        self.emit(e, B.CALL, len(e.args))
+
+    def ex_Unary(self, e: A.Unary) -> None:
+        self.expr(e.operand)
+        self.emit(e, {"-": B.UNM, "not": B.LNOT, "!": B.BNOT}[e.op])
+
+    def ex_Binary(self, e: A.Binary) -> None:
+        self.expr(e.left)
+        self.expr(e.right)
+        self.emit(e, B.OP[B.BINOPS[e.op]])
+
+    def ex_Lambda(self, e: A.Lambda) -> None:
+        fn, fid = self.new_function("<lambda>")
+        if len(self.symstack) == 1:
+            table: dict[str, Sym] = {"self": Sym(0, False)}
+        else:
+            table = dict(self.syms)
+            if not table:
+                table = {"self": Sym(0, False)}
+        self.symstack.append(table)
+        fn.proto.ncap = len(table)
+        self.params(e.params)
+        fn.proto.nparams = len(e.params)
+        saved = self.fn
+        self.fn = fn
+        for b in e.body:
+            self.stat(b)
+        self.emit(e, B.RET0)
+        self.fn = saved
+        self.symstack.pop()
+        self.emit(e, B.PUSHL, fid)
+
+    def ex_TableLit(self, e: A.TableLit) -> None:
+        self.emit(e, B.PUSHT)
+        for k, v in e.entries:
+            self.emit(k, B.DUP)
+            self.expr(k)
+            self.expr(v)
+            self.emit(k, B.TPUT)
+
+
+def compile_script(script: A.Script) -> B.Program:
+    return Compiler(script).compile()
+
+
+def compile_source(source: str, filename: str = "<script>", include_path=()) -> B.Program:
+    """Parse and compile; raises :class:`BuzzSyntaxError` (located) on any error."""
+    return compile_script(parse(source, filename, include_path))

@@ -1,0 +1,417 @@
+"""Buzz parser: tokens -> AST, hand-written recursive descent following the reference grammar.
+
+Precedence, lowest first: ``not`` (prefix, takes a whole condition), ``and``/``or`` (left,
+equal rank), one optional comparison (comparisons do not chain), ``+ -``, ``* /``, ``%``,
+``^`` (right-associative), ``<< >>``, ``& |``, ``!`` (prefix), operands. A ``-`` or ``+``
+directly before a number makes a signed literal (so ``-2 ^ 2`` is ``(-2) ^ 2``); before
+anything else it negates a whole power (``-x ^ 2`` is ``-(x ^ 2)``). Assignments, ``var``
+initialisers and table fields take an *expression* (no bare comparison: parenthesise it);
+conditions, call arguments and ``return`` take a *condition*. Named functions may only be
+defined in the global scope. ``include "f.bzz"`` splices a file's statements in place, once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swarmstack.buzz import ast as A
+from swarmstack.buzz import tokens as T
+from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.scanner import scan
+
+DEFAULT_INCLUDE_DIR = str(Path(__file__).with_name("include"))
+
+
+def resolve_include(name: str, from_file: str, include_path: tuple[str, ...] | list[str]) -> str | None:
+    """Find an included file: next to the including file, then the working directory, then the
+    include path (which ends with the bundled library folder)."""
+    candidates = []
+    if os.path.isabs(name):
+        candidates.append(name)
+    else:
+        if from_file and not from_file.startswith("<"):
+            candidates.append(os.path.join(os.path.dirname(os.path.abspath(from_file)), name))
+        candidates.append(os.path.abspath(name))
+        for d in list(include_path) + [DEFAULT_INCLUDE_DIR]:
+            candidates.append(os.path.join(d, name))
+    for c in candidates:
+        if os.path.isfile(c):
+            return os.path.realpath(c)
+    return None
+
+
+@dataclass
+class _State:
+    include_path: tuple[str, ...]
+    included: set[str] = field(default_factory=set)
+    files: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+class Parser:
+    """Parses one file's token list; ``include`` recurses into a new Parser sharing ``_State``."""
+
+    def __init__(self, toks: list[T.Token], source: str, filename: str, state: _State, depth: int = 1):
+        self.toks = toks
+        self.pos = 0
+        self.tok = toks[0]
+        self.lines = source.split("\n")
+        self.file = filename
+        self.state = state
+        self.depth = depth  # 1 = global scope, as the reference's symbol-table stack size
+
+    # ------------------------------------------------------------- helpers
+    def error(self, tok: T.Token, message: str) -> BuzzSyntaxError:
+        line = tok.line
+        src = self.lines[line - 1] if 0 < line <= len(self.lines) else None
+        return BuzzSyntaxError(tok.file or self.file, line, tok.col, message, src)
+
+    def advance(self) -> T.Token:
+        t = self.tok
+        self.pos += 1
+        self.tok = self.toks[self.pos] if self.pos < len(self.toks) else self.toks[-1]
+        return t
+
+    def expect(self, kind: str) -> T.Token:
+        if self.tok.kind != kind:
+            if self.tok.kind == T.EOF:
+                raise self.error(self.tok, f"Syntax error: expected {T.DESC[kind]}, found end of file")
+            raise self.error(self.tok, f"Syntax error: expected {T.DESC[kind]}, found {T.DESC[self.tok.kind]}")
+        return self.advance()
+
+    def at(self, kind: str) -> bool:
+        return self.tok.kind == kind
+
+    # ------------------------------------------------------------- statements
+    def statlist(self, until_close: bool) -> list[A.Node]:
+        out: list[A.Node] = []
+        while not self.at(T.EOF) and not (until_close and self.at(T.BLOCKCLOSE)):
+            if self.at(T.BLOCKCLOSE):
+                raise self.error(self.tok, "Syntax error: unexpected }")
+            self.stat(out)
+        return out
+
+    def stat(self, out: list[A.Node]) -> None:
+        k = self.tok.kind
+        if k == T.INCLUDE:
+            self.include(out)
+        elif k == T.VAR:
+            out.append(self.var())
+        elif k == T.FUN:
+            out.append(self.fundef())
+        elif k == T.IF:
+            out.append(self.if_())
+        elif k == T.FOR:
+            out.append(self.for_())
+        elif k == T.WHILE:
+            out.append(self.while_())
+        else:
+            out.append(self.command())
+
+    def include(self, out: list[A.Node]) -> None:
+        tok = self.advance()
+        path = resolve_include(tok.value, self.file, self.state.include_path)
+        if path is None:
+            raise self.error(tok, f"Can't read '{tok.value}'")
+        if path in self.state.included:
+            return
+        self.state.included.add(path)
+        with open(path, encoding="utf-8") as fh:
+            src = fh.read()
+        self.state.files.append(path)
+        self.state.sources[path] = src
+        sub = Parser(scan(src, path), src, path, self.state, self.depth)
+        out.extend(sub.statlist(until_close=False))
+
+    def blockstat(self) -> A.Node:
+        if self.at(T.BLOCKOPEN):
+            return self.block(new_scope=True)
+        out: list[A.Node] = []
+        if self.at(T.BLOCKCLOSE) or self.at(T.EOF):
+            raise self.error(self.tok, f"Syntax error: expected a statement, found {T.DESC[self.tok.kind]}")
+        self.stat(out)
+        return out[0] if len(out) == 1 else A.Block(self.tok.line, self.tok.col, self.file, out)
+
+    def block(self, new_scope: bool) -> A.Block:
+        t = self.expect(T.BLOCKOPEN)
+        if new_scope:
+            self.depth += 1
+        body = self.statlist(until_close=True)
+        self.expect(T.BLOCKCLOSE)
+        if new_scope:
+            self.depth -= 1
+        return A.Block(t.line, t.col, t.file, body)
+
+    def var(self) -> A.VarDecl:
+        t = self.expect(T.VAR)
+        name = self.expect(T.ID)
+        value = None
+        if self.at(T.ASSIGN):
+            self.advance()
+            value = self.expression()
+        return A.VarDecl(name.line, name.col, t.file, name.value, value)
+
+    def params(self) -> list[str]:
+        names: list[str] = []
+        if self.at(T.PARCLOSE):
+            return names
+        names.append(self.expect(T.ID).value)
+        while self.at(T.LISTSEP):
+            self.advance()
+            names.append(self.expect(T.ID).value)
+        return names
+
+    def fundef(self) -> A.FunDef:
+        t = self.expect(T.FUN)
+        name = self.expect(T.ID)
+        if self.depth > 1:
+            raise self.error(name, f"Syntax error: the definition of function {name.value}() is nested "
+                                   f"within another scope. To define local functions, use the lambda "
+                                   f"syntax {name.value} = function() {{ ... }}.")
+        self.expect(T.PAROPEN)
+        params = self.params()
+        self.expect(T.PARCLOSE)
+        if self.at(T.STRING):  # docstring
+            self.advance()
+        self.depth += 1
+        body = self.block(new_scope=False)
+        self.depth -= 1
+        return A.FunDef(name.line, name.col, t.file, name.value, params, body.body)
+
+    def if_(self) -> A.If:
+        t = self.expect(T.IF)
+        self.expect(T.PAROPEN)
+        cond = self.condition()
+        self.expect(T.PARCLOSE)
+        then = self.blockstat()
+        orelse = None
+        if self.at(T.ELSE):
+            self.advance()
+            orelse = self.blockstat()
+        return A.If(t.line, t.col, t.file, cond, then, orelse)
+
+    def while_(self) -> A.While:
+        t = self.expect(T.WHILE)
+        self.expect(T.PAROPEN)
+        cond = self.condition()
+        self.expect(T.PARCLOSE)
+        return A.While(t.line, t.col, t.file, cond, self.blockstat())
+
+    def for_(self) -> A.For:
+        t = self.expect(T.FOR)
+        self.expect(T.PAROPEN)
+        init = self.command()
+        self.expect(T.LISTSEP)
+        cond = self.condition()
+        self.expect(T.LISTSEP)
+        update = self.command()
+        self.expect(T.PARCLOSE)
+        return A.For(t.line, t.col, t.file, init, cond, update, self.blockstat())
+
+    def command(self) -> A.Node:
+        if self.at(T.RETURN):
+            t = self.advance()
+            if self.at(T.BLOCKCLOSE) or self.at(T.EOF):
+                return A.Return(t.line, t.col, t.file, None)
+            return A.Return(t.line, t.col, t.file, self.condition())
+        start = self.tok
+        ref = self.idref()
+        if self.at(T.ASSIGN):
+            if isinstance(ref, A.Call):
+                raise self.error(self.tok, "Syntax error: can't have a function call as lvalue")
+            self.advance()
+            return A.Assign(start.line, start.col, start.file, ref, self.expression())
+        if isinstance(ref, A.Call):
+            return A.ExprStat(start.line, start.col, start.file, ref)
+        raise self.error(self.tok, "Syntax error: expected function call or assignment")
+
+    # ------------------------------------------------------------ expressions
+    def condition(self) -> A.Node:
+        if self.at(T.LNOT):
+            t = self.advance()
+            return A.Unary(t.line, t.col, t.file, "not", self.condition())
+        left = self.comparison()
+        while self.at(T.LANDOR):
+            t = self.advance()
+            right = self.comparison()
+            left = A.Binary(t.line, t.col, t.file, t.value, left, right)
+        return left
+
+    def comparison(self) -> A.Node:
+        left = self.expression()
+        if self.at(T.CMP):
+            t = self.advance()
+            right = self.expression()
+            return A.Binary(t.line, t.col, t.file, t.value, left, right)
+        return left
+
+    def expression(self) -> A.Node:
+        if self.at(T.BLOCKOPEN):
+            return self.tabledef()
+        left = self.product()
+        while self.at(T.ADDSUB):
+            t = self.advance()
+            left = A.Binary(t.line, t.col, t.file, t.value, left, self.product())
+        return left
+
+    def tabledef(self) -> A.TableLit:
+        t = self.advance()
+        entries: list[tuple[A.Node, A.Node]] = []
+        if not self.at(T.DOT) and not self.at(T.BLOCKCLOSE):
+            raise self.error(self.tok, f"Syntax error: expected .id = expression or }}, found {T.DESC[self.tok.kind]}")
+        if self.at(T.DOT):
+            entries.append(self.tablefield())
+            while self.at(T.LISTSEP):
+                self.advance()
+                if not self.at(T.DOT):
+                    self.expect(T.DOT)
+                entries.append(self.tablefield())
+        self.expect(T.BLOCKCLOSE)
+        return A.TableLit(t.line, t.col, t.file, entries)
+
+    def tablefield(self) -> tuple[A.Node, A.Node]:
+        self.advance()  # the dot
+        k = self.tok
+        if k.kind == T.ID:
+            key: A.Node = A.Str(k.line, k.col, k.file, k.value)
+        elif k.kind == T.CONST:
+            key = self.number(k)
+        else:
+            raise self.error(k, f"Syntax error: expected id or numeric constant, found {T.DESC[k.kind]}")
+        self.advance()
+        self.expect(T.ASSIGN)
+        return key, self.expression()
+
+    def product(self) -> A.Node:
+        left = self.modulo()
+        while self.at(T.MULDIV):
+            t = self.advance()
+            left = A.Binary(t.line, t.col, t.file, t.value, left, self.modulo())
+        return left
+
+    def modulo(self) -> A.Node:
+        left = self.power()
+        while self.at(T.MOD):
+            t = self.advance()
+            left = A.Binary(t.line, t.col, t.file, "%", left, self.power())
+        return left
+
+    def power(self) -> A.Node:
+        left = self.bitshift()
+        if self.at(T.POW):
+            t = self.advance()
+            return A.Binary(t.line, t.col, t.file, "^", left, self.power())
+        return left
+
+    def bitshift(self) -> A.Node:
+        left = self.bitwiseandor()
+        while self.at(T.LRSHIFT):
+            t = self.advance()
+            left = A.Binary(t.line, t.col, t.file, t.value, left, self.bitwiseandor())
+        return left
+
+    def bitwiseandor(self) -> A.Node:
+        left = self.bitwisenot()
+        while self.at(T.BANDOR):
+            t = self.advance()
+            left = A.Binary(t.line, t.col, t.file, t.value, left, self.bitwisenot())
+        return left
+
+    def bitwisenot(self) -> A.Node:
+        if self.at(T.BNOT):
+            t = self.advance()
+            return A.Unary(t.line, t.col, t.file, "!", self.bitwisenot())
+        return self.operand()
+
+    def number(self, t: T.Token, sign: str = "") -> A.Node:
+        text = t.value
+        if "." in text:
+            parts = text.split(".")
+            num = parts[0] + "." + parts[1]  # like strtof: stop at the second dot
+            return A.Float(t.line, t.col, t.file, float(sign + num))
+        return A.Int(t.line, t.col, t.file, int(sign + text))
+
+    def operand(self) -> A.Node:
+        t = self.tok
+        k = t.kind
+        if k == T.FUN:
+            return self.lambda_()
+        if k == T.NIL:
+            self.advance()
+            return A.Nil(t.line, t.col, t.file)
+        if k == T.CONST:
+            self.advance()
+            return self.number(t)
+        if k == T.STRING:
+            self.advance()
+            return A.Str(t.line, t.col, t.file, t.value)
+        if k == T.PAROPEN:
+            self.advance()
+            inner = self.condition()
+            self.expect(T.PARCLOSE)
+            return inner
+        if k == T.ADDSUB:
+            self.advance()
+            if self.at(T.CONST):
+                c = self.advance()
+                node = self.number(c, "-" if t.value == "-" else "")
+                node.line, node.col = t.line, t.col
+                return node
+            inner = self.power()
+            return A.Unary(t.line, t.col, t.file, "-", inner) if t.value == "-" else inner
+        return self.idref()
+
+    def lambda_(self) -> A.Lambda:
+        t = self.expect(T.FUN)
+        self.expect(T.PAROPEN)
+        params = self.params()
+        self.expect(T.PARCLOSE)
+        self.depth += 1
+        body = self.block(new_scope=False)
+        self.depth -= 1
+        return A.Lambda(t.line, t.col, t.file, params, body.body)
+
+    def idref(self) -> A.Node:
+        t = self.expect(T.ID)
+        node: A.Node = A.Name(t.line, t.col, t.file, t.value)
+        while True:
+            k = self.tok.kind
+            if k == T.DOT:
+                d = self.advance()
+                name = self.expect(T.ID)
+                node = A.Field(name.line, name.col, d.file, node, name.value)
+            elif k == T.IDXOPEN:
+                b = self.advance()
+                key = self.expression()
+                self.expect(T.IDXCLOSE)
+                node = A.Index(b.line, b.col, b.file, node, key)
+            elif k == T.PAROPEN:
+                p = self.advance()
+                args: list[A.Node] = []
+                if not self.at(T.PARCLOSE):
+                    args.append(self.condition())
+                    while self.at(T.LISTSEP):
+                        self.advance()
+                        args.append(self.condition())
+                self.expect(T.PARCLOSE)
+                node = A.Call(p.line, p.col, p.file, node, args)
+            else:
+                return node
+
+
+def parse(source: str, filename: str = "<script>", include_path: tuple[str, ...] | list[str] = ()) -> A.Script:
+    """Parse a whole script (with its includes). Raises :class:`BuzzSyntaxError` only."""
+    state = _State(tuple(include_path))
+    if not filename.startswith("<") and os.path.isfile(filename):
+        state.included.add(os.path.realpath(filename))
+    state.files.append(filename)
+    state.sources[filename] = source
+    toks = scan(source, filename)
+    p = Parser(toks, source, filename, state)
+    try:
+        body = p.statlist(until_close=False)
+    except RecursionError:
+        raise p.error(p.tok, "Syntax error: expression nested too deeply") from None
+    return A.Script(body, state.files, state.sources)

@@ -1,0 +1,272 @@
+"""Buzz value semantics for generated code: the slow paths of every operator, per profile.
+
+Generated Python inlines the common case (two integers that stay in range, two numbers
+compared) and falls back to these helpers for everything else: wrap-around, floats (rounded
+to the profile's float format after every operation, as the reference computes in C
+``float``), mixed types, strings, nil and type errors. Helpers raise :class:`BuzzRaise`
+with the reference's message; the VM adds the location from the Python traceback.
+
+Profiles: ``buzz`` — 32-bit integers, IEEE single floats (the reference VM);
+``bittybuzz`` — 16-bit integers, IEEE half floats.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from swarmstack.buzz.errors import BuzzRaise
+from swarmstack.buzz.values import Closure, HostClosure, Table
+
+TYPE_NAMES = {type(None): "nil", int: "integer", float: "float", str: "string", Table: "table",
+              Closure: "closure", HostClosure: "closure"}
+INF = float("inf")
+
+
+def type_name(v) -> str:
+    return TYPE_NAMES.get(v.__class__, "userdata")
+
+
+def _rounder(fmt: str):
+    pack, unpack = struct.Struct(fmt).pack, struct.Struct(fmt).unpack
+
+    def fround(x: float) -> float:
+        try:
+            return unpack(pack(x))[0]
+        except OverflowError:
+            return math.copysign(INF, x)
+    return fround
+
+
+class Profile:
+    """Integer width and float format of a VM flavour, with its operator helpers."""
+
+    def __init__(self, name: str):
+        if name not in ("buzz", "bittybuzz"):
+            raise ValueError(f"unknown Buzz profile {name!r} (choose 'buzz' or 'bittybuzz')")
+        self.name = name
+        self.bits = 32 if name == "buzz" else 16
+        self.imin = -(1 << (self.bits - 1))
+        self.imax = (1 << (self.bits - 1)) - 1
+        self.fround = _rounder("<f" if name == "buzz" else "<e")
+        self.ffmt = "<f" if name == "buzz" else "<e"
+        self.ifmt = "<i" if name == "buzz" else "<h"
+
+    def wrap(self, v: int) -> int:
+        m = self.bits
+        v &= (1 << m) - 1
+        return v - (1 << m) if v >> (m - 1) else v
+
+
+def make_helpers(profile: Profile) -> dict:
+    """The operator helpers bound to one profile (a dict merged into generated code's globals)."""
+    bits, imin, imax = profile.bits, profile.imin, profile.imax
+    mask, half = (1 << bits) - 1, 1 << (bits - 1)
+    fround = profile.fround
+    fpack, ipack = struct.Struct(profile.ffmt), struct.Struct(profile.ifmt)
+
+    def wrap(v: int) -> int:
+        v &= mask
+        return v - (1 << bits) if v & half else v
+
+    def num_err(a, b):
+        raise BuzzRaise(f"type mismatch: expected numeric operands, got {type_name(a)} and {type_name(b)}")
+
+    def arith(a, b, op):
+        ca, cb = a.__class__, b.__class__
+        if ca is int and cb is int:
+            return wrap(op(a, b))
+        if (ca is int or ca is float) and (cb is int or cb is float):
+            return fround(op(fround(a) if ca is int else a, fround(b) if cb is int else b))
+        num_err(a, b)
+
+    def add(a, b):
+        return arith(a, b, lambda x, y: x + y)
+
+    def sub(a, b):
+        return arith(a, b, lambda x, y: x - y)
+
+    def mul(a, b):
+        return arith(a, b, lambda x, y: x * y)
+
+    def fdiv(x, y):
+        try:
+            return x / y
+        except ZeroDivisionError:
+            if x != x or x == 0:
+                return math.nan
+            return math.copysign(INF, x) * math.copysign(1.0, y)
+
+    def div(a, b):
+        ca, cb = a.__class__, b.__class__
+        if ca is int and cb is int:
+            if b == 0:
+                raise BuzzRaise("division by zero")
+            q = abs(a) // abs(b)
+            return wrap(q if (a < 0) == (b < 0) else -q)
+        if (ca is int or ca is float) and (cb is int or cb is float):
+            return fround(fdiv(fround(a) if ca is int else a, fround(b) if cb is int else b))
+        num_err(a, b)
+
+    def as_float_bits(i: int) -> float:  # reinterpret an integer's bits as a float (reference quirk)
+        return fround(fpack.unpack(ipack.pack(wrap(i)))[0])
+
+    def as_int_bits(f: float) -> int:
+        return ipack.unpack(fpack.pack(f))[0]
+
+    def cfmod(x, y):
+        try:
+            return math.fmod(x, y)
+        except ValueError:
+            return math.nan
+
+    def mod(a, b):
+        ca, cb = a.__class__, b.__class__
+        if ca is int and cb is int:
+            if b == 0:
+                raise BuzzRaise("division by zero")
+            r = abs(a) % abs(b)
+            r = -r if a < 0 else r  # C remainder keeps the dividend's sign
+            if r < 0:
+                r += b
+            return wrap(r)
+        if ca is float and cb is float:
+            r = fround(cfmod(a, b))
+            return fround(r + b) if r < 0 else r
+        if ca is float and cb is int:
+            # the reference adds the divisor's bits read as a float (a quirk kept on purpose)
+            r = fround(cfmod(a, fround(b)))
+            return fround(r + as_float_bits(b)) if r < 0 else r
+        if ca is int and cb is float:
+            # ... and here the divisor's float bits read as an integer
+            r = fround(cfmod(fround(a), b))
+            return fround(r + as_int_bits(b)) if r < 0 else r
+        num_err(a, b)
+
+    def pow_(a, b):
+        ca, cb = a.__class__, b.__class__
+        if (ca is int or ca is float) and (cb is int or cb is float):
+            x, y = fround(float(a)), fround(float(b))
+            try:
+                return fround(math.pow(x, y))
+            except OverflowError:
+                return INF if x > 0 or float(y).is_integer() and int(y) % 2 == 0 else -INF
+            except (ValueError, ZeroDivisionError):
+                if x == 0 and y < 0:
+                    return INF
+                return math.nan
+        num_err(a, b)
+
+    def unm(a):
+        if a.__class__ is int:
+            return wrap(-a)
+        if a.__class__ is float:
+            return -a
+        raise BuzzRaise(f"type mismatch: expected numeric operand, got {type_name(a)}")
+
+    def truth(v) -> bool:
+        return not (v is None or (v.__class__ is int and v == 0))
+
+    def int_args(a, b):
+        if a.__class__ is not int:
+            raise BuzzRaise(f"type mismatch: expected integer, got {type_name(a)}")
+        if b.__class__ is not int:
+            raise BuzzRaise(f"type mismatch: expected integer, got {type_name(b)}")
+
+    def band(a, b):
+        int_args(a, b)
+        return wrap(a & b)
+
+    def bor(a, b):
+        int_args(a, b)
+        return wrap(a | b)
+
+    def bnot(a):
+        int_args(a, 0)
+        return wrap(~a)
+
+    def lshift(a, b):
+        int_args(a, b)
+        return wrap(a << (b & 31))  # shift counts taken modulo 32, as x86 does
+
+    def rshift(a, b):
+        int_args(a, b)
+        return wrap(a >> (b & 31))
+
+    def fmt_f(x: float) -> str:
+        return "%f" % x
+
+    def cmp(a, b) -> int:
+        """Three-way comparison exactly as the reference orders values."""
+        if a is None:
+            return 0 if b is None else -1
+        if b is None:
+            return 1
+        ca, cb = a.__class__, b.__class__
+        if (ca is int or ca is float) and (cb is int or cb is float):
+            if ca is not cb:  # C compares int with float in float
+                a = fround(a) if ca is int else a
+                b = fround(b) if cb is int else b
+            return -1 if a < b else (1 if a > b else 0)
+        if ca is str or cb is str:
+            if ca is str and cb is str:
+                sa, sb = a, b
+            elif ca is str and (cb is int or cb is float):
+                sa, sb = a, (str(b) if cb is int else fmt_f(b))
+            elif cb is str and (ca is int or ca is float):
+                sa, sb = (str(a) if ca is int else fmt_f(a)), b
+            else:
+                sa = sb = None
+            if sa is not None:
+                ea, eb = sa.encode(), sb.encode()
+                return -1 if ea < eb else (1 if ea > eb else 0)
+        if ca is Table or cb is Table:
+            if ca is Table and cb is Table:
+                return 0 if a is b else (-1 if id(a) < id(b) else 1)
+            return 1 if ca is Table else -1
+        if a is b:
+            return 0
+        raise BuzzRaise(f"type mismatch: can't compare {type_name(a)} with {type_name(b)}")
+
+    def eqb(a, b) -> bool:
+        if (a.__class__ is Closure or a.__class__ is HostClosure or
+                b.__class__ is Closure or b.__class__ is HostClosure):
+            return a is b or (a.__class__ is b.__class__ and a.fn is b.fn and
+                              a.self_table is b.self_table and
+                              getattr(a, "upvalues", None) == getattr(b, "upvalues", None))
+        return cmp(a, b) == 0
+
+    def neqb(a, b):
+        return not eqb(a, b)
+
+    def ltb(a, b):
+        return cmp(a, b) < 0
+
+    def lteb(a, b):
+        return cmp(a, b) <= 0
+
+    def gtb(a, b):
+        return cmp(a, b) > 0
+
+    def gteb(a, b):
+        return cmp(a, b) >= 0
+
+    def bad_key(k):
+        raise BuzzRaise(f"type mismatch: a {type_name(k)} value can't be used as table key")
+
+    def tget(t, k):
+        if t.__class__ is not Table:
+            raise BuzzRaise(f"type mismatch: expected table, got {type_name(t)}")
+        ck = k.__class__
+        if ck is not str and ck is not int and ck is not float:
+            bad_key(k)
+        return t.get(k)
+
+    return {
+        "_wrap": wrap, "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div,
+        "_mod": mod, "_pow": pow_, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
+        "_bnot": bnot, "_lshift": lshift, "_rshift": rshift, "_cmp": cmp, "_eqb": eqb,
+        "_neqb": neqb, "_ltb": ltb, "_lteb": lteb, "_gtb": gtb, "_gteb": gteb, "_tget": tget,
+        "_bad_key": bad_key, "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,
+        "_IMIN": imin, "_IMAX": imax,
+    }

@@ -1,0 +1,148 @@
+"""Buzz scanner: source text -> list of tokens with 1-based line and column.
+
+Follows the reference lexer's rules: identifiers start with a letter (not ``_``); numbers
+are a digit followed by digits and dots (no exponent: ``1e3`` scans as ``1`` then ``e3``);
+strings use ``'`` or ``"`` with the escapes ``\\n``, ``\\t``, ``\\\\`` and ``\\x`` -> ``x``;
+``#`` starts a comment; ``include "file"`` is a directive. Statement ends (newline, ``;``)
+are dropped: the reference parser skips them everywhere, so the grammar never sees them.
+"""
+
+from __future__ import annotations
+
+from swarmstack.buzz import tokens as T
+from swarmstack.buzz.errors import BuzzSyntaxError
+
+_SINGLE = {
+    "{": T.BLOCKOPEN, "}": T.BLOCKCLOSE, "(": T.PAROPEN, ")": T.PARCLOSE,
+    "[": T.IDXOPEN, "]": T.IDXCLOSE, ",": T.LISTSEP, ".": T.DOT,
+    "+": T.ADDSUB, "-": T.ADDSUB, "*": T.MULDIV, "/": T.MULDIV, "%": T.MOD, "^": T.POW,
+    "&": T.BANDOR, "|": T.BANDOR,
+}
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+
+
+def _decode(raw: str) -> str:
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            out.append(_ESCAPES.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def scan(source: str, filename: str = "<script>") -> list[T.Token]:
+    """Tokenise ``source``; raises :class:`BuzzSyntaxError` on the first bad character."""
+    lines = source.split("\n")
+    toks: list[T.Token] = []
+    append = toks.append
+    i, n = 0, len(source)
+    line, line_start = 1, 0
+
+    def err(l: int, c: int, msg: str) -> BuzzSyntaxError:
+        return BuzzSyntaxError(filename, l, c, msg, lines[l - 1] if 0 < l <= len(lines) else None)
+
+    while i < n:
+        c = source[i]
+        if c == "\n":
+            line += 1
+            line_start = i + 1
+            i += 1
+            continue
+        if c in " \t\r;":
+            i += 1
+            continue
+        if c == "#":
+            while i < n and source[i] != "\n":
+                i += 1
+            continue
+        col = i - line_start + 1
+        if source.startswith("include", i):
+            j = i + 7
+            while j < n and source[j] in " \t\r":
+                j += 1
+            if j >= n or source[j] not in "'\"":
+                raise err(line, j - line_start + 1, "Syntax error: expected string after include")
+            q = source[j]
+            k = j + 1
+            while k < n and source[k] != q and source[k] != "\n":
+                k += 1
+            if k >= n or source[k] == "\n":
+                raise err(line, k - line_start + 1, "Syntax error: expected end of string")
+            append(T.Token(T.INCLUDE, source[j + 1:k], line, col, filename))
+            i = k + 1
+            continue
+        if c.isdigit() and c.isascii():
+            j = i + 1
+            while j < n and (source[j].isdigit() and source[j].isascii() or source[j] == "."):
+                j += 1
+            append(T.Token(T.CONST, source[i:j], line, col, filename))
+            i = j
+            continue
+        if c.isalpha() and c.isascii():
+            j = i + 1
+            while j < n and ((source[j].isalnum() and source[j].isascii()) or source[j] == "_"):
+                j += 1
+            word = source[i:j]
+            append(T.Token(T.KEYWORDS.get(word, T.ID), word, line, col, filename))
+            i = j
+            continue
+        kind = _SINGLE.get(c)
+        if kind is not None:
+            append(T.Token(kind, c, line, col, filename))
+            i += 1
+            continue
+        if c == "=":
+            if i + 1 < n and source[i + 1] == "=":
+                append(T.Token(T.CMP, "==", line, col, filename))
+                i += 2
+            else:
+                append(T.Token(T.ASSIGN, "=", line, col, filename))
+                i += 1
+            continue
+        if c == "!":
+            if i + 1 < n and source[i + 1] == "=":
+                append(T.Token(T.CMP, "!=", line, col, filename))
+                i += 2
+            else:
+                append(T.Token(T.BNOT, "!", line, col, filename))
+                i += 1
+            continue
+        if c in "<>":
+            if i + 1 < n and source[i + 1] == c:
+                append(T.Token(T.LRSHIFT, c + c, line, col, filename))
+                i += 2
+            elif i + 1 < n and source[i + 1] == "=":
+                append(T.Token(T.CMP, c + "=", line, col, filename))
+                i += 2
+            else:
+                append(T.Token(T.CMP, c, line, col, filename))
+                i += 1
+            continue
+        if c in "'\"":
+            j = i + 1
+            sline, sstart = line, line_start
+            while j < n and source[j] != c:
+                if source[j] == "\\" and j + 1 < n:
+                    if source[j + 1] == "\n":
+                        line += 1
+                        line_start = j + 2
+                    j += 2
+                    continue
+                if source[j] == "\n":
+                    line += 1
+                    line_start = j + 1
+                j += 1
+            if j >= n:
+                raise err(sline, i - sstart + 1, "Syntax error: string closing quote not found")
+            append(T.Token(T.STRING, _decode(source[i + 1:j]), sline, col, filename))
+            i = j + 1
+            continue
+        raise err(line, col, f"Syntax error: unknown character {c!r} (code point {ord(c)})")
+    append(T.Token(T.EOF, "", line, max(n - line_start + 1, 1), filename))
+    return toks

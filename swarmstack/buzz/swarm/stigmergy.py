@@ -1,0 +1,191 @@
+"""Virtual stigmergy: the replicated key/value store, as plain Python state.
+
+Each robot keeps a local copy of every stigmergy it created. An entry is ``(value, timestamp,
+robot)``: a Lamport clock and the id of the robot that wrote it last. The rules below are
+those of the reference implementation (``buzzvstig.c`` and the message handling in
+``buzzvm.c``); nothing here knows about the VM -- conflict hooks are passed in as callables.
+
+Local operations
+    ``put(k, v)``: an existing key gets ``v``, ``timestamp + 1`` and this robot's id, and a PUT
+    is sent. ``v = nil`` deletes the key locally and sends a PUT carrying nil with
+    ``timestamp + 1`` (so neighbours learn of the deletion). A new key starts at timestamp 1.
+    ``get(k)``: returns the local value and always sends a QUERY carrying the local entry (or
+    ``nil`` with timestamp 0 when unknown), so that neighbours with newer data answer.
+
+Received PUT (ignored when this robot has no stigmergy with that id)
+    unknown key, or local timestamp older -> store it and re-broadcast it as a PUT;
+    same timestamp and a different writer -> conflict (below), store the winner, re-broadcast
+    it as a PUT; anything else (older, or the same version) -> ignore.
+
+Received QUERY (re-broadcast unchanged when this robot has no such stigmergy)
+    unknown key: if the query carries nil, re-broadcast the QUERY; otherwise store the entry
+    and send a PUT. Known key: remote newer -> store, send PUT; local newer -> answer with a PUT
+    of the local entry; same timestamp, different writer -> conflict as above; same version ->
+    ignore.
+
+Conflicts (same timestamp, different writer)
+    With an ``onconflict(key, local, remote)`` hook the winner is its return value (a table
+    with ``robot`` and ``data``; the winner keeps the local timestamp). Without one: when both
+    values are nil or both are non-nil, the entry of the robot with the **higher id** wins; a
+    non-nil value beats nil. If this robot had written the local entry and the winner is
+    another robot's, ``onconflictlost(key, old_local)`` is called.
+
+Timestamps are 16-bit on the wire of the reference; we keep Python ints and wrap at 2**16
+like it does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from .messages import VSTIG_PUT, VSTIG_QUERY
+from .outqueue import hashable_key
+
+TS_MOD = 1 << 16
+
+
+class Entry:
+    """One stigmergy entry: value, Lamport timestamp, last writer."""
+
+    __slots__ = ("value", "timestamp", "robot")
+
+    def __init__(self, value: Any, timestamp: int, robot: int):
+        self.value = value
+        self.timestamp = timestamp
+        self.robot = robot
+
+    def __repr__(self) -> str:
+        return f"Entry({self.value!r}, ts={self.timestamp}, robot={self.robot})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Entry)
+            and self.value == other.value
+            and self.timestamp == other.timestamp
+            and self.robot == other.robot
+        )
+
+    def copy(self) -> "Entry":
+        return Entry(self.value, self.timestamp, self.robot)
+
+
+# (kind, key, entry) to queue as an outgoing message
+Out = tuple[int, Any, Entry]
+# onconflict(key, local, remote) -> winning Entry or None (could not resolve)
+Resolver = Callable[[Any, Entry, Entry], Optional[Entry]]
+# onconflictlost(key, old_local_entry)
+LostHook = Callable[[Any, Entry], None]
+
+
+def default_resolve(key: Any, local: Entry, remote: Entry) -> Optional[Entry]:
+    """The reference's rule when no ``onconflict`` hook is set."""
+    ln = local.value is None
+    rn = remote.value is None
+    if ln == rn:
+        return (local if local.robot > remote.robot else remote).copy()
+    if not ln:
+        return local.copy()
+    return remote.copy()
+
+
+class VStig:
+    """The local replica of one virtual stigmergy."""
+
+    __slots__ = ("id", "data", "keys", "onconflict", "onconflictlost")
+
+    def __init__(self, vstig_id: int):
+        self.id = vstig_id
+        self.data: dict[Any, Entry] = {}  # hashable key -> entry
+        self.keys: dict[Any, Any] = {}  # hashable key -> the Buzz key itself
+        self.onconflict: Any = None  # Buzz closure or None (set by the service)
+        self.onconflictlost: Any = None
+
+    # ------------------------------------------------------------ local API
+    def size(self) -> int:
+        return len(self.data)
+
+    def fetch(self, key: Any) -> Optional[Entry]:
+        return self.data.get(hashable_key(key))
+
+    def store(self, key: Any, entry: Entry) -> None:
+        hk = hashable_key(key)
+        self.data[hk] = entry
+        self.keys[hk] = key
+
+    def remove(self, key: Any) -> None:
+        hk = hashable_key(key)
+        self.data.pop(hk, None)
+        self.keys.pop(hk, None)
+
+    def items(self):
+        """``(key, entry)`` pairs in insertion order."""
+        keys = self.keys
+        return [(keys[hk], e) for hk, e in self.data.items()]
+
+    def put(self, key: Any, value: Any, me: int) -> Optional[Out]:
+        """Local write; returns the PUT to send (None when nothing changes)."""
+        hk = hashable_key(key)
+        e = self.data.get(hk)
+        if e is not None:
+            if value is not None:
+                e.value = value
+                e.timestamp = (e.timestamp + 1) % TS_MOD
+                e.robot = me
+                return (VSTIG_PUT, key, e.copy())
+            gone = Entry(None, (e.timestamp + 1) % TS_MOD, me)
+            self.remove(key)
+            return (VSTIG_PUT, key, gone)
+        if value is not None:
+            e = Entry(value, 1, me)
+            self.store(key, e)
+            return (VSTIG_PUT, key, e.copy())
+        return None
+
+    def get(self, key: Any, me: int) -> tuple[Any, Out]:
+        """Local read; returns ``(value, QUERY to send)``."""
+        e = self.data.get(hashable_key(key))
+        if e is not None:
+            return e.value, (VSTIG_QUERY, key, e.copy())
+        return None, (VSTIG_QUERY, key, Entry(None, 0, me))
+
+    # ------------------------------------------------------------ received messages
+    def _conflict(self, key: Any, local: Entry, remote: Entry, me: int,
+                  resolve: Resolver, lost: Optional[LostHook]) -> Optional[Out]:
+        winner = resolve(key, local, remote)
+        if winner is None:
+            return None
+        if winner.robot != me and local.robot == me:
+            old = local.copy()
+            self.store(key, winner)
+            if lost is not None:
+                lost(key, old)
+        else:
+            self.store(key, winner)
+        return (VSTIG_PUT, key, winner.copy())
+
+    def receive_put(self, key: Any, remote: Entry, me: int,
+                    resolve: Resolver = default_resolve, lost: Optional[LostHook] = None) -> Optional[Out]:
+        local = self.data.get(hashable_key(key))
+        if local is None or local.timestamp < remote.timestamp:
+            self.store(key, remote)
+            return (VSTIG_PUT, key, remote.copy())
+        if local.timestamp == remote.timestamp and local.robot != remote.robot:
+            return self._conflict(key, local, remote, me, resolve, lost)
+        return None
+
+    def receive_query(self, key: Any, remote: Entry, me: int,
+                      resolve: Resolver = default_resolve, lost: Optional[LostHook] = None) -> Optional[Out]:
+        local = self.data.get(hashable_key(key))
+        if local is None:
+            if remote.value is None:
+                return (VSTIG_QUERY, key, remote)
+            self.store(key, remote)
+            return (VSTIG_PUT, key, remote.copy())
+        if local.timestamp < remote.timestamp:
+            self.store(key, remote)
+            return (VSTIG_PUT, key, remote.copy())
+        if local.timestamp > remote.timestamp:
+            return (VSTIG_PUT, key, local.copy())
+        if local.robot != remote.robot:
+            return self._conflict(key, local, remote, me, resolve, lost)
+        return None

@@ -1,0 +1,189 @@
+"""Who hears whom in the standalone harness, and an in-memory radio over it.
+
+Topologies (``spec`` strings accepted by :func:`make_topology`; ``n`` robots, ids 0..n-1):
+
+``full``
+    every robot hears every other; robots sit on a circle whose neighbouring robots are
+    ``spacing`` metres apart (the positions only give distances and bearings).
+``line``
+    robot ``i`` at ``(i * spacing, 0, 0)``; links only between ``i`` and ``i + 1`` (a chain:
+    the hop count from robot 0 to robot ``i`` is ``i``).
+``ring``
+    robots on a circle, ``spacing`` metres between neighbours; links between ``i`` and
+    ``(i + 1) mod n``.
+``random:R``
+    a random geometric graph: positions uniform in the unit square (1 m x 1 m, drawn from the
+    seed); two robots are linked when they are at most ``R`` metres apart. It may be
+    disconnected for small ``R``.
+``star``
+    robot 0 at the centre, the others on a circle of radius ``spacing`` around it; every
+    robot hears every other (thesis §4.6.2 "circle" configuration: all readers at the same
+    distance from the writer, all in radio range).
+
+Links are symmetric. Distances and bearings are computed from positions with every robot's
+heading along +x (the harness has no physics): azimuth = ``atan2(dy, dx)`` and elevation =
+``atan2(dz, hypot(dx, dy))`` of the sender seen from the receiver.
+
+:class:`InMemoryRadio` implements :class:`~swarmstack.buzz.swarm.radio.Radio` over a topology:
+each packet on each link is dropped independently with probability ``drop`` (Bernoulli, as
+the ARGoS range-and-bearing medium and the rosbuzz relay node do); packets longer than
+``payload_cap`` are truncated to it (well-behaved senders never exceed it).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from .radio import Packet, Reception
+
+Vec3 = tuple[float, float, float]
+
+
+@dataclass
+class Topology:
+    """Robot positions plus either a fixed link graph or a radio range."""
+
+    positions: list[Vec3]
+    links: Optional[list[list[int]]] = None  # fixed graph: links[i] = robots that hear i
+    range_m: Optional[float] = None  # otherwise: link when distance <= range_m
+    name: str = "custom"
+    _cache: Optional[list[list[tuple[int, float, float, float]]]] = field(default=None, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.positions)
+
+    def moved(self) -> None:
+        """Call after changing ``positions``: distances, bearings (and range links) change."""
+        self._cache = None
+
+    def receivers(self) -> list[list[tuple[int, float, float, float]]]:
+        """For each sender ``i``: ``[(receiver j, distance, azimuth, elevation of i seen from j)]``."""
+        if self._cache is None:
+            self._cache = self._compute()
+        return self._cache
+
+    def neighbours(self, i: int) -> list[int]:
+        return sorted(j for j, *_ in self.receivers()[i])
+
+    def _compute(self) -> list[list[tuple[int, float, float, float]]]:
+        pos = self.positions
+        n = len(pos)
+        out: list[list[tuple[int, float, float, float]]] = [[] for _ in range(n)]
+        for i in range(n):
+            xi, yi, zi = pos[i]
+            cand = self.links[i] if self.links is not None else range(n)
+            for j in cand:
+                if j == i:
+                    continue
+                xj, yj, zj = pos[j]
+                dx, dy, dz = xi - xj, yi - yj, zi - zj
+                hd = math.hypot(dx, dy)
+                d = math.sqrt(hd * hd + dz * dz)
+                if self.links is None and (self.range_m is None or d > self.range_m):
+                    continue
+                out[i].append((j, d, math.atan2(dy, dx), math.atan2(dz, hd)))
+        return out
+
+    def hops_from(self, src: int) -> list[Optional[int]]:
+        """Hop count from ``src`` to every robot (None when unreachable)."""
+        rec = self.receivers()
+        hops: list[Optional[int]] = [None] * self.n
+        hops[src] = 0
+        frontier = [src]
+        while frontier:
+            nxt = []
+            for i in frontier:
+                for j, *_ in rec[i]:
+                    if hops[j] is None:
+                        hops[j] = hops[i] + 1
+                        nxt.append(j)
+            frontier = nxt
+        return hops
+
+
+def _circle(n: int, spacing: float) -> list[Vec3]:
+    if n == 1:
+        return [(0.0, 0.0, 0.0)]
+    r = spacing / (2 * math.sin(math.pi / n)) if n > 2 else spacing / 2
+    return [(r * math.cos(2 * math.pi * k / n), r * math.sin(2 * math.pi * k / n), 0.0) for k in range(n)]
+
+
+def make_topology(spec: str, n: int, seed: int = 0, spacing: float = 0.5) -> Topology:
+    """Build a topology from its name (see the module docstring)."""
+    if n < 1:
+        raise ValueError("need at least one robot")
+    spec = spec.strip().lower()
+    if spec == "full":
+        links = [[j for j in range(n) if j != i] for i in range(n)]
+        return Topology(_circle(n, spacing), links=links, name="full")
+    if spec == "line":
+        pos = [(i * spacing, 0.0, 0.0) for i in range(n)]
+        links = [[j for j in (i - 1, i + 1) if 0 <= j < n] for i in range(n)]
+        return Topology(pos, links=links, name="line")
+    if spec == "ring":
+        links = [sorted({(i - 1) % n, (i + 1) % n} - {i}) for i in range(n)]
+        return Topology(_circle(n, spacing), links=links, name="ring")
+    if spec == "star":
+        pos = [(0.0, 0.0, 0.0)] + [
+            (spacing * math.cos(2 * math.pi * k / max(n - 1, 1)), spacing * math.sin(2 * math.pi * k / max(n - 1, 1)), 0.0)
+            for k in range(n - 1)
+        ]
+        links = [[j for j in range(n) if j != i] for i in range(n)]
+        return Topology(pos, links=links, name="star")
+    if spec.startswith("random:"):
+        try:
+            r = float(spec.split(":", 1)[1])
+        except ValueError:
+            raise ValueError(f"bad topology {spec!r}: expected random:R with R a number") from None
+        if r <= 0:
+            raise ValueError("random:R needs R > 0")
+        rng = random.Random(seed)
+        pos = [(rng.random(), rng.random(), 0.0) for _ in range(n)]
+        return Topology(pos, range_m=r, name=spec)
+    raise ValueError(f"unknown topology {spec!r}: choose line, ring, full, star or random:R")
+
+
+class InMemoryRadio:
+    """:class:`~swarmstack.buzz.swarm.radio.Radio` over a :class:`Topology`, with packet loss."""
+
+    def __init__(self, topology: Topology, drop: float = 0.0, payload_cap: Optional[int] = None, seed: int = 0):
+        if not 0.0 <= drop <= 1.0:
+            raise ValueError("drop probability must be in [0, 1]")
+        if payload_cap is not None and payload_cap < 0:
+            raise ValueError("payload cap must be >= 0")
+        self.topology = topology
+        self.drop = drop
+        self.payload_cap = payload_cap
+        self.rng = random.Random(seed)
+        self.sent = 0  # packets put on a link
+        self.dropped = 0  # packets lost on a link
+
+    def exchange(self, packets: Sequence[Packet]) -> list[list[Reception]]:
+        rec = self.topology.receivers()
+        n = len(packets)
+        inboxes: list[list[Reception]] = [[] for _ in range(n)]
+        drop = self.drop
+        rnd = self.rng.random
+        cap = self.payload_cap
+        sent = dropped = 0
+        for i in range(n):
+            p = packets[i]
+            if p is None:
+                continue
+            if cap is not None and len(p) > cap:
+                p = p[:cap]
+            for j, d, az, el in rec[i]:
+                if j >= n:
+                    continue
+                sent += 1
+                if drop and rnd() < drop:
+                    dropped += 1
+                    continue
+                inboxes[j].append(Reception(i, p, d, az, el))
+        self.sent += sent
+        self.dropped += dropped
+        return inboxes

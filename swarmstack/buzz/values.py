@@ -1,0 +1,67 @@
+"""How Buzz values are represented in Python (shared by the VM, the stdlib and the swarm layer).
+
+| Buzz       | Python                                                                  |
+|------------|-------------------------------------------------------------------------|
+| nil        | ``None``                                                                |
+| integer    | ``int`` (always kept inside the profile's integer width, see ``wrap_int``) |
+| float      | ``float``                                                               |
+| string     | ``str``                                                                 |
+| table      | :class:`Table` (a ``dict`` subclass; assigning nil removes the key)     |
+| closure    | :class:`Closure` (Buzz code) or :class:`HostClosure` (a Python callable) |
+
+Host closures are called as ``fn(vm, *args)`` and return a Buzz value (``None`` for nil).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+INT32_MIN = -(2**31)
+INT32_MASK = 2**32 - 1
+
+
+def wrap_int(value: int, bits: int = 32) -> int:
+    """Wrap ``value`` to a signed two's-complement integer of ``bits`` bits."""
+    mask = (1 << bits) - 1
+    value &= mask
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+class Table(dict):
+    """A Buzz table. Keys are numbers or strings; values any Buzz value except nil."""
+
+    __slots__ = ("__weakref__",)
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Table({dict.__repr__(self)})"
+
+
+@dataclass(eq=False)
+class HostClosure:
+    """A closure implemented in Python: ``fn(vm, *args) -> value``."""
+
+    fn: Callable[..., Any]
+    name: str = ""
+    self_table: Any = None  # bound `self` when fetched from a table, as the reference does
+
+
+@dataclass(eq=False)
+class Closure:
+    """A closure compiled from Buzz source.
+
+    ``code`` is the function's bytecode record (:class:`swarmstack.buzz.bytecode.Function`);
+    ``upvalues`` is the closure's activation record as a tuple: slot 0 is ``self`` (the table
+    the closure was last stored into, else nil), then — for a lambda made inside a function —
+    the values of the enclosing locals when the lambda was created. ``self_table`` mirrors
+    slot 0. ``fn`` is the Python function the loader generated, called as
+    ``fn(closure, *args)`` with exactly ``nparams`` arguments; use ``vm.call(closure, ...)``
+    rather than calling it directly (that handles arity, errors and host closures).
+    """
+
+    code: Any
+    name: str = ""
+    upvalues: tuple = field(default_factory=tuple)
+    self_table: Any = None
+    fn: Any = None
+    nparams: int = 0

@@ -1,0 +1,326 @@
+"""The experiment file (TOML): schema, loading and precise error messages.
+
+Every problem is reported as ``FILE: key.path[index]: what was expected (found …)``, one line
+per problem, so a user can fix a file without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError,
+                      model_validator)
+
+from swarmstack.experiments.quantities import Angle, Duration, Length, Speed
+from swarmstack.world.colors import to_rgb
+
+Color = Annotated[tuple[int, int, int], BeforeValidator(to_rgb)]
+Point2 = tuple[Length, Length]
+Point3 = tuple[Length, Length, Length]
+
+
+class ConfigError(Exception):
+    """A user error in an experiment file: ``problems`` is a list of one-line messages."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SimulationCfg(Strict):
+    ticks_per_second: float = Field(10.0, gt=0, le=10000)
+    duration: Optional[Duration] = Field(60.0, gt=0)
+    ticks: Optional[int] = Field(None, ge=1)
+    seed: int = 0
+
+    @property
+    def dt(self) -> float:
+        return 1.0 / self.ticks_per_second
+
+    @property
+    def total_ticks(self) -> int:
+        if self.ticks is not None:
+            return self.ticks
+        return max(1, round(self.duration * self.ticks_per_second))
+
+
+class WallsCfg(Strict):
+    thickness: Length = Field(0.02, gt=0)
+    height: Length = Field(0.1, gt=0)
+
+
+class ArenaCfg(Strict):
+    size: tuple[Length, Length]
+    center: Point2 = (0.0, 0.0)
+    walls: Union[bool, WallsCfg] = False
+
+    @model_validator(mode="after")
+    def _positive(self):
+        if self.size[0] <= 0 or self.size[1] <= 0:
+            raise ValueError(f"arena size must be positive, found {list(self.size)}")
+        return self
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        cx, cy = self.center
+        sx, sy = self.size
+        return (cx - sx / 2, cy - sy / 2, cx + sx / 2, cy + sy / 2)
+
+
+class BoxCfg(Strict):
+    center: Point2
+    size: Point3
+    yaw: Angle = 0.0
+
+    @model_validator(mode="after")
+    def _positive(self):
+        if min(self.size) <= 0:
+            raise ValueError(f"box size must be positive, found {list(self.size)}")
+        return self
+
+
+class CylinderCfg(Strict):
+    center: Point2
+    radius: Length = Field(gt=0)
+    height: Length = Field(0.1, gt=0)
+
+
+class LightCfg(Strict):
+    position: Point3
+    intensity: float = Field(1.0, ge=0)
+    color: Color = (255, 255, 0)
+
+
+class RegionCfg(Strict):
+    color: Color
+    rect: Optional[tuple[Length, Length, Length, Length]] = None
+    circle: Optional[tuple[Length, Length, Length]] = None
+    ring: Optional[tuple[Length, Length, Length, Length]] = None
+
+    @model_validator(mode="after")
+    def _one_shape(self):
+        shapes = [k for k in ("rect", "circle", "ring") if getattr(self, k) is not None]
+        if len(shapes) != 1:
+            raise ValueError("a region needs exactly one of rect = [x0, y0, x1, y1], "
+                             "circle = [cx, cy, r] or ring = [cx, cy, r_in, r_out]"
+                             + (f"; found {', '.join(shapes)}" if shapes else ""))
+        return self
+
+
+class FloorCfg(Strict):
+    grey: Optional[float] = Field(None, ge=0, le=1)
+    image: Optional[str] = None
+    background: Color = (255, 255, 255)
+    regions: list[RegionCfg] = []
+    resolution: Length = Field(0.002, gt=0)
+
+    @model_validator(mode="after")
+    def _one_kind(self):
+        kinds = [k for k, v in (("grey", self.grey), ("image", self.image),
+                                ("regions", self.regions or None)) if v is not None]
+        if len(kinds) > 1:
+            raise ValueError(f"give one of grey, image or regions, found {', '.join(kinds)}")
+        return self
+
+
+class NoiseCfg(Strict):
+    enabled: bool = True
+    noise: Literal["none", "uniform", "gaussian"] = "none"
+    level: float = Field(0.0, ge=0)
+
+
+class CameraCfg(NoiseCfg):
+    max_blobs: int = Field(64, ge=1, le=4096)
+
+
+class BatteryCfg(Strict):
+    enabled: bool = True
+    model: Literal["simple", "linear", "cubic", "approximated"] = "simple"
+    start_charge: float = Field(1.0, ge=0, le=1)
+    interpolation: Literal["published", "plain"] = "published"
+    data_file: Optional[str] = None
+
+
+def _switch(cls):
+    """``sensor = true`` / ``false`` or a table of options."""
+
+    def parse(value):
+        if isinstance(value, bool):
+            return {"enabled": value}
+        return value
+
+    return Annotated[cls, BeforeValidator(parse)]
+
+
+class SensorsCfg(Strict):
+    proximity: _switch(NoiseCfg) = NoiseCfg(enabled=False)
+    light: _switch(NoiseCfg) = NoiseCfg(enabled=False)
+    ground: _switch(NoiseCfg) = NoiseCfg(enabled=False)
+    tof: _switch(NoiseCfg) = NoiseCfg(enabled=False)
+    encoders: _switch(NoiseCfg) = NoiseCfg(enabled=False)
+    camera: _switch(CameraCfg) = CameraCfg(enabled=False)
+    battery: _switch(BatteryCfg) = BatteryCfg(enabled=False)
+
+
+class PlacementCfg(Strict):
+    kind: Literal["uniform", "gaussian", "explicit"] = "uniform"
+    min: Optional[Point2] = None          # uniform: area corner (default: free arena area)
+    max: Optional[Point2] = None
+    mean: Optional[Point2] = None         # gaussian
+    std: Optional[Length] = Field(None, gt=0)
+    yaw: Union[Literal["uniform"], Angle] = "uniform"
+    yaw_std: Optional[Angle] = Field(None, ge=0)   # gaussian yaw around `yaw`
+    poses: list[tuple[Length, Length, Angle]] = []  # explicit: [x, y, yaw]
+    clearance: Length = Field(0.002, ge=0)         # minimum gap between placed bodies
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.kind == "explicit" and not self.poses:
+            raise ValueError("explicit placement needs poses = [[x, y, yaw], …]")
+        if self.kind != "explicit" and self.poses:
+            raise ValueError(f"poses are only used with kind = \"explicit\" (kind is "
+                             f"{self.kind!r})")
+        if self.kind == "gaussian" and (self.mean is None or self.std is None):
+            raise ValueError("gaussian placement needs mean = [x, y] and std")
+        if (self.min is None) != (self.max is None):
+            raise ValueError("give both min and max (or neither)")
+        return self
+
+
+class ControllerCfg(Strict):
+    python: str = Field(description="'file.py:Class' (relative to the experiment file) or "
+                                    "'package.module:Class'")
+    params: dict[str, Any] = {}
+
+
+class WheelsCfg(Strict):
+    noise: Literal["none", "uniform", "gaussian"] = "none"
+    level: float = Field(0.0, ge=0, le=1)
+
+
+class RobotGroupCfg(Strict):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")
+    type: Literal["epuck2"] = "epuck2"
+    count: Optional[int] = Field(None, ge=1, le=1_000_000)
+    placement: PlacementCfg = PlacementCfg()
+    controller: Optional[ControllerCfg] = None
+    sensors: SensorsCfg = SensorsCfg()
+    wheels: WheelsCfg = WheelsCfg()
+
+    @model_validator(mode="after")
+    def _count(self):
+        if self.placement.kind == "explicit":
+            if self.count is not None and self.count != len(self.placement.poses):
+                raise ValueError(f"count = {self.count} but {len(self.placement.poses)} "
+                                 "explicit poses are given")
+        elif self.count is None:
+            raise ValueError("count is required unless placement gives explicit poses")
+        return self
+
+    @property
+    def n(self) -> int:
+        return self.count if self.count is not None else len(self.placement.poses)
+
+
+class OutputCfg(Strict):
+    trajectories: bool = True
+    every: int = Field(1, ge=1)                 # log every k-th tick
+    sensors: list[Literal["proximity", "light", "ground", "tof", "encoders", "battery",
+                          "camera"]] = []
+    chunk_ticks: int = Field(1000, ge=1)        # rows are flushed to disk every chunk
+
+
+class ExperimentCfg(Strict):
+    simulation: SimulationCfg = SimulationCfg()
+    arena: ArenaCfg
+    boxes: list[BoxCfg] = []
+    cylinders: list[CylinderCfg] = []
+    lights: list[LightCfg] = []
+    floor: FloorCfg = FloorCfg()
+    robots: list[RobotGroupCfg] = Field(min_length=1)
+    output: OutputCfg = OutputCfg()
+
+    @model_validator(mode="after")
+    def _unique_names(self):
+        names = [g.name for g in self.robots]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"robot group names must be unique; repeated: {', '.join(dup)}")
+        return self
+
+
+# ----------------------------------------------------------------------------------------------
+def _path(loc) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("function-after", "function-before", "tagged-union") or "[" in str(part):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _message(err: dict) -> str:
+    msg = err.get("msg", "")
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if msg.startswith("Input should be"):
+        msg = "expected" + msg[len("Input should be"):]
+    if err.get("type") == "extra_forbidden":
+        return "unknown key"
+    if err.get("type") == "missing":
+        return "required key is missing"
+    if "found" not in msg and "input" in err:
+        found = err["input"]
+        if not isinstance(found, dict):
+            msg += f" (found {found!r})"
+    return msg
+
+
+def format_validation_error(source: str, exc: ValidationError) -> list[str]:
+    problems = []
+    seen = set()
+    for err in exc.errors():
+        # unions report one error per alternative: keep the first per key path
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and
+                                                  (p in ("bool", "WallsCfg", "float")
+                                                   or p.startswith("function-")
+                                                   or p.startswith("literal["))))
+        path = _path(loc)
+        if path in seen:
+            continue
+        seen.add(path)
+        problems.append(f"{source}: {path}: {_message(err)}")
+    return problems
+
+
+def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
+    try:
+        return ExperimentCfg.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(source, exc)) from None
+
+
+def load_experiment(path: Path) -> ExperimentCfg:
+    """Read and validate an experiment file; raises :class:`ConfigError` on any user error."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([f"{path}: file not found"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([f"{path}: cannot read file ({exc})"]) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{path}: not valid TOML: {exc}"]) from None
+    return parse_experiment(data, str(path))

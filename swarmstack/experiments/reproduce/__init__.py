@@ -1,0 +1,73 @@
+"""`swarmstack reproduce NAME`: the papers' validation experiments as commands.
+
+Each validation is a function ``(out_dir: Path) -> Reproduction`` registered under a name with
+:func:`validation`. It prints nothing itself: the CLI prints the table and decides the exit code
+from ``ok``. Modules are imported lazily so that ``--list`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+# name -> module that defines it (imported on first use)
+_MODULES: dict[str, str] = {
+    "epuck2-tof": "swarmstack.experiments.reproduce.epuck2_tof",
+    "epuck2-encoders": "swarmstack.experiments.reproduce.epuck2_encoders",
+    "epuck2-proximity": "swarmstack.experiments.reproduce.epuck2_proximity",
+    "epuck2-light": "swarmstack.experiments.reproduce.epuck2_light",
+    "epuck2-camera": "swarmstack.experiments.reproduce.epuck2_camera",
+    "epuck2-battery": "swarmstack.experiments.reproduce.epuck2_battery",
+    "buzz-barrier": "swarmstack.experiments.reproduce.buzz_barrier",
+    "buzz-vs-consensus": "swarmstack.experiments.reproduce.buzz_vs_consensus",
+    "buzz-bidding": "swarmstack.experiments.reproduce.buzz_bidding",
+}
+
+_REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
+
+
+@dataclass
+class Row:
+    """One compared quantity: what the paper reports, what we measure, and whether it agrees."""
+
+    quantity: str
+    paper: str
+    ours: str
+    ok: bool
+
+
+@dataclass
+class Reproduction:
+    name: str
+    title: str
+    rows: list[Row] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    notes: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.rows) and bool(self.rows)
+
+
+def validation(name: str):
+    """Decorator registering ``fn(out_dir) -> Reproduction`` under ``name``."""
+
+    def register(fn):
+        _REGISTRY[name] = fn
+        return fn
+
+    return register
+
+
+def names() -> list[str]:
+    return sorted(_MODULES)
+
+
+def run(name: str, out_dir: Path) -> Reproduction:
+    if name not in _MODULES:
+        raise KeyError(name)
+    importlib.import_module(_MODULES[name])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return _REGISTRY[name](out_dir)

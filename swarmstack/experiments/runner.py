@@ -1,0 +1,72 @@
+"""Run an experiment to completion, writing results as it goes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from swarmstack.controllers.api import ControllerError
+from swarmstack.experiments.config import ExperimentCfg
+from swarmstack.experiments.results import ResultsWriter, write_json_atomic
+from swarmstack.experiments.simulation import Simulation
+
+
+def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = None,
+                   runs: int = 1, ticks: Optional[int] = None, base_dir: Path = Path("."),
+                   source: str = "<experiment>",
+                   progress: Optional[Callable[[int, int], None]] = None) -> dict:
+    """Simulate ``runs`` runs for ``ticks`` ticks; returns the summary written to
+    ``out_dir/summary.json``. A controller error is re-raised after the data logged so far and
+    a ``failed`` summary have been written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t_setup = time.perf_counter()
+    sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source)
+    ticks = cfg.simulation.total_ticks if ticks is None else int(ticks)
+    out = cfg.output
+    writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors), out.trajectories)
+    robots_per_run = sum(g.n for g in cfg.robots)
+    summary = {
+        "status": "running", "experiment": source, "seed": sim.seed, "runs": runs,
+        "ticks": ticks, "robots": robots_per_run, "dt_s": cfg.simulation.dt,
+        "config": cfg.model_dump(mode="json"),
+    }
+    write_json_atomic(out_dir / "summary.json", summary)
+    sim.start()
+    setup_s = time.perf_counter() - t_setup
+    writer.log()
+    done = 0
+    t0 = time.perf_counter()
+    error = None
+    try:
+        for t in range(ticks):
+            sim.step()
+            done = t + 1
+            if done % out.every == 0:
+                writer.log()
+            if progress is not None:
+                progress(done, ticks)
+    except ControllerError as exc:
+        error = exc
+    except KeyboardInterrupt:
+        error = KeyboardInterrupt()
+    finally:
+        wall = time.perf_counter() - t0
+        writer.close()
+        summary.update({
+            "status": "completed" if error is None else (
+                "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"),
+            "ticks_done": done,
+            "wall_time_s": wall,
+            "setup_time_s": setup_s,
+            "robot_ticks_per_s": (robots_per_run * runs * done / wall) if wall > 0 else 0.0,
+            "files": writer.files(),
+        })
+        if isinstance(error, ControllerError):
+            summary["error"] = {"group": error.group, "run": error.run, "robot": error.robot_id,
+                                "traceback": error.traceback}
+        write_json_atomic(out_dir / "summary.json", summary)
+    if error is not None:
+        raise error
+    return summary

@@ -1,0 +1,70 @@
+"""Candidate gathering for many short rays cast from one robot.
+
+A robot's proximity rays, light-sensor sight lines and camera rays all start within a few
+centimetres of its centre. Gathering once per robot the few static shapes and robots that could
+be reached, then testing every ray against that short list, is far cheaper than walking the
+grid or the whole static scene for each ray.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from swarmstack.geometry.grid import cell_xy
+
+
+@njit(cache=True)
+def boxes_near(px, py, reach, boxes, out):
+    """Indices of boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
+    m = 0
+    for k in range(boxes.shape[0]):
+        c = math.cos(boxes[k, 4])
+        s = math.sin(boxes[k, 4])
+        lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
+        ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
+        ex = max(0.0, abs(lx) - boxes[k, 2])
+        ey = max(0.0, abs(ly) - boxes[k, 3])
+        if ex * ex + ey * ey <= reach * reach:
+            out[m] = k
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def cylinders_near(px, py, reach, cylinders, out):
+    m = 0
+    for k in range(cylinders.shape[0]):
+        dx = px - cylinders[k, 0]
+        dy = py - cylinders[k, 1]
+        rr = reach + cylinders[k, 2]
+        if dx * dx + dy * dy <= rr * rr:
+            out[m] = k
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def robots_near(px, py, reach, run_id, skip, rx, ry, radius, gparams, cell_start, order, out):
+    """Robots of run ``run_id`` (except ``skip``) whose bodies come within ``reach`` of (px, py)."""
+    nx, ny = int(gparams[3]), int(gparams[4])
+    base = run_id * nx * ny
+    span = int(math.ceil(reach / gparams[2])) + 1
+    cx, cy = cell_xy(gparams, px, py)
+    m = 0
+    for gy in range(max(0, cy - span), min(ny, cy + span + 1)):
+        for gx in range(max(0, cx - span), min(nx, cx + span + 1)):
+            k = base + gy * nx + gx
+            for s in range(cell_start[k], cell_start[k + 1]):
+                j = order[s]
+                if j == skip:
+                    continue
+                dx = rx[j] - px
+                dy = ry[j] - py
+                rr = reach + radius[j]
+                if dx * dx + dy * dy <= rr * rr and m < out.shape[0]:
+                    out[m] = j
+                    m += 1
+    return m

@@ -1,0 +1,182 @@
+"""Contacts of disk-shaped robots with static shapes, the arena bounds and each other.
+
+Position-based, like a 2-D dynamics engine at the tick level: overlaps are projected out over a
+few Jacobi iterations (a robot driving into a wall stops; one hitting it at an angle slides
+along it; robots push each other apart symmetrically). A final pass guarantees the invariant the
+rest of the simulator relies on — no interpenetration — by putting back, at their previous
+(valid) position, the robots that still overlap after the iterations: such a robot is blocked
+for this tick, as in ARGoS when a robot pushes against something it cannot move.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from swarmstack.geometry.grid import build_grid, cell_xy
+
+TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
+
+
+@njit(cache=True, inline="always")
+def _static_push(px, py, r, boxes, cylinders, bounds):
+    """Correction (dx, dy) that moves a disk out of every static shape and inside the bounds."""
+    cx = 0.0
+    cy = 0.0
+    for k in range(boxes.shape[0]):
+        c = math.cos(boxes[k, 4])
+        s = math.sin(boxes[k, 4])
+        lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
+        ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
+        hx = boxes[k, 2]
+        hy = boxes[k, 3]
+        if abs(lx) <= hx and abs(ly) <= hy:
+            # centre inside: leave through the nearest face
+            ex = hx - abs(lx)
+            ey = hy - abs(ly)
+            if ex < ey:
+                mx = (ex + r) * (1.0 if lx >= 0 else -1.0)
+                my = 0.0
+            else:
+                mx = 0.0
+                my = (ey + r) * (1.0 if ly >= 0 else -1.0)
+        else:
+            qx = min(hx, max(-hx, lx))
+            qy = min(hy, max(-hy, ly))
+            ddx = lx - qx
+            ddy = ly - qy
+            d = math.sqrt(ddx * ddx + ddy * ddy)
+            if d >= r:
+                continue
+            mx = ddx / d * (r - d)
+            my = ddy / d * (r - d)
+        cx += c * mx - s * my
+        cy += s * mx + c * my
+    for k in range(cylinders.shape[0]):
+        ddx = px - cylinders[k, 0]
+        ddy = py - cylinders[k, 1]
+        d = math.sqrt(ddx * ddx + ddy * ddy)
+        pen = cylinders[k, 2] + r - d
+        if pen > 0.0:
+            if d < 1e-12:
+                ddx, ddy, d = 1.0, 0.0, 1.0
+            cx += ddx / d * pen
+            cy += ddy / d * pen
+    # arena bounds are a hard limit even without walls
+    if px + cx - r < bounds[0]:
+        cx = bounds[0] + r - px
+    if px + cx + r > bounds[2]:
+        cx = bounds[2] - r - px
+    if py + cy - r < bounds[1]:
+        cy = bounds[1] + r - py
+    if py + cy + r > bounds[3]:
+        cy = bounds[3] - r - py
+    return cx, cy
+
+
+@njit(cache=True)
+def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, reach):
+    """True when robot i overlaps a static shape, leaves the bounds or overlaps a robot."""
+    tol = 1e-4
+    dx, dy = _static_push(x[i], y[i], radius[i] - tol, boxes, cylinders, bounds)
+    if dx != 0.0 or dy != 0.0:
+        return True
+    nx, ny = int(gparams[3]), int(gparams[4])
+    base = run[i] * nx * ny
+    cx, cy = cell_xy(gparams, x[i], y[i])
+    for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
+        for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
+            k = base + gy * nx + gx
+            for s in range(cell_start[k], cell_start[k + 1]):
+                j = order[s]
+                if j == i:
+                    continue
+                ddx = x[j] - x[i]
+                ddy = y[j] - y[i]
+                rr = radius[i] + radius[j] - tol
+                if ddx * ddx + ddy * ddy < rr * rr:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds, gparams,
+            iterations):
+    """Project overlaps out of the new positions ``x, y`` (in place); see the module docstring.
+
+    Returns the number of robots put back to their previous position (blocked this tick).
+    """
+    n = x.shape[0]
+    corr_x = np.zeros(n)
+    corr_y = np.zeros(n)
+    max_r = 0.0
+    for i in range(n):
+        max_r = max(max_r, radius[i])
+    reach = max(1, int(math.ceil(2.0 * max_r / gparams[2])))
+    nx, ny = int(gparams[3]), int(gparams[4])
+    settled = False
+    for _ in range(iterations):
+        cell_start, order = build_grid(gparams, x, y, run, n_runs)
+        moved = False
+        for i in range(n):
+            sx, sy = _static_push(x[i], y[i], radius[i], boxes, cylinders, bounds)
+            ax = 0.0
+            ay = 0.0
+            base = run[i] * nx * ny
+            cx, cy = cell_xy(gparams, x[i], y[i])
+            for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
+                for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
+                    k = base + gy * nx + gx
+                    for s in range(cell_start[k], cell_start[k + 1]):
+                        j = order[s]
+                        if j == i:
+                            continue
+                        ddx = x[i] - x[j]
+                        ddy = y[i] - y[j]
+                        d2 = ddx * ddx + ddy * ddy
+                        rr = radius[i] + radius[j]
+                        if d2 >= rr * rr:
+                            continue
+                        d = math.sqrt(d2)
+                        if d < 1e-12:
+                            # coincident centres: separate along a direction fixed by the indices
+                            ang = 2.399963229728653 * (i if i < j else j)
+                            ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
+                            if i > j:
+                                ddx, ddy = -ddx, -ddy
+                        half = 0.5 * (rr - d) + 0.5 * TOLERANCE_M
+                        ax += ddx / d * half
+                        ay += ddy / d * half
+            corr_x[i] = sx + ax
+            corr_y[i] = sy + ay
+            if corr_x[i] != 0.0 or corr_y[i] != 0.0:
+                moved = True
+        for i in range(n):
+            x[i] += corr_x[i]
+            y[i] += corr_y[i]
+        if not moved:
+            settled = True  # this pass found no overlap at all: the invariant already holds
+            break
+    if settled:
+        return 0
+    # guarantee: whoever still overlaps goes back to where it was (a valid place)
+    blocked = 0
+    reverted = np.zeros(n, dtype=np.bool_)
+    for _ in range(n + 1):
+        cell_start, order = build_grid(gparams, x, y, run, n_runs)
+        changed = False
+        for i in range(n):
+            if reverted[i]:
+                continue
+            if _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start,
+                         order, reach):
+                x[i] = prev_x[i]
+                y[i] = prev_y[i]
+                reverted[i] = True
+                blocked += 1
+                changed = True
+        if not changed:
+            break
+    return blocked

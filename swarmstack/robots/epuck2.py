@@ -1,0 +1,164 @@
+"""E-Puck2: geometry, devices and their published parameters — wiring, not algorithms.
+
+Sources: Stolfi & Danoy, *Design and analysis of an E-Puck2 robot plug-in for the ARGoS
+simulator*, RAS 164 (2023), Tables 1–4 and §3–4; the plug-in's public code for mounting
+positions. Angles are CCW from the heading (x forward, y left); the paper lists sensor angles
+clockwise, converted here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# --- body and drive (§3, plug-in entity) ---------------------------------------------------
+RADIUS_M = 0.035            # 7 cm diameter
+HEIGHT_M = 0.045            # 4.5 cm high
+MASS_KG = 0.130
+WHEEL_RADIUS_M = 0.0205
+AXLE_M = 0.053              # inter-wheel distance
+MAX_WHEEL_SPEED_M_S = 0.154  # stepper motors, 15.4 cm/s
+
+# --- LEDs (Table 2) -----------------------------------------------------------------------
+# The real robot numbers its ring LEDs clockwise from the front: LED k (1..8) at −(k−1)·45°.
+# (The ARGoS plug-in places them counter-clockwise; set LED_RING_CLOCKWISE = False to match it.)
+LED_RING_CLOCKWISE = True
+LED_RING_RADIUS_M = 0.037
+LED_RING_ELEVATION_M = 0.048
+FRONT_LED_POSITION_M = (0.0345, -0.010, 0.032)
+BODY_LED_RADIUS_M = 0.037
+BODY_LED_ELEVATION_M = 0.043
+BODY_LED_EMITTERS = 8        # the body LED glows all around: 8 emitters switched together
+N_LEDS = 10                  # logical LEDs seen by controllers: 8 ring, front, body
+RED_ONLY_LEDS = (0, 2, 4, 6, 8)   # 0-based: ring LEDs 1, 3, 5, 7 and the front LED
+GREEN_ONLY_LEDS = (9,)            # the body LED
+# Intensity a lit LED has for other robots' light sensors. Not published: a weak default so
+# that LEDs register only at close range. DERIVED — replace with a measured value.
+LED_LIGHT_INTENSITY = 0.1
+
+# --- proximity and ambient light: the same 8 TCRT1000 devices (Table 3, §3.2, §4.1.1–2) ---
+IR_ANGLES_CW_DEG = (15.0, 50.0, 90.0, 150.0, 210.0, 270.0, 310.0, 345.0)
+IR_ANGLES_RAD = tuple(-math.radians(a) if a <= 180 else math.radians(360.0 - a)
+                      for a in IR_ANGLES_CW_DEG)
+IR_RING_RADIUS_M = 0.036
+IR_ELEVATION_M = 0.043
+PROXIMITY_RANGE_M = 0.05
+PROXIMITY_EQ1 = (197.8633, -30.47182, 1.011635)   # a, b, c (fitted to maximum readings)
+LIGHT_RANGE_M = 0.50
+LIGHT_GAMMA = 0.075
+FULL_SCALE_12BIT = 4095
+
+# --- ground sensor (§3.3, plug-in positions) -----------------------------------------------
+GROUND_POSITIONS_M = ((0.030, -0.009), (0.030, 0.0), (0.030, 0.009))
+GROUND_FULL_SCALE = 1023
+
+# --- time-of-flight VL53L0X (§3.4, §4.1.4) ---------------------------------------------------
+TOF_POSITION_M = (0.032, 0.0, 0.036)
+TOF_RANGE_M = 2.0
+TOF_MIN_MM = 20
+TOF_MAX_MM = 2000
+
+# --- simulated encoders (§3.5, §4.1.5) --------------------------------------------------------
+ENCODER_STEPS_PER_REV = 1000
+ENCODER_STEPS_PER_M = ENCODER_STEPS_PER_REV / (2.0 * math.pi * WHEEL_RADIUS_M)  # 7763.66
+
+# --- camera (§3.6, §4.1.6, Table 4) ----------------------------------------------------------
+CAMERA_WIDTH_PX = 160
+CAMERA_HEIGHT_PX = 120
+CAMERA_HFOV_DEG = 30.0       # Table 4: the full horizontal angle is 30° (half-angle 15°)
+CAMERA_RANGE_M = 1.0
+CAMERA_POSITION_M = (0.0, 0.0, 0.03)   # the plug-in sets no offset; height for occlusion only
+
+# --- range-and-bearing extension board (ARGoS generic RAB defaults) ----------------------------
+RAB_RANGE_M = 0.80
+RAB_PAYLOAD_BYTES = 2
+RAB_ELEVATION_M = 0.048
+
+
+def led_emitters() -> tuple[np.ndarray, np.ndarray]:
+    """Body-frame emitter positions float64[17, 3] and the logical LED of each emitter."""
+    sign = -1.0 if LED_RING_CLOCKWISE else 1.0
+    pos = []
+    owner = []
+    for k in range(8):
+        a = sign * k * math.pi / 4
+        pos.append((LED_RING_RADIUS_M * math.cos(a), LED_RING_RADIUS_M * math.sin(a),
+                    LED_RING_ELEVATION_M))
+        owner.append(k)
+    pos.append(FRONT_LED_POSITION_M)
+    owner.append(8)
+    for k in range(BODY_LED_EMITTERS):
+        a = k * 2 * math.pi / BODY_LED_EMITTERS
+        pos.append((BODY_LED_RADIUS_M * math.cos(a), BODY_LED_RADIUS_M * math.sin(a),
+                    BODY_LED_ELEVATION_M))
+        owner.append(9)
+    return np.array(pos, dtype=np.float64), np.array(owner, dtype=np.int64)
+
+
+def led_channel_mask() -> np.ndarray:
+    """uint8[10, 3]: which colour channels each logical LED can show (red-only, green-only)."""
+    mask = np.ones((N_LEDS, 3), dtype=np.uint8)
+    for k in RED_ONLY_LEDS:
+        mask[k] = (1, 0, 0)
+    for k in GREEN_ONLY_LEDS:
+        mask[k] = (0, 1, 0)
+    return mask
+
+
+# --- wiring -------------------------------------------------------------------------------
+def body():
+    """Shape and drive of the robot, for the world builder and physics."""
+    return dict(radius=RADIUS_M, height=HEIGHT_M, axle=AXLE_M, max_speed=MAX_WHEEL_SPEED_M_S,
+                n_leds=N_LEDS)
+
+
+def devices(sensors) -> dict:
+    """The enabled sensor devices, keyed by their name in the experiment file."""
+    from swarmstack.sensors import ranging
+    from swarmstack.sensors.camera import Camera
+    from swarmstack.sensors.encoders import Encoders
+    from swarmstack.sensors.ground import Ground
+    from swarmstack.sensors.light import Light
+    from swarmstack.sensors.proximity import Proximity
+    from swarmstack.sensors.tof import ToF
+
+    out = {}
+    if sensors.proximity.enabled:
+        a, b, c = PROXIMITY_EQ1
+        out["proximity"] = Proximity(
+            ranging.RayLayout.ring(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M,
+                                   PROXIMITY_RANGE_M), a, b, c, FULL_SCALE_12BIT,
+            sensors.proximity.noise, sensors.proximity.level)
+    if sensors.light.enabled:
+        out["light"] = Light(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M, LIGHT_RANGE_M,
+                             LIGHT_GAMMA, FULL_SCALE_12BIT, sensors.light.noise,
+                             sensors.light.level)
+    if sensors.ground.enabled:
+        out["ground"] = Ground(GROUND_POSITIONS_M, GROUND_FULL_SCALE, sensors.ground.noise,
+                               sensors.ground.level)
+    if sensors.tof.enabled:
+        out["tof"] = ToF(TOF_POSITION_M, TOF_RANGE_M, TOF_MIN_MM, TOF_MAX_MM, sensors.tof.noise,
+                         sensors.tof.level)
+    if sensors.encoders.enabled:
+        out["encoders"] = Encoders(ENCODER_STEPS_PER_M, sensors.encoders.noise,
+                                   sensors.encoders.level)
+    if sensors.camera.enabled:
+        out["camera"] = Camera(CAMERA_WIDTH_PX, CAMERA_HEIGHT_PX, CAMERA_HFOV_DEG,
+                               CAMERA_RANGE_M, CAMERA_POSITION_M, sensors.camera.max_blobs)
+    if sensors.battery.enabled:
+        from swarmstack.sensors.battery import Battery
+
+        out["battery"] = Battery.for_epuck2(sensors.battery)
+    return out
+
+
+_EMITTER_OWNER = led_emitters()[1]
+_CHANNEL_MASK = led_channel_mask()
+
+
+def apply_leds(world, group, leds_cmd) -> None:
+    """Commanded logical LED colours → this group's emitter slots."""
+    from swarmstack.actuators.leds import apply_led_commands
+
+    apply_led_commands(leds_cmd, _EMITTER_OWNER, _CHANNEL_MASK, world.emitters.rgb, group.start)

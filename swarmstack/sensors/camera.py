@@ -1,0 +1,228 @@
+"""Coloured-blob perspective camera (E-Puck2 front camera, OV7670 at 160×120 px).
+
+Like ARGoS's coloured-blob perspective camera, the device does not render an image: it reports
+the lit light sources it can see — the arena's lights and the lit LEDs of *other* robots of the
+same run — as blobs ``(column, row, r, g, b)``.
+
+Field of view. The E-Puck2 paper (§4.1.6, Table 4) measures α = 2·atan(y / 2x) from the
+separation ``y`` of two objects at the image borders at depth ``x``: 32.1°/29.5° on the robot,
+30.0°/30.1° in the plug-in, and chooses α = 30°. ``y`` is the full separation, so 30° is the
+*full* horizontal angle (half-angle 15°), even where 30° has been described as a half-angle;
+the measured values decide. The vertical field of view follows from the same focal length and
+the 4:3 pixel grid (≈ 22.7°), and the range is 1 m.
+
+Projection. With the optical axis along the body's +x from ``position_m`` and a point at
+camera-frame (x, y, z), x > 0: ``col = (W−1)/2 − f·y/x`` and ``row = (H−1)/2 − f·z/x`` with
+``f = ((W−1)/2) / tan(15°)`` pixels, so a point exactly 15° left of the axis lands on column 0,
+15° right on column W−1 (as the plug-in's border LEDs do in the paper's Fig. 9c) and the axis on
+the centre ``(W−1)/2`` = 79.5. Coordinates are sub-pixel (float); a point up to half a pixel
+outside the grid still lights the border pixel and is reported clamped to it.
+
+A blob is reported when the source is in front of the camera, within range (3-D distance),
+inside the image and not occluded: the 3-D sight line camera → source must not meet a wall, an
+obstacle or a robot body (the observing robot and, unless ``owner_occludes``, the source's
+owner are ignored). Output float64[n, max_blobs, 5], rows sorted by column then row (then
+colour) so results do not depend on robot order; unused rows are −1. When more than
+``max_blobs`` sources are visible the nearest ``max_blobs`` are kept.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
+from swarmstack.robots import epuck2
+from swarmstack.sensors.light import emitter_reach, sight_blocked
+
+BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
+
+
+@njit(cache=True, inline="always")
+def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
+    """Add a blob to the per-robot buffer, evicting the farthest when full; returns count."""
+    if cnt < cap:
+        slot = cnt
+        cnt += 1
+    else:
+        slot = 0
+        for m in range(1, cap):
+            if kd[m] > kd[slot]:
+                slot = m
+        if d >= kd[slot]:
+            return cnt
+    kd[slot] = d
+    kf[slot, 0] = col
+    kf[slot, 1] = row
+    kf[slot, 2] = r
+    kf[slot, 3] = g
+    kf[slot, 4] = b
+    return cnt
+
+
+@njit(cache=True)
+def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
+                  gparams, cell_start, order, max_radius,
+                  lights, light_rgb, em_world, em_rgb, em_count, em_reach,
+                  cam_x, cam_y, cam_z, width, height_px, f_px, range_m, owner_occludes, out):
+    """Fill ``out`` float64[stop − start, max_blobs, 5] for robots ``start … stop − 1``."""
+    n = x.shape[0]
+    cap = out.shape[1]
+    cx0 = 0.5 * (width - 1)
+    cy0 = 0.5 * (height_px - 1)
+    cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
+    occ_reach = cam_off + range_m
+    box_idx = np.empty(boxes.shape[0], dtype=np.int64)
+    cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
+    rob_idx = np.empty(n, dtype=np.int64)
+    kd = np.empty(max(cap, 1))
+    kf = np.empty((max(cap, 1), 5))
+    idx = np.empty(max(cap, 1), dtype=np.int64)
+    r2max = range_m * range_m
+    for i in range(start, stop):
+        c = math.cos(yaw[i])
+        s = math.sin(yaw[i])
+        px0 = x[i] + c * cam_x - s * cam_y
+        py0 = y[i] + s * cam_x + c * cam_y
+        pz0 = z[i] + cam_z
+        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
+        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
+        nr = robots_near(x[i], y[i], occ_reach + em_reach, run[i], i, x, y, radius, gparams,
+                         cell_start, order, rob_idx)
+        cnt = 0
+        n_src = lights.shape[0]
+        for q in range(nr):
+            n_src += em_count[rob_idx[q]]
+        # sources: static lights first, then the emitters of nearby robots
+        q = 0
+        e = 0
+        for m in range(n_src):
+            if m < lights.shape[0]:
+                if lights[m, 3] <= 0.0:
+                    continue
+                tx = lights[m, 0]
+                ty = lights[m, 1]
+                tz = lights[m, 2]
+                rr = light_rgb[m, 0]
+                gg = light_rgb[m, 1]
+                bb = light_rgb[m, 2]
+                owner = -1
+            else:
+                while e >= em_count[rob_idx[q]]:
+                    q += 1
+                    e = 0
+                owner = rob_idx[q]
+                tx = em_world[owner, e, 0]
+                ty = em_world[owner, e, 1]
+                tz = em_world[owner, e, 2]
+                rr = em_rgb[owner, e, 0]
+                gg = em_rgb[owner, e, 1]
+                bb = em_rgb[owner, e, 2]
+                e += 1
+            if rr == 0 and gg == 0 and bb == 0:
+                continue
+            dx = tx - px0
+            dy = ty - py0
+            dz = tz - pz0
+            d2 = dx * dx + dy * dy + dz * dz
+            if d2 > r2max:
+                continue
+            lx = c * dx + s * dy
+            ly = -s * dx + c * dy
+            if lx <= 0.0:
+                continue
+            col = cx0 - f_px * ly / lx
+            row = cy0 - f_px * dz / lx
+            if col < -0.5 or col > width - 0.5 or row < -0.5 or row > height_px - 0.5:
+                continue
+            skip_b = -1 if owner_occludes else owner
+            if sight_blocked(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, boxes,
+                             cylinders, run[i], i, skip_b, x, y, z, radius, height, gparams,
+                             cell_start, order, max_radius):
+                continue
+            col = min(width - 1.0, max(0.0, col))
+            row = min(height_px - 1.0, max(0.0, row))
+            cnt = _keep(math.sqrt(d2), col, row, float(rr), float(gg), float(bb), kd, kf, cnt,
+                        cap)
+        # deterministic order: by column, then row, then colour
+        for m in range(cnt):
+            idx[m] = m
+        for a in range(1, cnt):
+            v = idx[a]
+            b2 = a - 1
+            while b2 >= 0 and _after(kf, idx[b2], v):
+                idx[b2 + 1] = idx[b2]
+                b2 -= 1
+            idx[b2 + 1] = v
+        for m in range(cap):
+            for f in range(5):
+                out[i - start, m, f] = kf[idx[m], f] if m < cnt else -1.0
+
+
+@njit(cache=True, inline="always")
+def _after(kf, a, b):
+    """True if blob ``a`` sorts after blob ``b``."""
+    for f in range(5):
+        if kf[a, f] > kf[b, f]:
+            return True
+        if kf[a, f] < kf[b, f]:
+            return False
+    return False
+
+
+def blobs(readings_row) -> list[tuple[float, float, tuple[int, int, int]]]:
+    """One robot's reading float64[max_blobs, 5] → ``[(col, row, (r, g, b)), …]``."""
+    rows = np.asarray(readings_row)
+    found = []
+    for col, row, r, g, b in rows:
+        if col < 0:
+            break
+        found.append((float(col), float(row), (int(r), int(g), int(b))))
+    return found
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Blob camera at body-frame ``position_m`` looking along +x; full horizontal ``hfov_deg``."""
+
+    width_px: int = epuck2.CAMERA_WIDTH_PX
+    height_px: int = epuck2.CAMERA_HEIGHT_PX
+    hfov_deg: float = epuck2.CAMERA_HFOV_DEG
+    range_m: float = epuck2.CAMERA_RANGE_M
+    position_m: tuple[float, float, float] = epuck2.CAMERA_POSITION_M
+    max_blobs: int = 64
+    owner_occludes: bool = False
+    name: str = "camera"
+    scalar: bool = False
+
+    @property
+    def focal_px(self) -> float:
+        """Focal length in pixels: half the pixel span over tan(half the horizontal FOV)."""
+        return 0.5 * (self.width_px - 1) / math.tan(math.radians(self.hfov_deg) / 2)
+
+    @property
+    def vfov_deg(self) -> float:
+        return 2.0 * math.degrees(math.atan(0.5 * (self.height_px - 1) / self.focal_px))
+
+    def allocate(self, n: int) -> np.ndarray:
+        return np.full((n, self.max_blobs, len(BLOB_FIELDS)), -1.0)
+
+    def make_state(self, n: int):
+        return {"reach": None}
+
+    def update(self, world, group, keys, out, state) -> None:
+        if state["reach"] is None:
+            state["reach"] = emitter_reach(world)
+        b = world.bodies
+        em = world.emitters
+        arena = world.arena
+        px, py, pz = self.position_m
+        camera_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
+                      arena.boxes, arena.cylinders, world.grid, world.cell_start, world.order,
+                      world.max_radius, arena.lights, arena.light_rgb, em.world, em.rgb,
+                      em.count, state["reach"], float(px), float(py), float(pz),
+                      int(self.width_px), int(self.height_px), self.focal_px,
+                      float(self.range_m), bool(self.owner_occludes), out)

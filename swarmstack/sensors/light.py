@@ -1,0 +1,205 @@
+"""Ambient-light sensors (the E-Puck2's 8 TCRT1000 phototransistors): light → 0–4095.
+
+Transfer function (E-Puck2 paper, Eq. 2): every light source of intensity ``i > 0`` within
+``range`` (0.5 m) of a sensor and in its line of sight adds ``(γ i)² / d²`` (γ = 0.075) to a sum
+``s``; noise is added to ``s``; the reading is ``round(4095 (1 − s))`` clamped to 0–4095. The
+scale is inverted like the real robot's: 4095 = dark, 0 = saturated (a light of intensity 1
+saturates a sensor closer than γ = 7.5 cm).
+
+Light sources are the arena's static lights and the lit LEDs (emitters) of *other* robots of the
+same run — never the sensing robot's own LEDs, never a robot of another run. A source is hidden
+when the 3-D segment sensor → source meets a wall, an obstacle or a robot body (the sensing
+robot and the LED's owner excepted), so a light mounted above a low wall stays visible. The
+sensors have no angular response (as in the paper and ARGoS): a sensor facing away still sees a
+light its own body would hide on the real robot. Like the plug-in, the real sensor's inability
+to see visible LEDs (it senses infrared) is not modelled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
+from swarmstack.geometry.rays import hit_candidates, hit_robots
+from swarmstack.robots import epuck2
+from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.world.rng import STREAM
+
+_VISIBLE = 1.0 - 1e-9   # a sight line blocked only at (numerically) its end point still sees
+_SATURATING = 1e9       # contribution of a source sitting exactly on the sensor
+
+
+@njit(cache=True)
+def sight_blocked(x0, y0, z0, x1, y1, z1, box_idx, nb, cyl_idx, nc, boxes, cylinders,
+                  run_id, skip_a, skip_b, rx, ry, rz, radius, height, gparams, cell_start,
+                  order, max_radius):
+    """True if the segment meets a gathered static shape or a robot of the run (two skipped)."""
+    if nb + nc > 0:
+        t = hit_candidates(x0, y0, z0, x1, y1, z1, box_idx, nb, cyl_idx, nc, box_idx, 0,
+                           boxes, cylinders, rx, ry, rz, radius, height)
+        if t < _VISIBLE:
+            return True
+    t = hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b, rx, ry, rz, radius, height,
+                   gparams, cell_start, order, max_radius)
+    return t < _VISIBLE
+
+
+@njit(cache=True)
+def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
+                 gparams, cell_start, order, max_radius,
+                 lights, em_world, em_rgb, em_intensity, em_count, em_reach,
+                 angle_rad, ring_m, elevation_m, range_m, gamma, full_scale,
+                 kind, level, keys, tick, out):
+    """Fill ``out`` int[stop − start, K] with Eq. 2 readings for robots ``start … stop − 1``.
+
+    ``em_reach`` bounds the horizontal distance of any emitter from its robot's centre, so the
+    robots whose LEDs can be within range are found in the spatial grid, not by a scan.
+    """
+    n = x.shape[0]
+    n_sens = angle_rad.shape[0]
+    ring_max = 0.0
+    for k in range(n_sens):
+        ring_max = max(ring_max, ring_m[k])
+    occ_reach = ring_max + range_m          # every sight line lies within this of the centre
+    src_reach = occ_reach + em_reach
+    box_idx = np.empty(boxes.shape[0], dtype=np.int64)
+    cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
+    rob_idx = np.empty(n, dtype=np.int64)
+    sx = np.empty(n_sens)
+    sy = np.empty(n_sens)
+    sz = np.empty(n_sens)
+    acc = np.empty(n_sens)
+    r2max = range_m * range_m
+    g2 = gamma * gamma
+    for i in range(start, stop):
+        c = math.cos(yaw[i])
+        s = math.sin(yaw[i])
+        for k in range(n_sens):
+            lx = ring_m[k] * math.cos(angle_rad[k])
+            ly = ring_m[k] * math.sin(angle_rad[k])
+            sx[k] = x[i] + c * lx - s * ly
+            sy[k] = y[i] + s * lx + c * ly
+            sz[k] = z[i] + elevation_m[k]
+            acc[k] = 0.0
+        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
+        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
+        # static lights (few: scanned)
+        for m in range(lights.shape[0]):
+            inten = lights[m, 3]
+            if inten <= 0.0:
+                continue
+            for k in range(n_sens):
+                dx = lights[m, 0] - sx[k]
+                dy = lights[m, 1] - sy[k]
+                dz = lights[m, 2] - sz[k]
+                d2 = dx * dx + dy * dy + dz * dz
+                if d2 > r2max:
+                    continue
+                if sight_blocked(sx[k], sy[k], sz[k], lights[m, 0], lights[m, 1], lights[m, 2],
+                                 box_idx, nb, cyl_idx, nc, boxes, cylinders, run[i], i, -1,
+                                 x, y, z, radius, height, gparams, cell_start, order,
+                                 max_radius):
+                    continue
+                acc[k] += _SATURATING if d2 < 1e-18 else g2 * inten * inten / d2
+        # lit LEDs of robots of the same run whose emitters can be within range
+        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, gparams, cell_start,
+                         order, rob_idx)
+        for q in range(nr):
+            j = rob_idx[q]
+            for e in range(em_count[j]):
+                inten = em_intensity[j, e]
+                if inten <= 0.0:
+                    continue
+                if em_rgb[j, e, 0] == 0 and em_rgb[j, e, 1] == 0 and em_rgb[j, e, 2] == 0:
+                    continue
+                px = em_world[j, e, 0]
+                py = em_world[j, e, 1]
+                pz = em_world[j, e, 2]
+                for k in range(n_sens):
+                    dx = px - sx[k]
+                    dy = py - sy[k]
+                    dz = pz - sz[k]
+                    d2 = dx * dx + dy * dy + dz * dz
+                    if d2 > r2max:
+                        continue
+                    if sight_blocked(sx[k], sy[k], sz[k], px, py, pz, box_idx, nb, cyl_idx, nc,
+                                     boxes, cylinders, run[i], i, j, x, y, z, radius, height,
+                                     gparams, cell_start, order, max_radius):
+                        continue
+                    acc[k] += _SATURATING if d2 < 1e-18 else g2 * inten * inten / d2
+        for k in range(n_sens):
+            v = acc[k] + draw(kind, level, keys[i - start], tick, k)
+            out[i - start, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
+
+
+def reading(distances, intensities, gamma: float = epuck2.LIGHT_GAMMA,
+            range_m: float = epuck2.LIGHT_RANGE_M, full_scale: int = epuck2.FULL_SCALE_12BIT):
+    """Noise-free reading of one sensor seeing sources at ``distances`` (m) with ``intensities``.
+
+    Both broadcast together; the last axis lists the sources summed into one reading, so a
+    scalar or a 1-D array of distances with a scalar intensity gives one reading per distance
+    when ``distances`` has shape (…, 1). Sources beyond ``range_m`` or with intensity ≤ 0 add
+    nothing. NumPy reference for validations and tests.
+    """
+    d = np.asarray(distances, dtype=np.float64)
+    i = np.asarray(intensities, dtype=np.float64)
+    d, i = np.broadcast_arrays(d, i)
+    if d.ndim == 0:
+        d = d[None]
+        i = i[None]
+    with np.errstate(divide="ignore"):
+        contrib = np.where((d <= range_m) & (i > 0), (gamma * i) ** 2 / np.maximum(d * d, 1e-18),
+                           0.0)
+    s = contrib.sum(axis=-1)
+    return np.clip(np.round(full_scale * (1.0 - s)), 0, full_scale).astype(np.int64)
+
+
+def emitter_reach(world) -> float:
+    """Largest horizontal distance of an emitter slot from its robot's centre (m)."""
+    loc = world.emitters.local
+    if loc.size == 0:
+        return 0.0
+    return float(np.sqrt(loc[..., 0] ** 2 + loc[..., 1] ** 2).max())
+
+
+@dataclass(frozen=True)
+class Light:
+    """Sensors at ``angles_rad`` (CCW from heading) on a ring of ``ring_m`` at ``elevation_m``."""
+
+    angles_rad: tuple = epuck2.IR_ANGLES_RAD
+    ring_m: float = epuck2.IR_RING_RADIUS_M
+    elevation_m: float = epuck2.IR_ELEVATION_M
+    range_m: float = epuck2.LIGHT_RANGE_M
+    gamma: float = epuck2.LIGHT_GAMMA
+    full_scale: int = epuck2.FULL_SCALE_12BIT
+    noise: str = "none"
+    noise_level: float = 0.0
+    name: str = "light"
+    scalar: bool = False
+
+    def allocate(self, n: int) -> np.ndarray:
+        return np.zeros((n, len(self.angles_rad)), dtype=np.int32)
+
+    def make_state(self, n: int):
+        a = np.asarray(self.angles_rad, dtype=np.float64)
+        # emitter layouts are fixed for a run: their reach is measured once, on first use
+        return {"angle": a, "ring": np.full(a.shape, float(self.ring_m)),
+                "elev": np.full(a.shape, float(self.elevation_m)), "reach": None}
+
+    def update(self, world, group, keys, out, state) -> None:
+        if state["reach"] is None:
+            state["reach"] = emitter_reach(world)
+        angle, ring, elev = state["angle"], state["ring"], state["elev"]
+        b = world.bodies
+        em = world.emitters
+        arena = world.arena
+        light_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
+                     arena.boxes, arena.cylinders, world.grid, world.cell_start, world.order,
+                     world.max_radius, arena.lights, em.world, em.rgb, em.intensity, em.count,
+                     state["reach"], angle, ring, elev, self.range_m, self.gamma,
+                     self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
+                     keys[:, STREAM["light"]], world.tick, out)
