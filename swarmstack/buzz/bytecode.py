@@ -106,6 +106,9 @@ def sid_of(strings: list[str], index: dict[str, int], s: str) -> int:
     return i
 
 
+_DBG = struct.Struct("<IHII")
+
+
 def encode(prog: Program) -> bytes:
     """Serialise a program to bytes (see the module docstring for the layout)."""
     prog.assign_addresses()
@@ -164,7 +167,7 @@ def decode(data: bytes) -> Program:
     funcs = []
     for _ in range(nfun):
         nsid, ncap, nparams, addr, clen = struct.unpack_from("<HHHII", data, pos)
-        pos += 16
+        pos += struct.calcsize("<HHHII")
         code = data[pos:pos + clen]
         pos += clen
         (nd,) = struct.unpack_from("<I", data, pos)
@@ -172,7 +175,7 @@ def decode(data: bytes) -> Program:
         instrs = []
         for _ in range(nd):
             off, fi, line, col = struct.unpack_from("<IHII", data, pos)
-            pos += 14
+            pos += _DBG.size
             op = code[off]
             fmt = FMT[op]
             arg = struct.unpack_from("<" + fmt, code, off + 1)[0] if fmt else None

@@ -110,6 +110,8 @@ class _FnGen:
             return None
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
+        if a.kind == "const" and b.kind == "const":
+            return "True", na, nb
         if a.kind == "const":
             return f"{eb}.__class__ is int", na, nb
         if b.kind == "const":
@@ -164,6 +166,8 @@ class _FnGen:
                 self.lines.append("    " + ", ".join(f"L{i}" for i in range(f.ncap)) + " = _cl.upvalues")
         bbz = prof.name == "bittybuzz"
         if bbz:
+            if f.code:
+                self.lines.append(f"    #@{self.mark(f.code[0])}")
             self.lines.append("    _enter()")
             self.lines.append("    try:")
             self.ind = 2

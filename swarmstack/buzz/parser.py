@@ -225,7 +225,7 @@ class Parser:
             return A.Assign(start.line, start.col, start.file, ref, self.expression())
         if isinstance(ref, A.Call):
             return A.ExprStat(start.line, start.col, start.file, ref)
-        raise self.error(self.tok, "Syntax error: expected function call or assignment")
+        raise self.error(start, "Syntax error: expected function call or assignment")
 
     # ------------------------------------------------------------ expressions
     def condition(self) -> A.Node:
@@ -396,7 +396,7 @@ class Parser:
                         self.advance()
                         args.append(self.condition())
                 self.expect(T.PARCLOSE)
-                node = A.Call(p.line, p.col, p.file, node, args)
+                node = A.Call(t.line, t.col, p.file, node, args)
             else:
                 return node
 

@@ -175,6 +175,10 @@ class Simulation:
                 wheels=Wheels(body["axle"], body["max_speed"], g.wheels.noise, g.wheels.level),
                 keys=keys, axle=np.full(sl.n, body["axle"])))
         self._axle = np.concatenate([g.axle for g in self.groups])
+        # LEDs only matter to devices that look at them (light sensors, cameras): otherwise
+        # placing and colouring emitters every tick would be wasted work
+        self._needs_emitters = any(getattr(d, "needs_emitters", False)
+                                   for g in self.groups for d in g.devices.values())
         self._load_controllers(base_dir)
         self._started = False
 
@@ -292,7 +296,7 @@ class Simulation:
         for g in self.groups:
             g.wheels.apply(w, g.slice, g.keys, g.wheels_cmd)
             apply_leds = getattr(g.kind, "apply_leds", None)
-            if apply_leds is not None:
+            if apply_leds is not None and self._needs_emitters:
                 apply_leds(w, g.slice, g.leds_cmd)
 
     def physics(self) -> None:
@@ -310,7 +314,7 @@ class Simulation:
 
         w = self.world
         b = w.bodies
-        if w.emitters.local.shape[1]:
+        if self._needs_emitters and w.emitters.local.shape[1]:
             leds.update_emitters(b.x, b.y, b.z, b.yaw, w.emitters.local, w.emitters.world)
 
     def step(self) -> None:

@@ -21,8 +21,8 @@ def boxes_near(px, py, reach, boxes, out):
     """Indices of boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
     m = 0
     for k in range(boxes.shape[0]):
-        c = math.cos(boxes[k, 4])
-        s = math.sin(boxes[k, 4])
+        c = boxes[k, 6]
+        s = boxes[k, 7]
         lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
         ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
         ex = max(0.0, abs(lx) - boxes[k, 2])
@@ -48,10 +48,13 @@ def cylinders_near(px, py, reach, cylinders, out):
 
 @njit(cache=True)
 def robots_near(px, py, reach, run_id, skip, rx, ry, radius, gparams, cell_start, order, out):
-    """Robots of run ``run_id`` (except ``skip``) whose bodies come within ``reach`` of (px, py)."""
+    """Robots of run ``run_id`` (except ``skip``) whose bodies come within ``reach`` of (px, py).
+
+    The world's grid cells are at least a robot diameter wide, so a body reaching that far has
+    its centre within ``reach + cell / 2``: that fixes how many cells around (px, py) to visit."""
     nx, ny = int(gparams[3]), int(gparams[4])
     base = run_id * nx * ny
-    span = int(math.ceil(reach / gparams[2])) + 1
+    span = int(math.ceil((reach + 0.5 * gparams[2]) / gparams[2]))
     cx, cy = cell_xy(gparams, px, py)
     m = 0
     for gy in range(max(0, cy - span), min(ny, cy + span + 1)):

@@ -56,10 +56,9 @@ def disk_interval(x0, y0, dx, dy, cx, cy, r):
 
 
 @njit(cache=True, inline="always")
-def box_interval(x0, y0, dx, dy, cx, cy, hx, hy, yaw):
-    """[t_in, t_out] where the 2-D line is inside the oriented rectangle (slab method)."""
-    c = math.cos(yaw)
-    s = math.sin(yaw)
+def box_interval(x0, y0, dx, dy, cx, cy, hx, hy, c, s):
+    """[t_in, t_out] where the 2-D line is inside the rectangle rotated by (c, s) = (cos, sin)
+    of its yaw (slab method)."""
     # into the box frame
     px = c * (x0 - cx) + s * (y0 - cy)
     py = -s * (x0 - cx) + c * (y0 - cy)
@@ -97,7 +96,7 @@ def hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders):
     best = NO_HIT
     for k in range(boxes.shape[0]):
         ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
-                              boxes[k, 3], boxes[k, 4])
+                              boxes[k, 3], boxes[k, 6], boxes[k, 7])
         ta = max(ta, 0.0)
         tb = min(tb, 1.0)
         t = _clip_z(ta, tb, z0, dz, 0.0, boxes[k, 5])
@@ -204,7 +203,7 @@ def hit_candidates(x0, y0, z0, x1, y1, z1, box_idx, n_boxes, cyl_idx, n_cyl, rob
     for m in range(n_boxes):
         k = box_idx[m]
         ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
-                              boxes[k, 3], boxes[k, 4])
+                              boxes[k, 3], boxes[k, 6], boxes[k, 7])
         t = _clip_z(max(ta, 0.0), min(tb, 1.0), z0, dz, 0.0, boxes[k, 5])
         if t < best:
             best = t

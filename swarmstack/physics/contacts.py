@@ -26,8 +26,8 @@ def _static_push(px, py, r, boxes, cylinders, bounds):
     cx = 0.0
     cy = 0.0
     for k in range(boxes.shape[0]):
-        c = math.cos(boxes[k, 4])
-        s = math.sin(boxes[k, 4])
+        c = boxes[k, 6]
+        s = boxes[k, 7]
         lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
         ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
         hx = boxes[k, 2]

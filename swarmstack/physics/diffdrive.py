@@ -27,4 +27,9 @@ def integrate(x, y, yaw, v_left, v_right, axle_m, dt):
             x[i] += r * (math.sin(th2) - math.sin(th))
             y[i] -= r * (math.cos(th2) - math.cos(th))
             th = th2
-        yaw[i] = math.atan2(math.sin(th), math.cos(th))
+        # wrap to (−π, π] without trigonometry (|w dt| is far below 2π)
+        if th > math.pi:
+            th -= 2.0 * math.pi
+        elif th <= -math.pi:
+            th += 2.0 * math.pi
+        yaw[i] = th

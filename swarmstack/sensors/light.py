@@ -136,25 +136,19 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
             out[i - start, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
 
 
-def reading(distances, intensities, gamma: float = epuck2.LIGHT_GAMMA,
+def reading(distances, intensities, axis=None, gamma: float = epuck2.LIGHT_GAMMA,
             range_m: float = epuck2.LIGHT_RANGE_M, full_scale: int = epuck2.FULL_SCALE_12BIT):
-    """Noise-free reading of one sensor seeing sources at ``distances`` (m) with ``intensities``.
+    """Noise-free Eq. 2 reading (NumPy reference for validations and tests).
 
-    Both broadcast together; the last axis lists the sources summed into one reading, so a
-    scalar or a 1-D array of distances with a scalar intensity gives one reading per distance
-    when ``distances`` has shape (…, 1). Sources beyond ``range_m`` or with intensity ≤ 0 add
-    nothing. NumPy reference for validations and tests.
+    ``distances`` (m) and ``intensities`` broadcast together. With ``axis=None`` every element
+    is one sensor seeing one source; with ``axis`` given, the sources along that axis are summed
+    into one reading. Sources beyond ``range_m`` or with intensity ≤ 0 add nothing.
     """
-    d = np.asarray(distances, dtype=np.float64)
-    i = np.asarray(intensities, dtype=np.float64)
-    d, i = np.broadcast_arrays(d, i)
-    if d.ndim == 0:
-        d = d[None]
-        i = i[None]
-    with np.errstate(divide="ignore"):
-        contrib = np.where((d <= range_m) & (i > 0), (gamma * i) ** 2 / np.maximum(d * d, 1e-18),
-                           0.0)
-    s = contrib.sum(axis=-1)
+    d, i = np.broadcast_arrays(np.asarray(distances, dtype=np.float64),
+                               np.asarray(intensities, dtype=np.float64))
+    contrib = np.where((d <= range_m) & (i > 0),
+                       (gamma * i) ** 2 / np.maximum(d * d, 1e-18), 0.0)
+    s = contrib if axis is None else contrib.sum(axis=axis)
     return np.clip(np.round(full_scale * (1.0 - s)), 0, full_scale).astype(np.int64)
 
 

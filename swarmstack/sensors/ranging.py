@@ -63,6 +63,8 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
         reach = max(reach, ring_m[k] + range_m)
     short = reach <= 2.0 * gparams[2]
     n = x.shape[0]
+    ray_cos = np.cos(angle_rad)
+    ray_sin = np.sin(angle_rad)
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
@@ -75,21 +77,19 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
             nc = cylinders_near(x[i], y[i], reach, cylinders, cyl_idx)
             nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, gparams, cell_start,
                              order, rob_idx)
+        if short and nb + nc + nr == 0:
+            for k in range(n_rays):  # nothing within reach: every ray sees its full range
+                out[i - start, k] = range_m
+            continue
         for k in range(n_rays):
-            a = yaw[i] + angle_rad[k]
-            ca = math.cos(a)
-            sa = math.sin(a)
-            lx = ring_m[k] * math.cos(angle_rad[k])
-            ly = ring_m[k] * math.sin(angle_rad[k])
-            x0 = x[i] + c * lx - s * ly
-            y0 = y[i] + s * lx + c * ly
+            ca = c * ray_cos[k] - s * ray_sin[k]  # heading of the ray in the world
+            sa = s * ray_cos[k] + c * ray_sin[k]
+            x0 = x[i] + ring_m[k] * ca
+            y0 = y[i] + ring_m[k] * sa
             z0 = z[i] + elevation_m[k]
             x1 = x0 + range_m * ca
             y1 = y0 + range_m * sa
             if short:
-                if nb + nc + nr == 0:
-                    out[i - start, k] = range_m
-                    continue
                 t = hit_candidates(x0, y0, z0, x1, y1, z0, box_idx, nb, cyl_idx, nc, rob_idx,
                                    nr, boxes, cylinders, x, y, z, radius, height)
             else:

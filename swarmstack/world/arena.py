@@ -13,7 +13,7 @@ import numpy as np
 from swarmstack.world.floor import Floor
 
 # Column layout of the packed arrays (kept as module constants so kernels and tests agree).
-BOX_COLUMNS = ("cx", "cy", "half_x", "half_y", "yaw", "height")
+BOX_COLUMNS = ("cx", "cy", "half_x", "half_y", "yaw", "height", "cos_yaw", "sin_yaw")
 CYLINDER_COLUMNS = ("cx", "cy", "radius", "height")
 LIGHT_COLUMNS = ("x", "y", "z", "intensity")
 
@@ -22,7 +22,8 @@ LIGHT_COLUMNS = ("x", "y", "z", "intensity")
 class Arena:
     """A rectangular arena ``[x_min, x_max] × [y_min, y_max]`` and its static entities.
 
-    ``boxes``: float64[B, 6] (centre x, y, half-sizes, yaw rad CCW, height m).
+    ``boxes``: float64[B, 8] (centre x, y, half-sizes, yaw rad CCW, height m, cos yaw, sin yaw);
+    six columns may be given, the trigonometry is added here so kernels never recompute it.
     ``cylinders``: float64[C, 4] (centre x, y, radius, height).
     ``lights``: float64[L, 4] (x, y, z, intensity) with ``light_rgb`` uint8[L, 3].
     """
@@ -33,6 +34,14 @@ class Arena:
     lights: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
     light_rgb: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.uint8))
     floor: Floor = field(default_factory=Floor.uniform_grey)
+
+    def __post_init__(self):
+        b = np.asarray(self.boxes, dtype=np.float64)
+        if b.size == 0:
+            b = np.zeros((0, 8))
+        elif b.shape[1] == 6:
+            b = np.column_stack([b, np.cos(b[:, 4]), np.sin(b[:, 4])])
+        object.__setattr__(self, "boxes", np.ascontiguousarray(b))
 
     @property
     def size(self) -> tuple[float, float]:

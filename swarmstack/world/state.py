@@ -15,6 +15,8 @@ import numpy as np
 from swarmstack.geometry.grid import build_grid, grid_params
 from swarmstack.world.arena import Arena
 
+GRID_CELL_M = 0.18  # ≥ a proximity ray's reach from a robot centre plus half a cell: 3×3 queries
+
 
 @dataclass
 class Bodies:
@@ -107,9 +109,10 @@ class World:
         if self.wheel_speed is None:
             self.wheel_speed = np.zeros((self.bodies.n, 2))
         if self.grid is None:
-            # cells at least a robot diameter wide keep ray and contact queries to a 3×3 block
+            # cells at least a robot diameter wide (an invariant the kernels rely on) and about
+            # the reach of short-range sensors keep most queries to a 3×3 block
             r = float(self.bodies.radius.max()) if self.bodies.n else 0.05
-            self.grid = grid_params(self.arena.bounds, max(2.0 * r, 0.1))
+            self.grid = grid_params(self.arena.bounds, max(2.0 * r, GRID_CELL_M))
         self.refresh_grid()
 
     @property

@@ -40,6 +40,9 @@ class FakeVM:
             return f.code(self, *args)
         raise SwarmRuntimeError("type mismatch: expected closure")
 
+    def call_value(self, f, *args):
+        return self.call(f, *args)
+
     def g(self, path):
         """Fetch ``a.b`` from the globals."""
         parts = path.split(".")

@@ -5,7 +5,7 @@ import pytest
 
 from swarmstack.buzz.swarm import messages as M
 from swarmstack.buzz.swarm.outqueue import OutQueue
-from swarmstack.buzz.swarm.radio import NullRadio
+from swarmstack.buzz.swarm.radio import NullRadio, Reception
 from swarmstack.buzz.swarm.topology import InMemoryRadio, Topology, make_topology
 
 
@@ -116,7 +116,7 @@ def test_random_geometric_graph():
 def test_radio_delivers_and_drops():
     t = make_topology("full", 3)
     r = InMemoryRadio(t)
-    inb = r.exchange([b"a", None, b""])
+    inb = [[Reception(*x) for x in box] for box in r.exchange([b"a", None, b""])]
     assert sorted(x.sender_id for x in inb[1]) == [0, 2]
     assert [x.sender_id for x in inb[0]] == [2]
     assert inb[1][0].payload in (b"a", b"")
@@ -132,4 +132,35 @@ def test_radio_delivers_and_drops():
 
 def test_radio_truncates_to_cap():
     r = InMemoryRadio(make_topology("full", 2), payload_cap=2)
-    assert r.exchange([b"abcd", None])[1][0].payload == b"ab"
+    assert r.exchange([b"abcd", None])[1][0][1] == b"ab"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["b", "p", "q", "j", "l"]), st.integers(0, 5), st.integers(0, 300)),
+                max_size=30),
+       st.integers(4, 40))
+def test_pack_respects_cap_and_priority(ops, cap):
+    q = OutQueue()
+    ts = {}
+    for op, k, v in ops:
+        if op == "b":
+            q.append_broadcast("t", v)
+        elif op in "pq":
+            ts[k] = ts.get(k, 0) + 1
+            q.append_vstig(M.VSTIG_PUT if op == "p" else M.VSTIG_QUERY, 1, k, v, ts[k], 0)
+        else:
+            q.append_swarm_joinleave(M.SWARM_JOIN if op == "j" else M.SWARM_LEAVE, k)
+    expected = [m for m in q.pending() if M.frame_record_size(m) <= cap]
+    sent = []
+    for _ in range(len(expected) + 2):
+        frame = q.pack(cap)
+        assert len(frame) <= cap
+        sent += M.unpack_frame(frame)
+    assert sent == expected  # nothing lost but oversize, order kept
+    assert len(q) == 0
+    prio = [M.decode_message(m)[0] for m in sent]
+    order = [M.BROADCAST, M.SWARM_LIST, M.VSTIG_PUT, M.VSTIG_QUERY, M.SWARM_JOIN, M.SWARM_LEAVE]
+    assert [order.index(k) for k in prio] == sorted(order.index(k) for k in prio)

@@ -259,3 +259,61 @@ def test_payload_cap_limits_bytes_per_step():
         h.step()
         assert all(len(p) <= 20 for p in h.packets)
     assert len(h.services[0].out) > 0  # backlog builds up
+
+
+def test_malformed_frames_are_skipped_not_fatal():
+    from swarmstack.buzz.swarm import messages as M
+
+    vm, svc = service()
+    good = M.encode_broadcast("t", 1)
+    got = []
+    vm.invoke("neighbors.listen", "t", fn(lambda vm, t, v, rid: got.append(v)))
+    frame = M.pack_frame([good, b"\x09junk"]) + b"\x05ab"  # unknown kind, then truncated record
+    svc.receive([Reception(1, frame, 1.0, 0.0, 0.0)])
+    assert got == [] or got == [1]
+    assert svc.malformed >= 1 and not vm.failed
+    assert vm.invoke("neighbors.count") == 1
+
+
+def test_shared_decoded_tables_are_copied_per_receiver():
+    class TableChat:
+        def top(self, vm):
+            vm.set_global("got", None)
+
+            def listener(vm, t, v, rid):
+                v["mine"] = vm.g("id")  # mutate the received table
+                vm.set_global("got", v)
+            vm.invoke("neighbors.listen", "t", fn(listener))
+
+        def step(self, vm):
+            if vm.g("id") == 0:
+                vm.invoke("neighbors.broadcast", "t", Table({"a": 1}))
+
+    run = Harness("", 3, vm_factory=factory(TableChat)).run(2)
+    assert run.robots[1].globals["got"] == {"a": 1, "mine": 1}
+    assert run.robots[2].globals["got"] == {"a": 1, "mine": 2}
+
+
+def test_nil_put_deletes_and_propagates_as_nil():
+    class Deleter:
+        def top(self, vm):
+            vm.set_global("vs", vm.invoke("stigmergy.create", 1))
+            vm.set_global("t", 0)
+
+        def step(self, vm):
+            vm.set_global("t", vm.g("t") + 1)
+            if vm.g("id") == 0 and vm.g("t") == 1:
+                vm.call(vm.g("vs")["put"], "k", 5)
+            if vm.g("id") == 0 and vm.g("t") == 4:
+                vm.call(vm.g("vs")["put"], "k", None)
+            vm.set_global("k", vm.call(vm.g("vs")["get"], "k"))
+
+    h = Harness("", 2, vm_factory=factory(Deleter)).load()
+    for _ in range(3):
+        h.step()
+    assert h.get_global(1, "k") == 5
+    for _ in range(3):
+        h.step()
+    assert h.get_global(0, "k") is None and h.get_global(1, "k") is None
+    # as in the reference, the nil PUT comes back to the writer and is stored as a nil entry
+    assert h.services[0].vstigs[1].fetch("k").value is None

@@ -18,7 +18,16 @@ class SwarmRuntimeError(BuzzRaise):
 
 
 def call(vm: Any, fn: Any, *args: Any) -> Any:
-    """Call a Buzz closure (or host closure) from Python and return its result."""
+    """Call a Buzz closure from a host closure, i.e. *inside* a running script
+    (``neighbors.foreach``, ``s.exec`` ...): a runtime error propagates to the script's caller
+    and carries the location of the failing Buzz code."""
+    return vm.call_value(fn, *args)
+
+
+def call_from_host(vm: Any, fn: Any, *args: Any) -> Any:
+    """Call a Buzz closure from the host between script runs (listeners, conflict hooks while
+    handling incoming messages). A runtime error marks the VM failed (``vm.failed``) and the
+    result is None; callers must stop driving a failed VM."""
     return vm.call(fn, *args)
 
 

@@ -31,12 +31,17 @@ def fmt_value(v: Any, depth: int = 0, limit: int = 60) -> str:
     elif isinstance(v, (Closure, HostClosure)):
         s = "[closure]"
     elif isinstance(v, dict):
+        data = [(k, x) for k, x in v.items() if not isinstance(x, (Closure, HostClosure))]
+        nfun = len(v) - len(data)
         if depth >= 2:
             s = f"[table with {len(v)} elems]"
         else:
-            items = [f"{fmt_value(k, depth + 1)}: {fmt_value(x, depth + 1)}" for k, x in list(v.items())[:8]]
-            more = ", …" if len(v) > 8 else ""
-            s = "{" + ", ".join(items) + more + "}"
+            items = [f"{fmt_value(k, depth + 1)}: {fmt_value(x, depth + 1)}" for k, x in data[:8]]
+            if len(data) > 8:
+                items.append("…")
+            if nfun:
+                items.append(f"+{nfun} function{'s' if nfun > 1 else ''}")
+            s = "{" + ", ".join(items) + "}"
     else:
         s = str(v)
     if len(s) > limit:
@@ -45,6 +50,7 @@ def fmt_value(v: Any, depth: int = 0, limit: int = 60) -> str:
 
 
 def print_summary(run: SwarmRun, console) -> None:
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     table = RichTable(title=f"{len(run.robots)} robot(s), {run.steps} step(s)")
@@ -61,7 +67,7 @@ def print_summary(run: SwarmRun, console) -> None:
                            + (", …" if len(c) > 12 else "") if c else "{}")
             for vid, c in sorted(r.stigmergy.items())
         ) or "-"
-        table.add_row(str(r.id), status, g, vs)
+        table.add_row(str(r.id), status, escape(g), escape(vs))
     console.print(table)
     if run.packets_sent:
         console.print(f"radio: {run.packets_sent} packets on links, {run.packets_dropped} dropped")
@@ -72,12 +78,13 @@ def run_command(file: Path, robots: int, steps: int, topology: str, drop: float,
     """Run ``file`` on ``robots`` robots for ``steps`` steps; return the exit status."""
     import typer
     from rich.console import Console
+    from rich.markup import escape
 
     console = Console(highlight=False)
     try:
         source = file.read_text()
     except OSError as e:
-        console.print(f"[red]error:[/] cannot read {file}: {e.strerror}")
+        console.print(f"[red]error:[/] cannot read {escape(str(file))}: {e.strerror}")
         return 2
     if robots < 1 or steps < 0:
         console.print("[red]error:[/] --robots must be >= 1 and --steps >= 0")
@@ -93,12 +100,13 @@ def run_command(file: Path, robots: int, steps: int, topology: str, drop: float,
                     payload_cap=payload_cap, seed=seed, profile=profile,
                     include_path=include_path, on_log=on_log)
     except ValueError as e:
-        console.print(f"[red]error:[/] {e}")
+        console.print(f"[red]error:[/] {escape(str(e))}")
         return 2
     run = h.run(steps)
     print_summary(run, console)
     if run.failed:
         for r in run.failed:
-            console.print(f"[red]robot {r.id} failed[/] ({r.failed_at}): {r.error}", soft_wrap=True)
+            console.print(f"[red]robot {r.id} failed[/] ({escape(str(r.failed_at))}): {escape(str(r.error))}",
+                          soft_wrap=True)
         return 1
     return 0

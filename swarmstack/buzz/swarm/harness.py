@@ -2,8 +2,10 @@
 
 Robots have ids ``0 .. N-1`` (the reference ``bzzrun`` gives its single robot id 1). Loading a
 robot runs the script's top level once and then ``init()``; every step then runs, for each
-robot in id order, incoming messages -> ``step()`` -> outgoing messages (see
-:mod:`.service`). Packets emitted at step ``t`` are heard at step ``t + 1``: the radio
+robot in id order, sensors -> incoming messages -> ``step()`` -> outgoing messages ->
+actuators (see :mod:`.service`). The only sensor is ``pose`` (``pose.position.x/y/z`` in
+metres, ``pose.orientation.yaw/pitch/roll`` in radians, all headings 0), set each step for
+scripts that mention ``pose``; the only actuator is ``goto`` (below). Packets emitted at step ``t`` are heard at step ``t + 1``: the radio
 exchange happens between steps, as on a real range-and-bearing board.
 
 A robot whose VM fails (a runtime error in the top level, ``init``, ``step`` or a callback) is
@@ -117,6 +119,7 @@ class Harness:
         self.packets: list[Optional[bytes]] = [None] * n
         self.step_count = 0
         self._builtins: list[dict[str, Any]] = []
+        self._wants_pose: list[bool] = []
         self._loaded = False
 
     # ------------------------------------------------------------ loading
@@ -170,6 +173,7 @@ class Harness:
                 self.vms.append(None)
                 self.services.append(None)  # type: ignore[arg-type]
                 self._builtins.append({})
+                self._wants_pose.append(False)
                 self._fail(rid, "load", e)
                 continue
             svc = SwarmService(vm, rid, self.profile)
@@ -184,6 +188,8 @@ class Harness:
             except Exception as e:
                 self._fail(rid, "load", e)
             self._builtins.append(_globals_of(vm))
+            strings = getattr(getattr(vm, "program", None), "strings", None)
+            self._wants_pose.append(strings is None or "pose" in strings)
         for rid in range(self.n):
             vm = self.vms[rid]
             if vm is None or self.results[rid].failed:
@@ -217,6 +223,8 @@ class Harness:
             svc = self.services[rid]
             vm = self.vms[rid]
             try:
+                if self._wants_pose[rid]:
+                    vm.set_global("pose", self._pose(rid))
                 svc.receive(inboxes[rid], decoded)
                 if self._vm_failed(vm):
                     self._fail(rid, f"step {stepno} (incoming messages)")
@@ -231,6 +239,17 @@ class Harness:
         if self.move:
             self._apply_moves()
         self.step_count = stepno
+
+    def _pose(self, rid: int) -> Table:
+        x, y, z = self.topology.positions[rid]
+        position = Table()
+        position["x"], position["y"], position["z"] = float(x), float(y), float(z)
+        orientation = Table()
+        orientation["yaw"], orientation["pitch"], orientation["roll"] = 0.0, 0.0, 0.0
+        pose = Table()
+        pose["position"] = position
+        pose["orientation"] = orientation
+        return pose
 
     def _apply_moves(self) -> None:
         pos = self.topology.positions

@@ -194,10 +194,6 @@ def value_size(v: Any) -> int:
     return len(buf)
 
 
-def has_table(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
 # ---------------------------------------------------------------- messages
 # Decoded messages are plain tuples (cheap to build, easy to compare in tests):
 #   (BROADCAST, topic, value)

@@ -98,8 +98,13 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
             return None
         f = args[0]
         _closure_arg(vm, "neighbors.foreach", f)
-        for rid, d in list(p.items()):
-            call(vm, f, rid, d)
+        if f.__class__ is Closure and f.nparams == 2:  # the VM's own fast path, inlined
+            ff = f.fn
+            for rid, d in list(p.items()):
+                ff(f, rid, d)
+        else:
+            for rid, d in list(p.items()):
+                call(vm, f, rid, d)
         return None
 
     def map_(vm, *args):
@@ -110,10 +115,17 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
         f = args[0]
         _closure_arg(vm, "neighbors.map", f)
         out = Table()
-        for rid, d in list(p.items()):
-            r = call(vm, f, rid, d)
-            if r is not None:
-                out[rid] = r
+        if f.__class__ is Closure and f.nparams == 2:
+            ff = f.fn
+            for rid, d in list(p.items()):
+                r = ff(f, rid, d)
+                if r is not None:
+                    out[rid] = r
+        else:
+            for rid, d in list(p.items()):
+                r = call(vm, f, rid, d)
+                if r is not None:
+                    out[rid] = r
         return make_neighbors_table(svc, out)
 
     def reduce_(vm, *args):
@@ -123,8 +135,13 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
         if p is None:
             return acc
         _closure_arg(vm, "neighbors.reduce", f)
-        for rid, d in list(p.items()):
-            acc = call(vm, f, rid, d, acc)
+        if f.__class__ is Closure and f.nparams == 3:
+            ff = f.fn
+            for rid, d in list(p.items()):
+                acc = ff(f, rid, d, acc)
+        else:
+            for rid, d in list(p.items()):
+                acc = call(vm, f, rid, d, acc)
         return acc
 
     def filter_(vm, *args):

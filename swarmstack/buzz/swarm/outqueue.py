@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from swarmstack.buzz.values import Table
-
 from . import messages as M
 
 
@@ -209,4 +207,4 @@ class OutQueue:
         self.leave.clear()
 
 
-__all__ = ["OutQueue", "hashable_key", "Table"]
+__all__ = ["OutQueue", "hashable_key"]

@@ -7,7 +7,8 @@ simulator's range-and-bearing medium implement the same thing:
 ``exchange(packets) -> inboxes``
     ``packets[i]`` is the frame robot ``i`` emits this step (``bytes``, possibly empty), or
     ``None`` if robot ``i`` emits nothing (switched off, failed VM). ``inboxes[j]`` is the list
-    of :data:`Reception` tuples robot ``j`` hears this step, in any order.
+    of receptions robot ``j`` hears this step, in any order: :class:`Reception` named tuples or
+    plain tuples with the same five fields in the same order.
 
 ``payload_cap``
     The most frame bytes a robot may emit per step (``None``: unlimited). The sender is

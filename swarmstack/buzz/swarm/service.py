@@ -27,8 +27,8 @@ from typing import Any, Iterable, Optional
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
 from . import messages as M
-from ._vmapi import call, fail
-from .neighbors import make_neighbors_table, pose_entry
+from ._vmapi import call, call_from_host, fail
+from .neighbors import make_neighbors_table
 from .outqueue import OutQueue
 from .radio import Reception
 from .stigmergy import Entry, VStig, default_resolve
@@ -60,6 +60,7 @@ class SwarmService:
         self.swarm = SwarmState()
         self.neighbors = make_neighbors_table(self, Table(), with_comm=True)
         self.malformed = 0  # messages that could not be decoded
+        self._rounded: dict[tuple, dict] = {}
         self.steps = 0
 
     # ------------------------------------------------------------ profile limits
@@ -100,9 +101,14 @@ class SwarmService:
         (shared by the harness across receivers of the same packet)."""
         poses = Table()
         msgs: list[tuple[int, tuple]] = []
+        rounded = self._rounded
         for rec in inbox:
             sender, payload, d, az, el = rec
-            poses[sender] = pose_entry(d, az, el)
+            key = (d, az, el)
+            pose = rounded.get(key)
+            if pose is None:
+                pose = self._round_pose(key)
+            poses[sender] = Table(pose)
             if not payload:
                 continue
             if decoded is not None:
@@ -118,9 +124,22 @@ class SwarmService:
             for m in ms:
                 msgs.append((sender, m))
         self.neighbors["poses"] = poses
+        vm = self.vm
         for sender, m in msgs:
             self._dispatch(sender, m)
+            if vm.failed:
+                return  # a listener or conflict hook failed: the VM stops here
         self.swarm.age()
+
+    def _round_pose(self, key: tuple) -> dict:
+        """Distance/azimuth/elevation as the VM's float type (binary32 for Buzz, as the
+        reference pushes C floats), cached because static robots hear the same values."""
+        conv = getattr(self.vm, "to_buzz", None)
+        d, az, el = (conv(float(x)) for x in key) if conv is not None else key
+        if len(self._rounded) > 4096:
+            self._rounded.clear()
+        pose = self._rounded[key] = {"distance": d, "azimuth": az, "elevation": el}
+        return pose
 
     def _decode(self, payload: bytes):
         try:
@@ -147,7 +166,7 @@ class SwarmService:
         if kind == M.BROADCAST:
             f = self.listeners.get(m[1])
             if f is not None:
-                call(self.vm, f, m[1], m[2], sender)
+                call_from_host(self.vm, f, m[1], m[2], sender)
         elif kind == M.VSTIG_PUT or kind == M.VSTIG_QUERY:
             _, vid, key, value, ts, robot = m
             vs = self.vstigs.get(vid)
@@ -186,7 +205,7 @@ class SwarmService:
             resolve = default_resolve
         else:
             def resolve(key, local: Entry, remote: Entry):
-                r = call(vm, vs.onconflict, key, _entry_table(local), _entry_table(remote))
+                r = call_from_host(vm, vs.onconflict, key, _entry_table(local), _entry_table(remote))
                 if not isinstance(r, dict):
                     return None
                 robot = r.get("robot")
@@ -197,7 +216,7 @@ class SwarmService:
             lost = None
         else:
             def lost(key, old: Entry):
-                call(vm, vs.onconflictlost, key, _entry_table(old))
+                call_from_host(vm, vs.onconflictlost, key, _entry_table(old))
         return resolve, lost
 
     # ------------------------------------------------------------ the `stigmergy` module

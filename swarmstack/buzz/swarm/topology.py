@@ -183,7 +183,7 @@ class InMemoryRadio:
                 if drop and rnd() < drop:
                     dropped += 1
                     continue
-                inboxes[j].append(Reception(i, p, d, az, el))
+                inboxes[j].append((i, p, d, az, el))  # a Reception, as a plain tuple (hot path)
         self.sent += sent
         self.dropped += dropped
         return inboxes

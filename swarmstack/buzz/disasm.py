@@ -1,0 +1,41 @@
+"""Human-readable listing of Buzz bytecode: one instruction per line with its offset,
+operand (string ids shown with their text) and source location."""
+
+from __future__ import annotations
+
+from swarmstack.buzz import bytecode as B
+
+
+def disassemble(prog: B.Program) -> str:
+    prog.assign_addresses()
+    out = [f"; {len(prog.strings)} strings, {len(prog.functions)} functions, "
+           f"{prog.code_size()} code bytes"]
+    out.append("; strings")
+    for i, s in enumerate(prog.strings):
+        out.append(f";   {i:4d} {s!r}")
+    for fid, f in enumerate(prog.functions):
+        out.append("")
+        out.append(f"function {fid} {f.name}  @{f.addr}  slots-captured={f.ncap} params={f.nparams}")
+        off = f.addr
+        depth = 0
+        for ins in f.code:
+            name = B.NAMES[ins.op]
+            if ins.op in (B.ELSE, B.END, B.ENDLOOP):
+                depth -= 1
+            arg = ""
+            if ins.arg is not None:
+                if ins.op in (B.PUSHS, B.GLOAD, B.GSTORE):
+                    arg = f"{ins.arg} ({prog.strings[ins.arg]!r})"
+                elif ins.op in (B.PUSHL, B.PUSHCN):
+                    arg = f"{ins.arg} ({prog.functions[ins.arg].name} @{prog.functions[ins.arg].addr})"
+                elif ins.op == B.PUSHF:
+                    arg = repr(float(ins.arg))
+                else:
+                    arg = str(ins.arg)
+            where = prog.files[ins.file] if ins.file < len(prog.files) else "?"
+            text = f"  {off:6d}  {'  ' * depth}{name:<8} {arg}"
+            out.append(f"{text:<56} ; {where}:{ins.line}:{ins.col}")
+            if ins.op in (B.IF, B.ELSE, B.LOOP):
+                depth += 1
+            off += B.SIZE[ins.op]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,552 @@
+"""The Buzz standard library, as the reference VM registers it.
+
+Globals: ``id``, ``log``, ``type``, ``int``, ``float``, ``clone``, ``size``, ``foreach``,
+``map``, ``reduce``, ``filter``, ``isnil`` … ``isuserdata``; tables ``math`` (with
+``math.rng``), ``string`` and — only when the host passes ``io_enabled=True`` — ``io``.
+
+Behaviour follows the reference C code, quirks included where a script could see them
+(``math.min`` with nil, ``math.rng.gaussian``'s second argument, ``string.sub`` bounds).
+``math.rng`` is the reference's Mersenne Twister; each VM seeds it from the host's seed and
+its robot id, so runs are reproducible (the reference seeds from the clock).
+
+Tables are iterated (``foreach``/``map``/``reduce``/``filter``) in the reference's order:
+its tables are 10-bucket hash tables (integers hash to ``k % 10``, strings to their string
+id ``% 10``) iterated bucket by bucket, each bucket in insertion order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+
+from swarmstack.buzz.errors import BuzzRaise
+from swarmstack.buzz.runtime import type_name
+from swarmstack.buzz.values import Closure, HostClosure, Table
+
+_F32 = struct.Struct("<f")
+
+
+def f32(x: float) -> float:
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def fmt_value(vm, v) -> str:
+    """How ``log`` and ``io.fwrite`` print one value."""
+    c = v.__class__
+    if c is str:
+        return v
+    if c is int:
+        return str(v)
+    if c is float:
+        return "%f" % v
+    if v is None:
+        return "[nil]"
+    if c is Table:
+        return f"[table with {len(v)} elems]"
+    if c is Closure:
+        return f"[n-closure @{v.code.addr}]"
+    if c is HostClosure:
+        return f"[c-closure @{vm.host_id(v)}]"
+    return f"[userdata @{id(v):#x}]"
+
+
+def _lnum(args, n: int) -> None:
+    if len(args) != n:
+        raise BuzzRaise(f"wrong number of local variables: expected {n} parameters, got {len(args)}")
+
+
+def _want(v, *types) -> None:
+    if v.__class__ not in types:
+        want = {int: "integer", float: "float", str: "string", Table: "table", Closure: "closure"}[types[0]]
+        raise BuzzRaise(f"type mismatch: expected {want}, got {type_name(v)}")
+
+
+def _want_closure(v) -> None:
+    if v.__class__ is not Closure and v.__class__ is not HostClosure:
+        raise BuzzRaise(f"type mismatch: expected closure, got {type_name(v)}")
+
+
+def bucket(vm, k) -> int:
+    c = k.__class__
+    if c is int:
+        r = abs(k) % 10
+        return ((-r if k < 0 else r) & 0xFFFFFFFF) % 10
+    if c is float:
+        try:
+            return (int(k) & 0xFFFFFFFF) % 10
+        except (OverflowError, ValueError):
+            return 0
+    return vm.string_id(k) % 10
+
+
+def ordered_items(vm, t: Table) -> list:
+    """The table's items in the reference VM's iteration order."""
+    return sorted(t.items(), key=lambda kv: bucket(vm, kv[0]))
+
+
+# --------------------------------------------------------------------- Mersenne Twister
+class MT19937:
+    """The reference VM's random generator (32-bit Mersenne Twister)."""
+
+    def __init__(self, seed: int):
+        self.state = [0] * 624
+        self.idx = 625
+        self.seed(seed)
+
+    def seed(self, seed: int) -> None:
+        s = self.state
+        s[0] = seed & 0xFFFFFFFF
+        for i in range(1, 624):
+            s[i] = (1812433253 * (s[i - 1] ^ (s[i - 1] >> 30)) + i) & 0xFFFFFFFF
+        self.idx = 624
+
+    def next32(self) -> int:
+        s = self.state
+        if self.idx >= 624:
+            for kk in range(624):
+                y = (s[kk] & 0x80000000) | (s[(kk + 1) % 624] & 0x7FFFFFFF)
+                s[kk] = s[(kk + 397) % 624] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+            self.idx = 0
+        y = s[self.idx]
+        self.idx += 1
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        y ^= y >> 18
+        return y
+
+
+_UMAX = 0xFFFFFFFF
+_FUMAX = f32(float(_UMAX))
+
+
+def install(vm) -> None:
+    """Install the standard library into ``vm.globals``."""
+    G = vm.globals
+    wrap = vm._prof.wrap
+    fround = vm._prof.fround
+    cmp = vm._ns["_cmp"]
+    tput = vm._ns["_tput"]
+    call = vm.call_value
+    mt = MT19937(((vm.seed & 0xFFFFFFFF) ^ ((vm.robot_id * 0x9E3779B1) & 0xFFFFFFFF)))
+    vm.rng = mt
+
+    def host(name):
+        def deco(fn):
+            hc = HostClosure(fn, name)
+            vm.host_id(hc)
+            return hc
+        return deco
+
+    def table_of(name: str, fns: dict) -> Table:
+        t = Table()
+        for k, fn in fns.items():
+            tput(t, k, fn if not callable(fn) or isinstance(fn, HostClosure) else host(f"{name}.{k}")(fn))
+        return t
+
+    # ---------------------------------------------------------------- basics
+    def b_type(vm_, *a):
+        _lnum(a, 1)
+        return type_name(a[0])
+
+    def b_int(vm_, *a):
+        _lnum(a, 1)
+        v = a[0]
+        if v.__class__ is float:
+            return wrap(int(v)) if math.isfinite(v) else wrap(-(2 ** 31))
+        if v.__class__ is int:
+            return v
+        raise BuzzRaise(f"type mismatch: expected int or float, got {type_name(v)}")
+
+    def b_float(vm_, *a):
+        _lnum(a, 1)
+        v = a[0]
+        if v.__class__ is int:
+            return fround(float(v))
+        if v.__class__ is float:
+            return v
+        raise BuzzRaise(f"type mismatch: expected int or float, got {type_name(v)}")
+
+    def clone_value(v, memo):
+        c = v.__class__
+        if c is Table:
+            if id(v) in memo:
+                return memo[id(v)]
+            t = memo[id(v)] = Table()
+            for k, x in v.items():
+                t[clone_value(k, memo)] = clone_value(x, memo)
+            return t
+        if c is Closure:
+            return Closure(v.code, v.name, tuple(v.upvalues), v.self_table, v.fn, v.nparams)
+        if c is HostClosure:
+            return HostClosure(v.fn, v.name, v.self_table)
+        return v
+
+    def b_clone(vm_, *a):
+        _lnum(a, 1)
+        return clone_value(a[0], {})
+
+    def b_size(vm_, *a):
+        _lnum(a, 1)
+        _want(a[0], Table)
+        return len(a[0])
+
+    def b_foreach(vm_, *a):
+        _lnum(a, 2)
+        _want(a[0], Table)
+        _want_closure(a[1])
+        f = a[1]
+        for k, v in ordered_items(vm, a[0]):
+            call(f, k, v)
+        return None
+
+    def b_map(vm_, *a):
+        _lnum(a, 2)
+        _want(a[0], Table)
+        _want_closure(a[1])
+        f = a[1]
+        out = Table()
+        for k, v in ordered_items(vm, a[0]):
+            r = call(f, k, v)
+            if r is not None:
+                tput(out, k, r)
+        return out
+
+    def b_reduce(vm_, *a):
+        _lnum(a, 3)
+        _want(a[0], Table)
+        _want_closure(a[1])
+        f, acc = a[1], a[2]
+        for k, v in ordered_items(vm, a[0]):
+            acc = call(f, k, v, acc)
+        return acc
+
+    def b_filter(vm_, *a):
+        _lnum(a, 2)
+        _want(a[0], Table)
+        _want_closure(a[1])
+        f = a[1]
+        out = Table()
+        for k, v in ordered_items(vm, a[0]):
+            r = call(f, k, v)
+            if not (r is None or (r.__class__ is int and r == 0)):
+                tput(out, k, v)
+        return out
+
+    def b_log(vm_, *a):
+        vm.log("".join(fmt_value(vm, v) for v in a))
+        return None
+
+    for name, fn in (("type", b_type), ("int", b_int), ("float", b_float), ("clone", b_clone),
+                     ("size", b_size), ("foreach", b_foreach), ("map", b_map),
+                     ("reduce", b_reduce), ("filter", b_filter)):
+        G[name] = host(name)(fn)
+    for tname, pred in (("nil", lambda v: v is None), ("int", lambda v: v.__class__ is int),
+                        ("float", lambda v: v.__class__ is float),
+                        ("string", lambda v: v.__class__ is str),
+                        ("table", lambda v: v.__class__ is Table),
+                        ("closure", lambda v: v.__class__ in (Closure, HostClosure)),
+                        ("userdata", lambda v: v.__class__ not in (type(None), int, float, str, Table, Closure, HostClosure))):
+        def is_fn(vm_, *a, _p=pred):
+            _lnum(a, 1)
+            return 1 if _p(a[0]) else 0
+        G["is" + tname] = host("is" + tname)(is_fn)
+
+    # ---------------------------------------------------------------- math
+    def num_arg(v, which: str = "") -> float:
+        if v.__class__ is float:
+            return v
+        if v.__class__ is int:
+            return f32(float(v))
+        if which:
+            raise BuzzRaise(f"type mismatch: expected float or integer for argument {which}, got {type_name(v)}")
+        raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
+
+    def unary_f(fn):
+        def m(vm_, *a):
+            _lnum(a, 1)
+            x = num_arg(a[0])
+            try:
+                return fround(f32(fn(x)))
+            except (ValueError, ZeroDivisionError):
+                if fn in (math.log, math.log2, math.log10) and x == 0:
+                    return -math.inf
+                return math.nan
+            except OverflowError:
+                return math.inf
+        return m
+
+    def m_abs(vm_, *a):
+        _lnum(a, 1)
+        v = a[0]
+        if v.__class__ is float:
+            return abs(v)
+        if v.__class__ is int:
+            return wrap(abs(v))
+        num_arg(v)
+
+    def to_int_c(x: float) -> int:
+        if not math.isfinite(x):
+            return wrap(-(2 ** 31))
+        return wrap(int(x))
+
+    def rounding(fn):
+        def m(vm_, *a):
+            _lnum(a, 1)
+            v = a[0]
+            if v.__class__ is int:
+                return v
+            if v.__class__ is float:
+                return to_int_c(fn(v)) if math.isfinite(v) else to_int_c(v)
+            num_arg(v)
+        return m
+
+    def c_round(x: float) -> float:
+        return math.copysign(math.floor(abs(x) + 0.5), x)
+
+    def m_atan(vm_, *a):
+        _lnum(a, 2)
+        y, x = num_arg(a[0], "1"), num_arg(a[1], "2")
+        return fround(f32(math.atan2(y, x)))
+
+    def m_min(vm_, *a):
+        _lnum(a, 2)
+        x, y = a
+        c = cmp(x, y)
+        return x if (y is None or (c != 1 and x is not None)) else y
+
+    def m_max(vm_, *a):
+        _lnum(a, 2)
+        x, y = a
+        return x if cmp(x, y) >= 0 else y
+
+    def r_setseed(vm_, *a):
+        _lnum(a, 1)
+        _want(a[0], int)
+        mt.seed(a[0] & 0xFFFFFFFF)
+        return None
+
+    def r_uniform(vm_, *a):
+        u64 = 0xFFFFFFFFFFFFFFFF
+        if len(a) == 0:
+            return wrap(mt.next32())
+        if len(a) == 1:
+            mx = a[0]
+            if mx.__class__ is int:
+                return wrap(((mt.next32() * (mx & u64)) & u64) // _UMAX)
+            if mx.__class__ is float:
+                return fround(f32(f32(f32(float(mt.next32())) * mx) / _FUMAX))
+            num_arg(mx)
+        if len(a) == 2:
+            lo, hi = a
+            if lo.__class__ is int and hi.__class__ is int:
+                span = (hi - lo) & 0xFFFFFFFF
+                span = span - (1 << 32) if span & 0x80000000 else span
+                return wrap((((mt.next32() * (span & u64)) & u64) // _UMAX + (lo & u64)) & u64)
+            if lo.__class__ in (int, float) and hi.__class__ in (int, float):
+                flo, fhi = num_arg(lo), num_arg(hi)
+                return fround(f32(f32(f32(float(mt.next32())) * f32(fhi - flo)) / _FUMAX + flo))
+            raise BuzzRaise(f"type mismatch: expected float or integer for arguments, got "
+                            f"{type_name(lo)} for argument 1 and {type_name(hi)} for argument 2)")
+        raise BuzzRaise(f"wrong number of local variables: expected 0, 1, or 2 parameters, got {len(a)}")
+
+    def r_gaussian(vm_, *a):
+        stddev, mean = 1.0, 0.0
+        if len(a) > 0:
+            stddev = num_arg(a[0], "1")
+            if len(a) == 2:
+                mean = num_arg(a[0], "2")  # the reference reads argument 1 again
+            elif len(a) != 1:
+                raise BuzzRaise(f"wrong number of local variables: expected 0, 1, or 2 parameters, got {len(a)}")
+        while True:
+            n1 = f32(f32(f32(float(mt.next32())) * 2.0) / _FUMAX - 1.0)
+            n2 = f32(f32(f32(float(mt.next32())) * 2.0) / _FUMAX - 1.0)
+            sq = f32(n1 * n1 + n2 * n2)
+            if sq < 1.0:
+                break
+        if sq == 0.0:
+            return fround(mean)
+        return fround(f32(mean + f32(stddev * n1) * math.sqrt(f32(-2.0 * f32(math.log(sq))) / sq)))
+
+    def r_exponential(vm_, *a):
+        _lnum(a, 1)
+        mean = num_arg(a[0])
+        u = f32(f32(float(mt.next32())) / _FUMAX)
+        return fround(f32(-f32(math.log(u)) * mean)) if u > 0 else math.inf
+
+    rng = table_of("math.rng", {"setseed": r_setseed, "uniform": r_uniform,
+                                "gaussian": r_gaussian, "exponential": r_exponential})
+    mtab = table_of("math", {
+        "abs": m_abs, "floor": rounding(math.floor), "ceil": rounding(math.ceil),
+        "round": rounding(c_round), "log": unary_f(math.log), "log2": unary_f(math.log2),
+        "log10": unary_f(math.log10), "exp": unary_f(math.exp), "sqrt": unary_f(math.sqrt),
+        "sin": unary_f(math.sin), "cos": unary_f(math.cos), "tan": unary_f(math.tan),
+        "asin": unary_f(math.asin), "acos": unary_f(math.acos), "atan": m_atan,
+        "min": m_min, "max": m_max})
+    tput(mtab, "pi", fround(f32(math.pi)))
+    tput(mtab, "rng", rng)
+    G["math"] = mtab
+
+    # ---------------------------------------------------------------- string
+    def s_length(vm_, *a):
+        _lnum(a, 1)
+        _want(a[0], str)
+        return len(a[0].encode())
+
+    def s_sub(vm_, *a):
+        if len(a) not in (2, 3):
+            raise BuzzRaise(f"wrong number of local variables: expected 2 or 3 parameters, got {len(a)}")
+        _want(a[0], str)
+        b = a[0].encode()
+        ls = len(b)
+        _want(a[1], int)
+        n = a[1]
+        if n >= ls:
+            return None
+        m = ls
+        if len(a) == 3:
+            _want(a[2], int)
+            m = a[2]
+            if m < n:
+                return None
+            if m >= ls:
+                m = ls
+        n = max(n, 0)
+        return b[n:m].decode("utf-8", errors="replace")
+
+    def s_concat(vm_, *a):
+        if len(a) < 2:
+            raise BuzzRaise(f"wrong number of local variables: expected at least 2 parameters, got {len(a)}")
+        for v in a:
+            _want(v, str)
+        return "".join(a)
+
+    def s_tostring(vm_, *a):
+        _lnum(a, 1)
+        v = a[0]
+        if v.__class__ is int:
+            return str(v)
+        if v.__class__ is float:
+            return "%f" % v
+        return None
+
+    int_re = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
+    float_re = re.compile(r"[ \t\n\r\f\v]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))",
+                          re.IGNORECASE)
+
+    def s_toint(vm_, *a):
+        _lnum(a, 1)
+        _want(a[0], str)
+        m = int_re.match(a[0])
+        if not m:
+            return None
+        v = max(min(int(m.group(1)), 2 ** 63 - 1), -(2 ** 63))
+        return wrap(v)
+
+    def s_tofloat(vm_, *a):
+        _lnum(a, 1)
+        _want(a[0], str)
+        m = float_re.match(a[0])
+        if not m:
+            return None
+        v = f32(float(m.group(1)))
+        if v == 0.0 and any(ch in "123456789" for ch in m.group(1).split("e")[0].split("E")[0]):
+            return None  # underflow: the reference reports failure
+        return fround(v)
+
+    G["string"] = table_of("string", {"length": s_length, "sub": s_sub, "concat": s_concat,
+                                      "tostring": s_tostring, "toint": s_toint, "tofloat": s_tofloat})
+
+    # ---------------------------------------------------------------- io
+    if vm.io_enabled:
+        _install_io(vm, host, tput)
+
+    G["log"] = host("log")(b_log)
+    G["id"] = vm.robot_id
+    for s in ("id", "log", "math", "string", "io", "rng", "pi"):
+        vm.string_id(s)
+    vm._builtin_names = set(G)
+
+
+def _install_io(vm, host, tput) -> None:
+    import errno as _errno
+    import os
+
+    handles: dict[int, object] = {}
+    iot = Table()
+
+    def set_error(err: int) -> None:
+        tput(iot, "errno", err)
+        tput(iot, "error_message", os.strerror(err) if err else "No error")
+
+    def handle(t):
+        _want(t, Table)
+        h = t.get("handle")
+        f = handles.get(h) if h.__class__ is int else None
+        if f is None:
+            raise BuzzRaise("type mismatch: expected a file handle table")
+        return f
+
+    def fopen(vm_, *a):
+        _lnum(a, 2)
+        _want(a[0], str)
+        _want(a[1], str)
+        try:
+            f = open(a[0], a[1].replace("t", ""), encoding="utf-8") if "b" not in a[1] else open(a[0], a[1])
+        except OSError as e:
+            set_error(e.errno or _errno.EIO)
+            return None
+        except ValueError:
+            set_error(_errno.EINVAL)
+            return None
+        set_error(0)
+        hid = len(handles) + 1
+        handles[hid] = f
+        t = Table()
+        tput(t, "handle", hid)
+        tput(t, "name", a[0])
+        return t
+
+    def fclose(vm_, *a):
+        _lnum(a, 1)
+        f = handle(a[0])
+        f.close()
+        set_error(0)
+        return None
+
+    def fsize(vm_, *a):
+        _lnum(a, 1)
+        f = handle(a[0])
+        cur = f.tell()
+        f.seek(0, os.SEEK_END)
+        sz = f.tell()
+        f.seek(cur)
+        set_error(0)
+        return sz
+
+    def fforeach(vm_, *a):
+        _lnum(a, 2)
+        f = handle(a[0])
+        _want_closure(a[1])
+        for line in f:
+            vm.call_value(a[1], line[:-1] if line.endswith("\n") else line)
+        set_error(0)
+        return None
+
+    def fwrite(vm_, *a):
+        if len(a) < 2:
+            raise BuzzRaise(f"wrong number of local variables: expected at least 2 parameters, got {len(a)}")
+        f = handle(a[0])
+        f.write("".join(fmt_value(vm, v) for v in a[1:]) + "\n")
+        set_error(0)
+        return None
+
+    for k, fn in (("fopen", fopen), ("fclose", fclose), ("fsize", fsize),
+                  ("fforeach", fforeach), ("fwrite", fwrite)):
+        tput(iot, k, host("io." + k)(fn))
+    set_error(0)
+    vm.globals["io"] = iot

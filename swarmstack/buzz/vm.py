@@ -1,0 +1,465 @@
+"""The Buzz virtual machine: load a script, run it, and embed it in a host.
+
+Embedding API (used by the swarm layer and the simulator)::
+
+    from swarmstack.buzz.vm import BuzzVM
+    vm = BuzzVM(source, filename="robot.bzz", robot_id=3, profile="buzz",
+                include_path=("lib/",), seed=42, log=print, io_enabled=False)
+    vm = BuzzVM.from_file("robot.bzz", robot_id=3)          # same keywords
+    vm = BuzzVM.from_bytecode(open("robot.bbo", "rb").read(), robot_id=3)
+
+    vm.register("set_wheels", lambda vm, l, r: None)   # host closure: fn(vm, *args)
+    vm.set_global("pose", vm.to_buzz({"x": 0.0, "y": 0.0}))
+    vm.get_global("counter"); vm.globals              # the globals dict (read it, don't rebind)
+    vm.to_buzz({"a": [1, 2]}) / vm.from_buzz(table)   # Python <-> Buzz values
+
+    vm.run_top_level()        # the script's global code (once)
+    vm.init(); vm.step(); vm.reset(); vm.destroy()    # call the script's functions if defined
+    vm.call("f", 1, 2) / vm.call(closure, ...)        # any function or closure
+
+    vm.failed, vm.error       # a runtime error marks the VM failed instead of raising
+                              # (pass raise_errors=True to get the BuzzRuntimeError)
+
+Host closures receive the VM first. When a closure stored in a table is called (``t.f()``),
+``vm.self`` is that table during the call, because the reference binds ``self`` when a
+closure is *stored* into a table (``tput``), not when it is called; :meth:`to_buzz` and
+:meth:`make_table` bind closures the same way, so a swarm layer can build its ``swarm``,
+``neighbors`` and ``stigmergy`` tables of :class:`HostClosure` and read ``vm.self`` in
+``s.join()``. ``vm.profile`` is ``"buzz"`` or ``"bittybuzz"``; ``vm.robot_id`` is the
+``id`` global. ``vm.hooks`` is a list of callables ``hook(vm)`` run after the standard
+library is installed and before the top level runs (the place to install host tables).
+
+Execution compiles each Buzz function to a Python function (see ``codegen``); generated
+code is cached per program, so many robots running one script share the translation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from typing import Any, Callable, Iterable
+
+from swarmstack.buzz import bytecode as B
+from swarmstack.buzz import heap as H
+from swarmstack.buzz.codegen import Generator, Loc
+from swarmstack.buzz.compiler import compile_source
+from swarmstack.buzz.errors import BuzzRaise, BuzzRuntimeError, Frame
+from swarmstack.buzz.runtime import Profile, make_helpers, type_name
+from swarmstack.buzz.values import Closure, HostClosure, Table
+
+MAX_CALL_DEPTH = 2000  # Buzz calls deep before "stack overflow" (buzz profile)
+
+_PROFILES: dict[str, tuple[Profile, dict]] = {}
+_CODE_CACHE: dict[str, tuple[Any, list[int], list[Loc]]] = {}
+_REGISTRY: dict[str, tuple[list[int], list[Loc], B.Program]] = {}
+
+
+def _profile(name: str) -> tuple[Profile, dict]:
+    p = _PROFILES.get(name)
+    if p is None:
+        prof = Profile(name)
+        p = _PROFILES[name] = (prof, make_helpers(prof))
+    return p
+
+
+def _translate(prog: B.Program, prof: Profile):
+    gen = Generator(prog, prof)
+    text, linemap = gen.source()
+    key = hashlib.sha1((prof.name + "\0" + text).encode()).hexdigest()[:16]
+    hit = _CODE_CACHE.get(key)
+    if hit is None:
+        fname = f"<buzz:{key}>"
+        code = compile(text, fname, "exec")
+        hit = _CODE_CACHE[key] = (code, linemap, gen.locs)
+        _REGISTRY[fname] = (linemap, gen.locs, prog)
+    return hit, text
+
+
+class BuzzVM:
+    """One robot's Buzz virtual machine (see the module docstring for the API)."""
+
+    def __init__(self, source: str | None = None, filename: str = "<script>", robot_id: int = 0,
+                 profile: str = "buzz", include_path: Iterable[str] = (), seed: int | None = None,
+                 log: Callable[[str], Any] | None = print, io_enabled: bool = False,
+                 raise_errors: bool = False, program: B.Program | None = None,
+                 measure_heap: bool = False):
+        self.filename = filename
+        self.robot_id = robot_id
+        self.profile = profile
+        self.include_path = tuple(include_path)
+        self.log = log if log is not None else (lambda line: None)
+        self.io_enabled = io_enabled
+        self.raise_errors = raise_errors
+        self.failed = False
+        self.error: BuzzRuntimeError | None = None
+        self.self: Any = None
+        self.hooks: list[Callable[[BuzzVM], Any]] = []
+        self.top_level_done = False
+        self._prof, helpers = _profile(profile)
+        if program is None:
+            if source is None:
+                raise ValueError("BuzzVM needs source text or a compiled program")
+            program = compile_source(source, filename, self.include_path)
+        self.program = program
+        self.sources: dict[str, str] = {}
+        if source is not None:
+            self.sources[filename] = source
+        self.globals: dict[str, Any] = {}
+        self.seed = seed if seed is not None else 0
+        # string ids as the reference assigns them (used to reproduce its table order)
+        self._sids: dict[str, int] = {}
+        for s in program.strings:
+            self.string_id(s)
+        self.heap_accounting = profile == "bittybuzz" or measure_heap
+        self.heap_limit = H.BBZHEAP_SIZE if profile == "bittybuzz" else None
+        self.heap_estimate = 0
+        self.heap_peak = 0
+        self._host_ids: dict[int, int] = {}
+        (code, self._linemap, self._locs), self.python_source = _translate(program, self._prof)
+        ns = dict(helpers)
+        ns.update(self._vm_helpers())
+        exec(code, ns)
+        self._fns = [ns[f"_f{i}"] for i in range(len(program.functions))]
+        self._ns = ns
+        from swarmstack.buzz import stdlib
+        stdlib.install(self)
+
+    # ------------------------------------------------------------ construction
+    @classmethod
+    def from_file(cls, path: str, **kw) -> "BuzzVM":
+        with open(path, encoding="utf-8") as fh:
+            src = fh.read()
+        return cls(src, filename=str(path), **kw)
+
+    @classmethod
+    def from_bytecode(cls, data: bytes, **kw) -> "BuzzVM":
+        return cls(None, program=B.decode(data), **kw)
+
+    def _vm_helpers(self) -> dict:
+        vm = self
+        G = self.globals
+        prog = self.program
+        protos = prog.functions
+        fns: list = []
+        self._fnlist = fns
+        acct = self.heap_accounting
+        depth = [0]
+
+        def mkc(fid: int, ar: tuple) -> Closure:
+            p = protos[fid]
+            if acct:
+                vm._charge(H.BBZ_OBJ_BYTES)
+            return Closure(p, p.name, ar, ar[0] if ar else None, vm._fns[fid], p.nparams)
+
+        def newt() -> Table:
+            if acct:
+                vm._charge(H.BBZ_OBJ_BYTES)
+            return Table()
+
+        def tput(t, k, v) -> None:
+            if t.__class__ is not Table:
+                raise BuzzRaise(f"type mismatch: expected table, got {type_name(t)}")
+            ck = k.__class__
+            if ck is not str and ck is not int and ck is not float:
+                raise BuzzRaise(f"type mismatch: a {type_name(k)} value can't be used as table key")
+            if v is None:
+                if k in t:
+                    del t[k]
+                return
+            cv = v.__class__
+            if cv is Closure:
+                ar = (t,) + v.upvalues[1:] if v.upvalues else (t,)
+                v = Closure(v.code, v.name, ar, t, v.fn, v.nparams)
+            elif cv is HostClosure:
+                v = HostClosure(v.fn, v.name, t)
+            if k in t:
+                del t[k]  # the reference moves a re-set key to the end of its bucket
+            elif acct and len(t) % H.BBZHEAP_ELEMS_PER_TSEG == 0:
+                vm._charge(H.BBZ_TSEG_BYTES)
+            t[k] = v
+
+        def host_caller(c: HostClosure):
+            def call(_c, *args):
+                saved = vm.self
+                vm.self = _c.self_table
+                try:
+                    r = _c.fn(vm, *args)
+                finally:
+                    vm.self = saved
+                return vm._from_host(r)
+            return call
+
+        def adapt(f, n: int):
+            if f.__class__ is HostClosure:
+                return host_caller(f)
+            if f.__class__ is Closure:
+                if n > f.nparams:
+                    np = f.nparams
+                    return lambda c, *a: c.fn(c, *a[:np])
+
+                def fewer(c, *a):
+                    raise BuzzRaise(f"wrong number of local variables: {f.name}() expects "
+                                    f"{f.nparams} argument(s), got {len(a)}")
+                return fewer
+
+            def bad(c, *a):
+                raise BuzzRaise(f"type mismatch: expected closure, got {type_name(f)}")
+            return bad
+
+        def enter() -> None:
+            if depth[0] >= H.BBZ_MAX_CALL_DEPTH:
+                raise BuzzRaise(f"stack overflow: call depth exceeds {H.BBZ_MAX_CALL_DEPTH} "
+                                f"(BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries, "
+                                f"{H.BBZ_STACK_SLOTS_PER_CALL} per call)")
+            depth[0] += 1
+
+        self._depth = depth
+        return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": newt, "_tput": tput,
+                "_adapt": adapt, "_enter": enter, "_DEPTH": depth}
+
+    # ------------------------------------------------------------ heap model
+    def _charge(self, nbytes: int) -> None:
+        self.heap_estimate += nbytes
+        if self.heap_estimate > self.heap_peak:
+            if self.heap_limit is not None and self.heap_estimate > self.heap_limit:
+                self.heap_estimate = self.measure_heap(extra_roots=H.frame_roots())
+                if self.heap_estimate > self.heap_limit:
+                    raise BuzzRaise(f"out of memory: heap use {self.heap_estimate} bytes exceeds "
+                                    f"BBZHEAP_SIZE = {self.heap_limit} bytes")
+            self.heap_peak = max(self.heap_peak, self.heap_estimate)
+
+    def measure_heap(self, extra_roots=()) -> int:
+        """Bytes of live tables and closures (model of ``heap``), from globals and ``extra_roots``."""
+        roots = [v for k, v in self.globals.items() if k not in self._builtin_names]
+        roots.extend(extra_roots)
+        return H.live_bytes(roots)
+
+    # ------------------------------------------------------------ values
+    def string_id(self, s: str) -> int:
+        i = self._sids.get(s)
+        if i is None:
+            i = self._sids[s] = len(self._sids)
+        return i
+
+    def host_id(self, c: HostClosure) -> int:
+        i = self._host_ids.get(id(c.fn))
+        if i is None:
+            i = self._host_ids[id(c.fn)] = len(self._host_ids)
+        return i
+
+    def _from_host(self, r):
+        c = r.__class__
+        if c is int:
+            return self._prof.wrap(r) if not (self._prof.imin <= r <= self._prof.imax) else r
+        if c is bool:
+            return 1 if r else 0
+        if c is float or r is None or c is str or c is Table or c is Closure or c is HostClosure:
+            return r
+        return self.to_buzz(r)
+
+    def make_table(self, items: dict | None = None) -> Table:
+        """A table filled like Buzz code would (closures get ``self`` bound to it)."""
+        t = Table()
+        tput = self._ns["_tput"]
+        for k, v in (items or {}).items():
+            tput(t, self.to_buzz(k), self.to_buzz(v))
+        return t
+
+    def to_buzz(self, obj) -> Any:
+        """Python -> Buzz: dicts become tables, lists/tuples tables indexed from 0, bools 1/0,
+        callables host closures; Buzz values pass through."""
+        c = obj.__class__
+        if obj is None or c is str or c is Table or c is Closure or c is HostClosure:
+            return obj
+        if c is bool:
+            return 1 if obj else 0
+        if isinstance(obj, int):
+            return self._prof.wrap(int(obj))
+        if isinstance(obj, float):
+            return self._prof.fround(float(obj))
+        if isinstance(obj, dict):
+            return self.make_table(obj)
+        if isinstance(obj, (list, tuple)):
+            return self.make_table({i: v for i, v in enumerate(obj)})
+        if callable(obj):
+            return HostClosure(obj, getattr(obj, "__name__", ""))
+        if hasattr(obj, "item"):  # numpy scalars
+            return self.to_buzz(obj.item())
+        raise TypeError(f"cannot convert {type(obj).__name__} to a Buzz value")
+
+    @staticmethod
+    def from_buzz(value) -> Any:
+        """Buzz -> Python: tables become dicts (recursively); other values pass through."""
+        if value.__class__ is Table:
+            return {k: BuzzVM.from_buzz(v) for k, v in value.items()}
+        return value
+
+    # ------------------------------------------------------------ globals
+    def register(self, name: str, fn: Callable[..., Any]) -> HostClosure:
+        """Install ``fn(vm, *args)`` as the global ``name``."""
+        hc = fn if isinstance(fn, HostClosure) else HostClosure(fn, name)
+        self.globals[name] = hc
+        return hc
+
+    def set_global(self, name: str, value) -> None:
+        self.globals[name] = self.to_buzz(value)
+
+    def get_global(self, name: str) -> Any:
+        return self.globals.get(name)
+
+    # ------------------------------------------------------------ running
+    def run_top_level(self) -> bool:
+        """Run the script's global code once (hooks first). Returns False if the VM failed."""
+        if self.top_level_done:
+            return not self.failed
+        self.top_level_done = True
+        for hook in self.hooks:
+            hook(self)
+        main = Closure(self.program.functions[0], "<main>", (), None, self._fns[0], 0)
+        self._run(main, ())
+        return not self.failed
+
+    def call(self, fn, *args) -> Any:
+        """Call a global function by name, or a closure; returns its result (None on failure)."""
+        if self.failed:
+            return None
+        if isinstance(fn, str):
+            name = fn
+            fn = self.globals.get(name)
+            if fn is None:
+                return self._fail_plain(f"type mismatch: cannot find function '{name}()'")
+        args = tuple(self.to_buzz(a) if isinstance(a, (dict, list, tuple, bool)) else a for a in args)
+        return self._run(fn, args)
+
+    def call_value(self, fn, *args) -> Any:
+        """Call a Buzz value from host code *inside* a running script (errors propagate)."""
+        c = fn.__class__
+        if c is Closure and fn.nparams == len(args):
+            return fn.fn(fn, *args)
+        return self._ns["_adapt"](fn, len(args))(fn, *args)
+
+    def _call_if_defined(self, name: str, *args) -> None:
+        if not self.top_level_done:
+            self.run_top_level()
+        if self.failed:
+            return
+        f = self.globals.get(name)
+        if f is not None:
+            self._run(f, args)
+
+    def init(self) -> None:
+        self._call_if_defined("init")
+
+    def step(self) -> None:
+        self._call_if_defined("step")
+
+    def reset(self) -> None:
+        self._call_if_defined("reset")
+
+    def destroy(self) -> None:
+        self._call_if_defined("destroy")
+
+    def _run(self, fn, args: tuple) -> Any:
+        if self.failed:
+            return None
+        old = sys.getrecursionlimit()
+        need = _stack_depth() + MAX_CALL_DEPTH + 100
+        if need > old:
+            sys.setrecursionlimit(need)
+        try:
+            if fn.__class__ is Closure and fn.nparams == len(args):
+                return fn.fn(fn, *args)
+            return self._ns["_adapt"](fn, len(args))(fn, *args)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a located Buzz error
+            self._fail(exc)
+            return None
+        finally:
+            self._depth[0] = 0 if self._depth[0] < 0 else self._depth[0]
+            if need > old:
+                sys.setrecursionlimit(old)
+
+    # ------------------------------------------------------------ errors
+    def _fail_plain(self, message: str) -> None:
+        err = BuzzRuntimeError(self.filename, 0, 0, message, [])
+        self._set_error(err)
+
+    def _set_error(self, err: BuzzRuntimeError) -> None:
+        self.failed = True
+        self.error = err
+        if self.raise_errors:
+            raise err
+
+    def _fail(self, exc: BaseException) -> None:
+        if isinstance(exc, BuzzRaise):
+            msg = exc.message
+        elif isinstance(exc, RecursionError):
+            msg = f"stack overflow: call depth exceeds {MAX_CALL_DEPTH}"
+        elif isinstance(exc, UnboundLocalError):
+            msg = "wrong number of local variables: a local variable was read before it was set"
+        elif isinstance(exc, BuzzRuntimeError):
+            msg = exc.message
+        else:
+            msg = f"host error: {type(exc).__name__}: {exc}"
+        frames: list[Frame] = []
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            reg = _REGISTRY.get(code.co_filename)
+            if reg is not None:
+                linemap, locs, prog = reg
+                li = linemap[tb.tb_lineno] if tb.tb_lineno < len(linemap) else -1
+                if li >= 0:
+                    loc = locs[li]
+                    fname = prog.functions[loc.fid].name
+                    frames.append(Frame(fname, loc.file, loc.line, loc.col))
+            tb = tb.tb_next
+        frames.reverse()
+        if isinstance(exc, RecursionError) and len(frames) > 20:
+            frames = frames[:10] + [Frame(f"... {len(frames) - 20} more", "", 0, 0)] + frames[-10:]
+        if frames:
+            top = frames[0]
+            err = BuzzRuntimeError(top.file, top.line, top.col, msg, frames, self._source_line(top.file, top.line))
+        else:
+            err = BuzzRuntimeError(self.filename, 0, 0, msg, [])
+        self._set_error(err)
+
+    def _source_line(self, file: str, line: int) -> str | None:
+        src = self.sources.get(file)
+        if src is None:
+            try:
+                with open(file, encoding="utf-8") as fh:
+                    src = self.sources[file] = fh.read()
+            except OSError:
+                return None
+        lines = src.split("\n")
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def _stack_depth() -> int:
+    f = sys._getframe(1)
+    n = 0
+    while f is not None:
+        n += 1
+        f = f.f_back
+    return n
+
+
+__all__ = ["BuzzVM", "BuzzRuntimeError", "MAX_CALL_DEPTH"]
+
+
+def _location(self) -> str:
+    """``FILE:LINE:COL`` of the Buzz code running now (for host closures' messages)."""
+    f = sys._getframe(1)
+    while f is not None:
+        reg = _REGISTRY.get(f.f_code.co_filename)
+        if reg is not None:
+            linemap, locs, _prog = reg
+            li = linemap[f.f_lineno] if f.f_lineno < len(linemap) else -1
+            if li >= 0:
+                loc = locs[li]
+                return f"{loc.file}:{loc.line}:{loc.col}"
+        f = f.f_back
+    return ""
+
+
+BuzzVM.location = _location

@@ -1,0 +1,35 @@
+"""Controllers used by the core tests (importable as tests.core.controllers:Name)."""
+
+import numpy as np
+
+from swarmstack import BatchedController, Controller
+
+
+class RandomWheels(BatchedController):
+    """Random wheel speeds redrawn every tick from each robot's own stream."""
+
+    def step(self, group):
+        group.wheels[:] = (group.uniform(2) * 2.0 - 1.0) * 0.2
+
+
+class Forward(BatchedController):
+    def step(self, group):
+        group.wheels[:] = 0.15
+
+
+class Spin(Controller):
+    def step(self, robot):
+        robot.set_wheels(0.05, -0.05)
+
+
+class CrashAt(Controller):
+    """Robot ``robot_id`` raises at tick ``tick``; everyone else drives forward."""
+
+    def init(self, robot, params):
+        self.tick = int(params["tick"])
+        self.robot_id = int(params["robot_id"])
+
+    def step(self, robot):
+        if robot.id == self.robot_id and robot.tick >= self.tick:
+            raise ZeroDivisionError("deliberate failure in a test controller")
+        robot.set_wheels(0.05, 0.05)

@@ -1,0 +1,79 @@
+"""`swarmstack run`: summary, Parquet trajectories, batches, controller crashes keep the data."""
+
+import json
+from pathlib import Path
+
+import duckdb
+from typer.testing import CliRunner
+
+from swarmstack.cli import app
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+
+EXP = """
+[simulation]
+ticks = 60
+seed = 5
+
+[arena]
+size = [1.0, 1.0]
+walls = true
+
+[[robots]]
+name = "e"
+count = 4
+controller = {{ python = "{ctrl}", params = {params} }}
+sensors = {{ proximity = true, encoders = true }}
+
+[output]
+sensors = ["encoders"]
+chunk_ticks = 10
+"""
+
+
+def _write(tmp_path, ctrl, params="{}"):
+    path = tmp_path / "exp.toml"
+    path.write_text(EXP.format(ctrl=ctrl, params=params))
+    return path
+
+
+def test_run_writes_summary_and_trajectories(tmp_path):
+    path = _write(tmp_path, "tests.core.controllers:Spin")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--runs", "2", "--quiet"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("seed", "runs", "ticks", "robots", "wall_time_s", "robot_ticks_per_s"):
+        assert key in summary
+    assert summary["runs"] == 2 and summary["robots"] == 4 and summary["ticks"] == 60
+    assert summary["status"] == "completed"
+    rows = duckdb.sql(f"SELECT count(*), count(DISTINCT run), max(tick) FROM "
+                      f"read_parquet('{out}/trajectories/*.parquet')").fetchall()[0]
+    assert rows == (2 * 4 * 61, 2, 60)
+    cols = duckdb.sql(f"SELECT * FROM read_parquet('{out}/sensors/e/*.parquet') LIMIT 1").columns
+    assert {"run", "tick", "robot", "encoders_0", "encoders_1"} <= set(cols)
+
+
+def test_ticks_and_seed_override(tmp_path):
+    path = _write(tmp_path, "tests.core.controllers:Spin")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--ticks", "7",
+                                 "--seed", "99", "--quiet"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ticks"] == 7 and summary["seed"] == 99
+
+
+def test_controller_crash_names_robot_and_keeps_data(tmp_path):
+    path = _write(tmp_path, "tests.core.controllers:CrashAt", "{ tick = 35, robot_id = 2 }")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    assert result.exit_code == 1
+    assert "robot 2 of group 'e'" in result.output
+    assert "ZeroDivisionError" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["error"]["robot"] == 2
+    ticks = duckdb.sql(f"SELECT max(tick) FROM read_parquet('{out}/trajectories/*.parquet')"
+                       ).fetchall()[0][0]
+    assert ticks == 35  # everything up to the failing tick is on disk
