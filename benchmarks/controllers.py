@@ -25,3 +25,22 @@ class Spin(Controller):
         if self.sensor:
             getattr(robot, self.sensor)
         robot.set_wheels(self.speed, -self.speed)
+
+
+class SpinStudy(BatchedController):
+    """The §4.3 study in one batch: run r spins at wheel speed ``speeds[r // runs_per_speed]``."""
+
+    def init(self, group, params):
+        speeds = [float(v) for v in params["speeds"]]
+        per = int(params["runs_per_speed"])
+        self.speed = [speeds[min(r // per, len(speeds) - 1)] for r in range(max(group.run) + 1)]
+        self.sensor = params.get("sensor")
+        import numpy as np
+
+        self.v = np.asarray(self.speed)[group.run]
+
+    def step(self, group):
+        if self.sensor:
+            getattr(group, self.sensor)
+        group.wheels[:, 0] = self.v
+        group.wheels[:, 1] = -self.v

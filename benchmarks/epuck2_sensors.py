@@ -26,8 +26,11 @@ SENSORS = ("none", "proximity", "light", "ground", "tof", "encoders", "camera", 
 READING = {"tof": "tof_mm"}
 
 
+PAPER_SPEEDS_M_S = [k * 0.015 for k in range(11)]  # 0, 1.5, …, 15 cm/s (§4.3)
+
+
 def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.05,
-               battery_model: str = "cubic") -> dict:
+               battery_model: str = "cubic", runs_per_speed: int = 0) -> dict:
     side = 2.0 * math.sqrt(max(robots, 50) / 50.0)
     h = side / 2
     lights = []
@@ -45,6 +48,11 @@ def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.0
     elif sensor != "none":
         sensors[sensor] = True
     ctrl = "SpinBatched" if controller == "batched" else "Spin"
+    params = {"speed": speed_m_s,
+              "sensor": READING.get(sensor, sensor) if sensor != "none" else None}
+    if runs_per_speed:
+        ctrl = "SpinStudy"
+        params.update(speeds=PAPER_SPEEDS_M_S, runs_per_speed=runs_per_speed)
     return {
         "simulation": {"ticks_per_second": 10},
         "arena": {"size": [side, side], "walls": {"thickness": 0.02, "height": 0.1}},
@@ -53,17 +61,14 @@ def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.0
         "robots": [{
             "name": "epuck2", "type": "epuck2", "count": robots,
             "sensors": sensors,
-            "controller": {"python": f"benchmarks.controllers:{ctrl}",
-                           "params": {"speed": speed_m_s,
-                                      "sensor": READING.get(sensor, sensor)
-                                      if sensor != "none" else None}},
+            "controller": {"python": f"benchmarks.controllers:{ctrl}", "params": params},
         }],
     }
 
 
 def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller: str,
-            seed: int = 1, speed_m_s: float = 0.05) -> dict:
-    cfg = experiment(robots, sensor, controller, speed_m_s)
+            seed: int = 1, speed_m_s: float = 0.05, runs_per_speed: int = 0) -> dict:
+    cfg = experiment(robots, sensor, controller, speed_m_s, runs_per_speed=runs_per_speed)
     t_setup = time.perf_counter()
     sim = Simulation.from_dict(cfg, seed=seed, runs=runs)
     sim.start()
@@ -81,6 +86,54 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
     }
 
 
+# ARGoS + E-Puck2 plug-in on a machine like ours (docs: shared performance anchors):
+# wall seconds for 72 000 ticks, by (robots, sensor)
+ARGOS_S_72000 = {(50, "encoders"): 17.19, (50, "proximity"): 30.28, (50, "tof"): 20.32,
+                 (50, "light"): 36.97, (1, "encoders"): 0.56, (5, "encoders"): 1.37,
+                 (10, "encoders"): 3.12, (20, "encoders"): 5.78}
+ARGOS_ROBOT_TICKS_S = {(1000, "proximity"): 72_000, (10000, "proximity"): 42_000}
+
+
+def argos_rate(robots: int, sensor: str):
+    """ARGoS robot-ticks per second for the same workload, where measured."""
+    if (robots, sensor) in ARGOS_S_72000:
+        return robots * 72_000 / ARGOS_S_72000[(robots, sensor)]
+    return ARGOS_ROBOT_TICKS_S.get((robots, sensor))
+
+
+def table(sim_seconds: float, controller: str) -> list[dict]:
+    """The §4.3 grid (1–50 robots × each sensor alone) plus 1 000 and 10 000 robots."""
+    rows = []
+    for robots in (1, 5, 10, 20, 50):
+        base = None
+        for sensor in SENSORS:
+            r = measure(robots, sensor, sim_seconds, 1, controller)
+            if sensor == "none":
+                base = r["wall_time_s"]
+            r["overhead_vs_none"] = r["wall_time_s"] / base - 1.0
+            rows.append(r)
+    rows.append(measure(1000, "proximity", min(sim_seconds, 600.0), 1, controller))
+    rows.append(measure(10000, "proximity", min(sim_seconds, 60.0), 1, controller))
+    for r in rows:
+        ref = argos_rate(r["robots"], r["sensors"])
+        r["argos_robot_ticks_per_s"] = ref
+        r["speedup_vs_argos"] = r["robot_ticks_per_s"] / ref if ref else None
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'robots':>6} {'sensor':>10} {'robot-ticks/s':>14} {'overhead':>9} "
+          f"{'ARGoS':>9} {'xARGoS':>7}")
+    for r in rows:
+        ov = r.get("overhead_vs_none")
+        ref = r.get("argos_robot_ticks_per_s")
+        overhead = "" if ov is None else f"{ov:+.0%}"
+        argos = "" if not ref else f"{ref:,.0f}"
+        ratio = "" if not ref else f"{r['speedup_vs_argos']:.1f}"
+        print(f"{r['robots']:>6} {r['sensors']:>10} {r['robot_ticks_per_s']:>14,.0f} "
+              f"{overhead:>9} {argos:>9} {ratio:>7}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--robots", type=int, default=50)
@@ -89,9 +142,29 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--controller", choices=("batched", "per-robot"), default="batched")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--study", type=int, default=0, metavar="SEEDS",
+                   help="the §4.3 study in one batch: 11 speeds × SEEDS runs (overrides --runs)")
+    p.add_argument("--table", action="store_true",
+                   help="the whole §4.3 grid (1–50 robots × each sensor) + 1 000 / 10 000 robots")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed)
+    if a.table:
+        rows = table(a.sim_seconds, a.controller)
+        if a.json:
+            print(json.dumps(rows))
+        else:
+            print_table(rows)
+        return 0
+    if a.study:
+        result = measure(a.robots, a.sensors, a.sim_seconds, 11 * a.study, "batched", a.seed,
+                         runs_per_speed=a.study)
+        # the paper's study runs 2 simulated hours per run; ARGoS anchor: 30.28 s per run
+        result["study_runs"] = 11 * a.study
+        result["projected_wall_s_for_2h"] = result["wall_time_s"] * 7200.0 / a.sim_seconds
+        result["argos_wall_s"] = 30.28 * 11 * a.study
+        result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
+    else:
+        result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed)
     if a.json:
         print(json.dumps(result))
     else:

@@ -23,6 +23,7 @@ from swarmstack.buzz import bytecode as B
 from swarmstack.buzz.runtime import Profile
 
 _MARK = re.compile(r"#@(\d+)$")
+MAX_NEST = 8  # operators nested in one Python expression before spilling to a temporary
 
 
 @dataclass
@@ -36,10 +37,12 @@ class Loc:
 class _E:
     """A symbolic stack entry: Python source for the value, and optionally a bool form."""
 
-    __slots__ = ("py", "kind", "slot", "cond", "const")
+    __slots__ = ("py", "kind", "slot", "cond", "const", "depth")
 
-    def __init__(self, py: str, kind: str, slot: int = -1, cond: str | None = None, const=None):
+    def __init__(self, py: str, kind: str, slot: int = -1, cond: str | None = None, const=None,
+                 depth: int = 0):
         self.py, self.kind, self.slot, self.cond, self.const = py, kind, slot, cond, const
+        self.depth = depth
 
     @property
     def simple(self) -> bool:
@@ -81,6 +84,8 @@ class _FnGen:
 
     def name_of(self, e: _E) -> tuple[str, str]:
         """(name to reuse, expression that evaluates it first) for an operand."""
+        if e.kind == "const":
+            return f"({e.py})", f"({e.py})"
         if e.simple:
             return e.py, e.py
         t = self.tmp()
@@ -128,7 +133,16 @@ class _FnGen:
         guard, na, nb = g
         r = self.tmp("_r")
         lo, hi = self.g.profile.imin, self.g.profile.imax
-        fast = f"({r} if {lo} <= ({r} := {na} {op} {nb}) <= {hi} else _wrap({r}))"
+        # adding or subtracting a small constant can only leave the range on one side
+        c = b.const if b.kind == "const" and a.kind != "const" and op in "+-" else None
+        if c is not None and 0 <= c <= 1 << 20:
+            test = f"({r} := {na} {op} {nb}) {'<=' if op == '+' else '>='} {hi if op == '+' else lo}"
+            fast = f"({r} if {test} else _wrap({r}))"
+        elif c is not None and -(1 << 20) <= c < 0:
+            test = f"({r} := {na} {op} {nb}) {'>=' if op == '+' else '<='} {lo if op == '+' else hi}"
+            fast = f"({r} if {test} else _wrap({r}))"
+        else:
+            fast = f"({r} if {lo} <= ({r} := {na} {op} {nb}) <= {hi} else _wrap({r}))"
         self.stack.append(_E(f"({fast} if {guard} else (#@{m}\n{helper}({na}, {nb})))", "expr"))
 
     def compare(self, op: str, helper: str, ins: B.Instr) -> None:
@@ -183,6 +197,12 @@ class _FnGen:
         op, arg = ins.op, ins.arg
         st = self.stack
         prof = self.g.profile
+        if st and st[-1].depth > MAX_NEST:
+            # Python limits how deeply parentheses nest: evaluate long chains into temporaries
+            # (the whole pending stack, bottom first, so the evaluation order is unchanged)
+            self.flush()
+        n0 = len(st)
+        d_in = max((e.depth for e in st[-3:]), default=0)
         if op == B.PUSHNIL:
             st.append(self.const(None))
         elif op == B.PUSHI:
@@ -265,6 +285,9 @@ class _FnGen:
             self.helper2("_mod", ins)
         elif op == B.POW:
             self.helper2("_pow", ins)
+        elif op == B.UNM and st[-1].kind == "const" and type(st[-1].const) in (int, float):
+            v = st.pop().const
+            st.append(self.const(prof.wrap(-v) if type(v) is int else -v))
         elif op == B.UNM:
             a = st.pop()
             m = self.mark(ins)
@@ -335,6 +358,8 @@ class _FnGen:
             pass
         else:  # pragma: no cover - every opcode is handled above
             raise ValueError(f"cannot translate opcode {B.NAMES[op]}")
+        if st and len(st) <= n0 and st[-1].kind == "expr":
+            st[-1].depth = d_in + 1
 
 
 class Generator:

@@ -28,6 +28,9 @@ class BuzzSyntaxError(BuzzError):
     def location_message(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: {self.message}"
 
+    def __reduce__(self):  # picklable, so errors can cross process boundaries (sweeps)
+        return (type(self), (self.file, self.line, self.col, self.message, self.source_line))
+
     def pretty(self) -> str:
         """Location line, source line and caret: what `swarmstack buzz check` prints."""
         excerpt = caret_excerpt(self.source_line, self.col)
@@ -35,7 +38,8 @@ class BuzzSyntaxError(BuzzError):
 
 
 class BuzzRaise(Exception):
-    """Raised by runtime helpers without a location; the VM adds file:line:col from the trace."""
+    """Raised by runtime helpers without a location; the VM adds file:line:col from the trace.
+    Host closures may raise it (or a subclass) to stop the script with ``message``."""
 
     def __init__(self, message: str):
         self.message = message
@@ -74,6 +78,9 @@ class BuzzRuntimeError(BuzzError):
 
     def __str__(self) -> str:
         return self.location_message()
+
+    def __reduce__(self):
+        return (type(self), (self.file, self.line, self.col, self.message, self.trace, self.source_line))
 
     def pretty(self) -> str:
         parts = [self.location_message()]

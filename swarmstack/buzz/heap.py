@@ -9,8 +9,9 @@ gives such objects, and compare the total against ``BBZHEAP_SIZE``:
 * table entries live in segments of ``BBZHEAP_ELEMS_PER_TSEG`` key/value pairs, each
   segment ``BBZ_TSEG_BYTES`` (2-byte key and value references, plus a 2-byte link).
 
-Call depth: each Buzz call keeps at least ``BBZ_STACK_SLOTS_PER_CALL`` entries on the
-operand stack (return address, closure, self), so ``BBZSTACK_SIZE`` bounds the depth.
+Call depth: every active call holds one of the ``BBZHEAP_RSV_ACTREC_MAX`` activation
+records BittyBuzz reserves, and at least ``BBZ_STACK_SLOTS_PER_CALL`` entries of the
+operand stack (return address, closure, self), so the depth is bounded by both.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from swarmstack.buzz.values import Closure, HostClosure, Table
 BBZHEAP_SIZE = 3264            # bytes of heap (BittyBuzz default configuration)
 BBZHEAP_ELEMS_PER_TSEG = 5     # key/value pairs per table segment
 BBZSTACK_SIZE = 96             # operand stack entries
+BBZHEAP_RSV_ACTREC_MAX = 28    # heap objects reserved for activation records
 BBZ_OBJ_BYTES = 4
 BBZ_TSEG_BYTES = 4 * BBZHEAP_ELEMS_PER_TSEG + 2
 BBZ_STACK_SLOTS_PER_CALL = 3
-BBZ_MAX_CALL_DEPTH = BBZSTACK_SIZE // BBZ_STACK_SLOTS_PER_CALL
+BBZ_MAX_CALL_DEPTH = min(BBZHEAP_RSV_ACTREC_MAX, BBZSTACK_SIZE // BBZ_STACK_SLOTS_PER_CALL)
 
 
 def table_bytes(n_entries: int) -> int:

@@ -72,22 +72,42 @@ def make_helpers(profile: Profile) -> dict:
     def num_err(a, b):
         raise BuzzRaise(f"type mismatch: expected numeric operands, got {type_name(a)} and {type_name(b)}")
 
-    def arith(a, b, op):
+    def num_pair(a, b):
+        """Both operands as floats the way C promotes them (int -> float first)."""
         ca, cb = a.__class__, b.__class__
-        if ca is int and cb is int:
-            return wrap(op(a, b))
         if (ca is int or ca is float) and (cb is int or cb is float):
-            return fround(op(fround(a) if ca is int else a, fround(b) if cb is int else b))
+            return (fround(a) if ca is int else a), (fround(b) if cb is int else b)
         num_err(a, b)
 
     def add(a, b):
-        return arith(a, b, lambda x, y: x + y)
+        ca = a.__class__
+        if ca is b.__class__:
+            if ca is float:
+                return fround(a + b)
+            if ca is int:
+                return wrap(a + b)
+        x, y = num_pair(a, b)
+        return fround(x + y)
 
     def sub(a, b):
-        return arith(a, b, lambda x, y: x - y)
+        ca = a.__class__
+        if ca is b.__class__:
+            if ca is float:
+                return fround(a - b)
+            if ca is int:
+                return wrap(a - b)
+        x, y = num_pair(a, b)
+        return fround(x - y)
 
     def mul(a, b):
-        return arith(a, b, lambda x, y: x * y)
+        ca = a.__class__
+        if ca is b.__class__:
+            if ca is float:
+                return fround(a * b)
+            if ca is int:
+                return wrap(a * b)
+        x, y = num_pair(a, b)
+        return fround(x * y)
 
     def fdiv(x, y):
         try:
@@ -104,9 +124,8 @@ def make_helpers(profile: Profile) -> dict:
                 raise BuzzRaise("division by zero")
             q = abs(a) // abs(b)
             return wrap(q if (a < 0) == (b < 0) else -q)
-        if (ca is int or ca is float) and (cb is int or cb is float):
-            return fround(fdiv(fround(a) if ca is int else a, fround(b) if cb is int else b))
-        num_err(a, b)
+        x, y = num_pair(a, b)
+        return fround(fdiv(x, y))
 
     def as_float_bits(i: int) -> float:  # reinterpret an integer's bits as a float (reference quirk)
         return fround(fpack.unpack(ipack.pack(wrap(i)))[0])

@@ -93,18 +93,21 @@ class MT19937:
     """The reference VM's random generator (32-bit Mersenne Twister)."""
 
     def __init__(self, seed: int):
-        self.state = [0] * 624
+        self.state: list[int] = []
         self.idx = 625
-        self.seed(seed)
+        self.pending: int | None = seed & 0xFFFFFFFF  # seeded lazily: most scripts never draw
 
     def seed(self, seed: int) -> None:
-        s = self.state
+        self.pending = None
+        s = self.state = [0] * 624
         s[0] = seed & 0xFFFFFFFF
         for i in range(1, 624):
             s[i] = (1812433253 * (s[i - 1] ^ (s[i - 1] >> 30)) + i) & 0xFFFFFFFF
         self.idx = 624
 
     def next32(self) -> int:
+        if self.pending is not None:
+            self.seed(self.pending)
         s = self.state
         if self.idx >= 624:
             for kk in range(624):
@@ -266,12 +269,17 @@ def install(vm) -> None:
             raise BuzzRaise(f"type mismatch: expected float or integer for argument {which}, got {type_name(v)}")
         raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
 
+    single = vm.profile == "buzz"
+
     def unary_f(fn):
         def m(vm_, *a):
-            _lnum(a, 1)
-            x = num_arg(a[0])
+            if len(a) != 1:
+                _lnum(a, 1)
+            x = a[0]
+            if x.__class__ is not float:
+                x = num_arg(x)
             try:
-                return fround(f32(fn(x)))
+                return f32(fn(x)) if single else fround(f32(fn(x)))
             except (ValueError, ZeroDivisionError):
                 if fn in (math.log, math.log2, math.log10) and x == 0:
                     return -math.inf

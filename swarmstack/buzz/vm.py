@@ -18,6 +18,8 @@ Embedding API (used by the swarm layer and the simulator)::
     vm.call("f", 1, 2) / vm.call(closure, ...)        # any function or closure
 
     vm.failed, vm.error       # a runtime error marks the VM failed instead of raising
+                              # (a script that does not compile raises BuzzSyntaxError
+                              # from the constructor, for every robot alike)
                               # (pass raise_errors=True to get the BuzzRuntimeError)
 
 Host closures receive the VM first. When a closure stored in a table is called (``t.f()``),
@@ -36,6 +38,7 @@ code is cached per program, so many robots running one script share the translat
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from typing import Any, Callable, Iterable
 
@@ -50,8 +53,10 @@ from swarmstack.buzz.values import Closure, HostClosure, Table
 MAX_CALL_DEPTH = 2000  # Buzz calls deep before "stack overflow" (buzz profile)
 
 _PROFILES: dict[str, tuple[Profile, dict]] = {}
+_PLAIN = frozenset((float, str, Table, Closure, HostClosure))
 _CODE_CACHE: dict[str, tuple[Any, list[int], list[Loc]]] = {}
 _REGISTRY: dict[str, tuple[list[int], list[Loc], B.Program]] = {}
+_PROGRAM_CACHE: dict[tuple, tuple[B.Program, list]] = {}
 
 
 def _profile(name: str) -> tuple[Profile, dict]:
@@ -62,7 +67,39 @@ def _profile(name: str) -> tuple[Profile, dict]:
     return p
 
 
+def _compile_cached(source: str, filename: str, include_path: tuple[str, ...]) -> B.Program:
+    """Compile once per (source, file name, include path); a changed included file invalidates."""
+    key = (source, filename, include_path)
+    hit = _PROGRAM_CACHE.get(key)
+    if hit is not None:
+        prog, stamps = hit
+        if all(_mtime(p) == m for p, m in stamps):
+            return prog
+    prog = compile_source(source, filename, include_path)
+    stamps = [(f, _mtime(f)) for f in prog.files if f != filename]
+    if len(_PROGRAM_CACHE) > 256:
+        _PROGRAM_CACHE.clear()
+    _PROGRAM_CACHE[key] = (prog, stamps)
+    return prog
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return -1.0
+
+
 def _translate(prog: B.Program, prof: Profile):
+    """Python code for ``prog`` (cached on the program object, per profile)."""
+    cache = prog.__dict__.setdefault("_translations", {})
+    hit = cache.get(prof.name)
+    if hit is None:
+        hit = cache[prof.name] = _translate_uncached(prog, prof)
+    return hit
+
+
+def _translate_uncached(prog: B.Program, prof: Profile):
     gen = Generator(prog, prof)
     text, linemap = gen.source()
     key = hashlib.sha1((prof.name + "\0" + text).encode()).hexdigest()[:16]
@@ -99,7 +136,7 @@ class BuzzVM:
         if program is None:
             if source is None:
                 raise ValueError("BuzzVM needs source text or a compiled program")
-            program = compile_source(source, filename, self.include_path)
+            program = _compile_cached(source, filename, self.include_path)
         self.program = program
         self.sources: dict[str, str] = {}
         if source is not None:
@@ -186,6 +223,8 @@ class BuzzVM:
                     r = _c.fn(vm, *args)
                 finally:
                     vm.self = saved
+                if r is None or r.__class__ in _PLAIN:
+                    return r
                 return vm._from_host(r)
             return call
 
@@ -209,8 +248,8 @@ class BuzzVM:
         def enter() -> None:
             if depth[0] >= H.BBZ_MAX_CALL_DEPTH:
                 raise BuzzRaise(f"stack overflow: call depth exceeds {H.BBZ_MAX_CALL_DEPTH} "
-                                f"(BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries, "
-                                f"{H.BBZ_STACK_SLOTS_PER_CALL} per call)")
+                                f"(BBZHEAP_RSV_ACTREC_MAX = {H.BBZHEAP_RSV_ACTREC_MAX} activation "
+                                f"records, BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries)")
             depth[0] += 1
 
         self._depth = depth
@@ -328,7 +367,7 @@ class BuzzVM:
             fn = self.globals.get(name)
             if fn is None:
                 return self._fail_plain(f"type mismatch: cannot find function '{name}()'")
-        args = tuple(self.to_buzz(a) if isinstance(a, (dict, list, tuple, bool)) else a for a in args)
+        args = tuple(self.to_buzz(a) for a in args)
         return self._run(fn, args)
 
     def call_value(self, fn, *args) -> Any:
@@ -374,9 +413,22 @@ class BuzzVM:
             self._fail(exc)
             return None
         finally:
-            self._depth[0] = 0 if self._depth[0] < 0 else self._depth[0]
             if need > old:
                 sys.setrecursionlimit(old)
+
+    def location(self) -> str:
+        """``FILE:LINE:COL`` of the Buzz code running now (for host closures' messages)."""
+        f = sys._getframe(1)
+        while f is not None:
+            reg = _REGISTRY.get(f.f_code.co_filename)
+            if reg is not None:
+                linemap, locs, _prog = reg
+                li = linemap[f.f_lineno] if f.f_lineno < len(linemap) else -1
+                if li >= 0:
+                    loc = locs[li]
+                    return f"{loc.file}:{loc.line}:{loc.col}"
+            f = f.f_back
+        return ""
 
     # ------------------------------------------------------------ errors
     def _fail_plain(self, message: str) -> None:
@@ -446,20 +498,3 @@ def _stack_depth() -> int:
 
 __all__ = ["BuzzVM", "BuzzRuntimeError", "MAX_CALL_DEPTH"]
 
-
-def _location(self) -> str:
-    """``FILE:LINE:COL`` of the Buzz code running now (for host closures' messages)."""
-    f = sys._getframe(1)
-    while f is not None:
-        reg = _REGISTRY.get(f.f_code.co_filename)
-        if reg is not None:
-            linemap, locs, _prog = reg
-            li = linemap[f.f_lineno] if f.f_lineno < len(linemap) else -1
-            if li >= 0:
-                loc = locs[li]
-                return f"{loc.file}:{loc.line}:{loc.col}"
-        f = f.f_back
-    return ""
-
-
-BuzzVM.location = _location

@@ -304,9 +304,10 @@ class Simulation:
         b = w.bodies
         b.remember_pose()
         integrate(b.x, b.y, b.yaw, w.wheel_speed[:, 0], w.wheel_speed[:, 1], self._axle, w.dt)
-        resolve(b.x, b.y, b.prev_x, b.prev_y, b.radius, b.run, w.n_runs, w.arena.boxes,
-                w.arena.cylinders, w.bounds, w.grid, CONTACT_ITERATIONS)
-        w.refresh_grid()
+        _, w.cell_start, w.order = resolve(
+            b.x, b.y, b.prev_x, b.prev_y, b.radius, b.run, w.n_runs, w.arena.boxes,
+            w.arena.cylinders, w.bounds, w.grid, w.static, w.cell_start, w.order,
+            CONTACT_ITERATIONS)
         self._refresh_emitters()
 
     def _refresh_emitters(self) -> None:

@@ -19,8 +19,14 @@ from swarmstack.geometry.grid import cell_xy
 @njit(cache=True)
 def boxes_near(px, py, reach, boxes, out):
     """Indices of boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
+    return boxes_near_listed(px, py, reach, boxes, np.arange(boxes.shape[0]), out)
+
+
+@njit(cache=True)
+def boxes_near_listed(px, py, reach, boxes, items, out):
+    """``boxes_near`` restricted to the boxes in ``items`` (e.g. a cell's static list)."""
     m = 0
-    for k in range(boxes.shape[0]):
+    for k in items:
         c = boxes[k, 6]
         s = boxes[k, 7]
         lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
@@ -35,8 +41,13 @@ def boxes_near(px, py, reach, boxes, out):
 
 @njit(cache=True)
 def cylinders_near(px, py, reach, cylinders, out):
+    return cylinders_near_listed(px, py, reach, cylinders, np.arange(cylinders.shape[0]), out)
+
+
+@njit(cache=True)
+def cylinders_near_listed(px, py, reach, cylinders, items, out):
     m = 0
-    for k in range(cylinders.shape[0]):
+    for k in items:
         dx = px - cylinders[k, 0]
         dy = py - cylinders[k, 1]
         rr = reach + cylinders[k, 2]

@@ -20,12 +20,19 @@ from swarmstack.geometry.grid import build_grid, cell_xy
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _static_push(px, py, r, boxes, cylinders, bounds):
     """Correction (dx, dy) that moves a disk out of every static shape and inside the bounds."""
+    return _static_push_listed(px, py, r, boxes, np.arange(boxes.shape[0]), cylinders,
+                               np.arange(cylinders.shape[0]), bounds)
+
+
+@njit(cache=True, inline="always")
+def _static_push_listed(px, py, r, boxes, box_items, cylinders, cyl_items, bounds):
+    """As ``_static_push``, testing only the listed shapes (those near the disk's cell)."""
     cx = 0.0
     cy = 0.0
-    for k in range(boxes.shape[0]):
+    for k in box_items:
         c = boxes[k, 6]
         s = boxes[k, 7]
         lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
@@ -54,7 +61,7 @@ def _static_push(px, py, r, boxes, cylinders, bounds):
             my = ddy / d * (r - d)
         cx += c * mx - s * my
         cy += s * mx + c * my
-    for k in range(cylinders.shape[0]):
+    for k in cyl_items:
         ddx = px - cylinders[k, 0]
         ddy = py - cylinders[k, 1]
         d = math.sqrt(ddx * ddx + ddy * ddy)
@@ -77,15 +84,19 @@ def _static_push(px, py, r, boxes, cylinders, bounds):
 
 
 @njit(cache=True)
-def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, reach):
+def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, reach,
+              static):
     """True when robot i overlaps a static shape, leaves the bounds or overlaps a robot."""
     tol = 1e-4
-    dx, dy = _static_push(x[i], y[i], radius[i] - tol, boxes, cylinders, bounds)
+    nx, ny = int(gparams[3]), int(gparams[4])
+    cx, cy = cell_xy(gparams, x[i], y[i])
+    c = cy * nx + cx
+    bs, bi, cs, ci = static
+    dx, dy = _static_push_listed(x[i], y[i], radius[i] - tol, boxes, bi[bs[c]:bs[c + 1]],
+                                 cylinders, ci[cs[c]:cs[c + 1]], bounds)
     if dx != 0.0 or dy != 0.0:
         return True
-    nx, ny = int(gparams[3]), int(gparams[4])
     base = run[i] * nx * ny
-    cx, cy = cell_xy(gparams, x[i], y[i])
     for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
         for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
             k = base + gy * nx + gx
@@ -103,12 +114,24 @@ def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_star
 
 @njit(cache=True)
 def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds, gparams,
-            iterations):
+            static, grid_start, grid_order, iterations):
     """Project overlaps out of the new positions ``x, y`` (in place); see the module docstring.
 
-    Returns the number of robots put back to their previous position (blocked this tick).
+    ``static`` is the world's static index (``geometry.static_index``) for ``gparams``;
+    ``grid_start``/``grid_order`` the robot grid of the previous positions. Robots that did not
+    move this tick (turning on the spot, stopped) hold their place: a moving robot that runs
+    into one takes the whole correction, two moving robots share it. Returns ``(blocked, cell_start, order)``: how many robots were put back to their previous
+    position this tick, and the robot grid of the final positions (reusable by the caller).
     """
+    bs, bi, cs, ci = static
     n = x.shape[0]
+    mobile = np.empty(n, dtype=np.bool_)
+    any_mobile = False
+    for i in range(n):
+        mobile[i] = x[i] != prev_x[i] or y[i] != prev_y[i]
+        any_mobile |= mobile[i]
+    if not any_mobile:  # nothing moved: the previous (valid) state and its grid still stand
+        return 0, grid_start, grid_order
     corr_x = np.zeros(n)
     corr_y = np.zeros(n)
     max_r = 0.0
@@ -117,15 +140,21 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
     reach = max(1, int(math.ceil(2.0 * max_r / gparams[2])))
     nx, ny = int(gparams[3]), int(gparams[4])
     settled = False
-    for _ in range(iterations):
-        cell_start, order = build_grid(gparams, x, y, run, n_runs)
+    cell_start, order = build_grid(gparams, x, y, run, n_runs)
+    for it in range(iterations):
+        if it > 0:
+            cell_start, order = build_grid(gparams, x, y, run, n_runs)
         moved = False
         for i in range(n):
-            sx, sy = _static_push(x[i], y[i], radius[i], boxes, cylinders, bounds)
+            if not mobile[i]:
+                continue
+            cx, cy = cell_xy(gparams, x[i], y[i])
+            c = cy * nx + cx
+            sx, sy = _static_push_listed(x[i], y[i], radius[i], boxes, bi[bs[c]:bs[c + 1]],
+                                         cylinders, ci[cs[c]:cs[c + 1]], bounds)
             ax = 0.0
             ay = 0.0
             base = run[i] * nx * ny
-            cx, cy = cell_xy(gparams, x[i], y[i])
             for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
                 for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
                     k = base + gy * nx + gx
@@ -146,9 +175,10 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
                             ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
                             if i > j:
                                 ddx, ddy = -ddx, -ddy
-                        half = 0.5 * (rr - d) + 0.5 * TOLERANCE_M
-                        ax += ddx / d * half
-                        ay += ddy / d * half
+                        share = 0.5 if mobile[j] else 1.0
+                        push = share * (rr - d + TOLERANCE_M)
+                        ax += ddx / d * push
+                        ay += ddy / d * push
             corr_x[i] = sx + ax
             corr_y[i] = sy + ay
             if corr_x[i] != 0.0 or corr_y[i] != 0.0:
@@ -160,7 +190,7 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
             settled = True  # this pass found no overlap at all: the invariant already holds
             break
     if settled:
-        return 0
+        return 0, cell_start, order
     # guarantee: whoever still overlaps goes back to where it was (a valid place)
     blocked = 0
     reverted = np.zeros(n, dtype=np.bool_)
@@ -168,10 +198,10 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
         cell_start, order = build_grid(gparams, x, y, run, n_runs)
         changed = False
         for i in range(n):
-            if reverted[i]:
+            if reverted[i] or not mobile[i]:
                 continue
             if _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start,
-                         order, reach):
+                         order, reach, static):
                 x[i] = prev_x[i]
                 y[i] = prev_y[i]
                 reverted[i] = True
@@ -179,4 +209,4 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
                 changed = True
         if not changed:
             break
-    return blocked
+    return blocked, cell_start, order

@@ -115,35 +115,41 @@ def body():
 
 def devices(sensors) -> dict:
     """The enabled sensor devices, keyed by their name in the experiment file."""
-    from swarmstack.sensors import ranging
-    from swarmstack.sensors.camera import Camera
-    from swarmstack.sensors.encoders import Encoders
-    from swarmstack.sensors.ground import Ground
-    from swarmstack.sensors.light import Light
-    from swarmstack.sensors.proximity import Proximity
-    from swarmstack.sensors.tof import ToF
-
+    # each sensor module is imported only when enabled: unused kernels cost no start-up time
     out = {}
     if sensors.proximity.enabled:
+        from swarmstack.sensors import ranging
+        from swarmstack.sensors.proximity import Proximity
+
         a, b, c = PROXIMITY_EQ1
         out["proximity"] = Proximity(
             ranging.RayLayout.ring(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M,
                                    PROXIMITY_RANGE_M), a, b, c, FULL_SCALE_12BIT,
             sensors.proximity.noise, sensors.proximity.level)
     if sensors.light.enabled:
+        from swarmstack.sensors.light import Light
+
         out["light"] = Light(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M, LIGHT_RANGE_M,
                              LIGHT_GAMMA, FULL_SCALE_12BIT, sensors.light.noise,
                              sensors.light.level)
     if sensors.ground.enabled:
+        from swarmstack.sensors.ground import Ground
+
         out["ground"] = Ground(GROUND_POSITIONS_M, GROUND_FULL_SCALE, sensors.ground.noise,
                                sensors.ground.level)
     if sensors.tof.enabled:
+        from swarmstack.sensors.tof import ToF
+
         out["tof"] = ToF(TOF_POSITION_M, TOF_RANGE_M, TOF_MIN_MM, TOF_MAX_MM, sensors.tof.noise,
                          sensors.tof.level)
     if sensors.encoders.enabled:
+        from swarmstack.sensors.encoders import Encoders
+
         out["encoders"] = Encoders(ENCODER_STEPS_PER_M, sensors.encoders.noise,
                                    sensors.encoders.level)
     if sensors.camera.enabled:
+        from swarmstack.sensors.camera import Camera
+
         out["camera"] = Camera(CAMERA_WIDTH_PX, CAMERA_HEIGHT_PX, CAMERA_HFOV_DEG,
                                CAMERA_RANGE_M, CAMERA_POSITION_M, sensors.camera.max_blobs)
     if sensors.battery.enabled:

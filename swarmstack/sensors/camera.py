@@ -30,13 +30,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
 
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
 from swarmstack.robots import epuck2
-from swarmstack.sensors.light import emitter_reach, sight_blocked
+from swarmstack.geometry.rays import hit_candidates
+from swarmstack.sensors.light import _VISIBLE, emitter_reach, occluders_near_segment
 
 BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
 
@@ -68,16 +70,27 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
                   gparams, cell_start, order, max_radius,
                   lights, light_rgb, em_world, em_rgb, em_count, em_reach,
                   cam_x, cam_y, cam_z, width, height_px, f_px, range_m, owner_occludes, out):
-    """Fill ``out`` float64[stop − start, max_blobs, 5] for robots ``start … stop − 1``."""
+    """Fill ``out`` float64[stop − start, max_blobs, 5] for robots ``start … stop − 1``.
+
+    Robots near the viewing wedge are gathered once per observer (from the spatial grid); for
+    each target robot with an emitter in the image, the robots that could hide it are gathered
+    once (see ``light.occluders_near_segment``) and every emitter's sight line is tested against
+    that short list and the nearby static shapes.
+    """
     n = x.shape[0]
     cap = out.shape[1]
     cx0 = 0.5 * (width - 1)
     cy0 = 0.5 * (height_px - 1)
+    # half-angle of the image including the half-pixel margin, for the wedge pre-filter
+    half = math.atan((cx0 + 0.5) / f_px)
+    sh = math.sin(half)
+    ch = math.cos(half)
     cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
     occ_reach = cam_off + range_m
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
+    occ_idx = np.empty(n, dtype=np.int64)
     kd = np.empty(max(cap, 1))
     kf = np.empty((max(cap, 1), 5))
     idx = np.empty(max(cap, 1), dtype=np.int64)
@@ -88,65 +101,67 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
         px0 = x[i] + c * cam_x - s * cam_y
         py0 = y[i] + s * cam_x + c * cam_y
         pz0 = z[i] + cam_z
-        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
-        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
+        nb = boxes_near(px0, py0, range_m, boxes, box_idx)
+        nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
         nr = robots_near(x[i], y[i], occ_reach + em_reach, run[i], i, x, y, radius, gparams,
                          cell_start, order, rob_idx)
-        cnt = 0
-        n_src = lights.shape[0]
+        # keep the robots whose disk, grown by the emitter reach, meets the viewing wedge
+        nw = 0
         for q in range(nr):
-            n_src += em_count[rob_idx[q]]
-        # sources: static lights first, then the emitters of nearby robots
-        q = 0
-        e = 0
-        for m in range(n_src):
-            if m < lights.shape[0]:
-                if lights[m, 3] <= 0.0:
-                    continue
-                tx = lights[m, 0]
-                ty = lights[m, 1]
-                tz = lights[m, 2]
-                rr = light_rgb[m, 0]
-                gg = light_rgb[m, 1]
-                bb = light_rgb[m, 2]
-                owner = -1
-            else:
-                while e >= em_count[rob_idx[q]]:
-                    q += 1
-                    e = 0
-                owner = rob_idx[q]
-                tx = em_world[owner, e, 0]
-                ty = em_world[owner, e, 1]
-                tz = em_world[owner, e, 2]
-                rr = em_rgb[owner, e, 0]
-                gg = em_rgb[owner, e, 1]
-                bb = em_rgb[owner, e, 2]
-                e += 1
-            if rr == 0 and gg == 0 and bb == 0:
-                continue
-            dx = tx - px0
-            dy = ty - py0
-            dz = tz - pz0
-            d2 = dx * dx + dy * dy + dz * dz
-            if d2 > r2max:
-                continue
+            j = rob_idx[q]
+            dx = x[j] - px0
+            dy = y[j] - py0
             lx = c * dx + s * dy
             ly = -s * dx + c * dy
-            if lx <= 0.0:
+            w = radius[j] + em_reach
+            if lx >= -w and -sh * lx + ch * ly <= w and -sh * lx - ch * ly <= w:
+                rob_idx[nw] = j
+                nw += 1
+        cnt = 0
+        for m in range(lights.shape[0]):
+            if lights[m, 3] <= 0.0:
                 continue
-            col = cx0 - f_px * ly / lx
-            row = cy0 - f_px * dz / lx
-            if col < -0.5 or col > width - 0.5 or row < -0.5 or row > height_px - 0.5:
+            if light_rgb[m, 0] == 0 and light_rgb[m, 1] == 0 and light_rgb[m, 2] == 0:
                 continue
-            skip_b = -1 if owner_occludes else owner
-            if sight_blocked(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, boxes,
-                             cylinders, run[i], i, skip_b, x, y, z, radius, height, gparams,
-                             cell_start, order, max_radius):
+            tx = lights[m, 0]
+            ty = lights[m, 1]
+            tz = lights[m, 2]
+            d2, col, row = _project(tx - px0, ty - py0, tz - pz0, c, s, cx0, cy0, f_px, width,
+                                    height_px, r2max)
+            if d2 < 0.0:
                 continue
-            col = min(width - 1.0, max(0.0, col))
-            row = min(height_px - 1.0, max(0.0, row))
-            cnt = _keep(math.sqrt(d2), col, row, float(rr), float(gg), float(bb), kd, kf, cnt,
-                        cap)
+            no = occluders_near_segment(px0, py0, tx, ty, 0.0, rob_idx, nw, -1, x, y, radius,
+                                        occ_idx)
+            if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx, no,
+                              boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
+                continue
+            cnt = _keep(math.sqrt(d2), col, row, float(light_rgb[m, 0]),
+                        float(light_rgb[m, 1]), float(light_rgb[m, 2]), kd, kf, cnt, cap)
+        for q in range(nw):
+            j = rob_idx[q]
+            no = -1  # occluders of this target: gathered on its first emitter in view
+            for e in range(em_count[j]):
+                rr = em_rgb[j, e, 0]
+                gg = em_rgb[j, e, 1]
+                bb = em_rgb[j, e, 2]
+                if rr == 0 and gg == 0 and bb == 0:
+                    continue
+                tx = em_world[j, e, 0]
+                ty = em_world[j, e, 1]
+                tz = em_world[j, e, 2]
+                d2, col, row = _project(tx - px0, ty - py0, tz - pz0, c, s, cx0, cy0, f_px,
+                                        width, height_px, r2max)
+                if d2 < 0.0:
+                    continue
+                if no < 0:
+                    no = occluders_near_segment(px0, py0, x[j], y[j], em_reach, rob_idx, nw,
+                                                -1 if owner_occludes else j, x, y, radius,
+                                                occ_idx)
+                if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx,
+                                  no, boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
+                    continue
+                cnt = _keep(math.sqrt(d2), col, row, float(rr), float(gg), float(bb), kd, kf,
+                            cnt, cap)
         # deterministic order: by column, then row, then colour
         for m in range(cnt):
             idx[m] = m
@@ -160,6 +175,23 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
         for m in range(cap):
             for f in range(5):
                 out[i - start, m, f] = kf[idx[m], f] if m < cnt else -1.0
+
+
+@njit(cache=True, inline="always")
+def _project(dx, dy, dz, c, s, cx0, cy0, f_px, width, height_px, r2max):
+    """(d², col, row) of a world offset from the camera, or d² = −1 when not in the image."""
+    d2 = dx * dx + dy * dy + dz * dz
+    if d2 > r2max:
+        return -1.0, 0.0, 0.0
+    lx = c * dx + s * dy
+    if lx <= 0.0:
+        return -1.0, 0.0, 0.0
+    ly = -s * dx + c * dy
+    col = cx0 - f_px * ly / lx
+    row = cy0 - f_px * dz / lx
+    if col < -0.5 or col > width - 0.5 or row < -0.5 or row > height_px - 0.5:
+        return -1.0, 0.0, 0.0
+    return d2, min(width - 1.0, max(0.0, col)), min(height_px - 1.0, max(0.0, row))
 
 
 @njit(cache=True, inline="always")
@@ -197,6 +229,8 @@ class Camera:
     owner_occludes: bool = False
     name: str = "camera"
     scalar: bool = False
+    # the runner places and colours emitters only when some device looks at them
+    needs_emitters: ClassVar[bool] = True
 
     @property
     def focal_px(self) -> float:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
 
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
-from swarmstack.geometry.rays import hit_candidates, hit_robots
+from swarmstack.geometry.rays import hit_candidates
 from swarmstack.robots import epuck2
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
@@ -34,18 +35,32 @@ _SATURATING = 1e9       # contribution of a source sitting exactly on the sensor
 
 
 @njit(cache=True)
-def sight_blocked(x0, y0, z0, x1, y1, z1, box_idx, nb, cyl_idx, nc, boxes, cylinders,
-                  run_id, skip_a, skip_b, rx, ry, rz, radius, height, gparams, cell_start,
-                  order, max_radius):
-    """True if the segment meets a gathered static shape or a robot of the run (two skipped)."""
-    if nb + nc > 0:
-        t = hit_candidates(x0, y0, z0, x1, y1, z1, box_idx, nb, cyl_idx, nc, box_idx, 0,
-                           boxes, cylinders, rx, ry, rz, radius, height)
-        if t < _VISIBLE:
-            return True
-    t = hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b, rx, ry, rz, radius, height,
-                   gparams, cell_start, order, max_radius)
-    return t < _VISIBLE
+def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radius, out):
+    """Robots among ``rob_idx[:nr]`` (except ``skip``) whose disks come within ``widen`` of the
+    2-D segment a → b; returns the count written to ``out``.
+
+    Every sight line from a point within ``widen`` of ``a`` to a point within ``widen`` of ``b``
+    stays within ``widen`` of the segment a → b, so only these robots can block any of them:
+    one short list serves all the sensor × emitter sight lines between two robots.
+    """
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    m = 0
+    for q in range(nr):
+        j = rob_idx[q]
+        if j == skip:
+            continue
+        t = 0.0
+        if ll > 1e-18:
+            t = min(1.0, max(0.0, ((x[j] - ax) * dx + (y[j] - ay) * dy) / ll))
+        ex = ax + t * dx - x[j]
+        ey = ay + t * dy - y[j]
+        rr = widen + radius[j]
+        if ex * ex + ey * ey <= rr * rr:
+            out[m] = j
+            m += 1
+    return m
 
 
 @njit(cache=True)
@@ -57,7 +72,10 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
     """Fill ``out`` int[stop − start, K] with Eq. 2 readings for robots ``start … stop − 1``.
 
     ``em_reach`` bounds the horizontal distance of any emitter from its robot's centre, so the
-    robots whose LEDs can be within range are found in the spatial grid, not by a scan.
+    robots whose LEDs can be within range are found in the spatial grid, not by a scan. The
+    robots that could block the sight lines towards one source robot are gathered once per pair
+    (see :func:`occluders_near_segment`), then every sensor × emitter line is tested against
+    that short list and the nearby static shapes.
     """
     n = x.shape[0]
     n_sens = angle_rad.shape[0]
@@ -66,9 +84,11 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
         ring_max = max(ring_max, ring_m[k])
     occ_reach = ring_max + range_m          # every sight line lies within this of the centre
     src_reach = occ_reach + em_reach
+    widen_led = max(ring_max, em_reach)
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
+    occ_idx = np.empty(n, dtype=np.int64)
     sx = np.empty(n_sens)
     sy = np.empty(n_sens)
     sz = np.empty(n_sens)
@@ -87,29 +107,42 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
             acc[k] = 0.0
         nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
         nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
+        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, gparams, cell_start,
+                         order, rob_idx)
         # static lights (few: scanned)
         for m in range(lights.shape[0]):
             inten = lights[m, 3]
             if inten <= 0.0:
                 continue
+            px = lights[m, 0]
+            py = lights[m, 1]
+            pz = lights[m, 2]
+            if (px - x[i]) ** 2 + (py - y[i]) ** 2 > occ_reach * occ_reach:
+                continue
+            no = occluders_near_segment(x[i], y[i], px, py, ring_max, rob_idx, nr, -1, x, y,
+                                        radius, occ_idx)
             for k in range(n_sens):
-                dx = lights[m, 0] - sx[k]
-                dy = lights[m, 1] - sy[k]
-                dz = lights[m, 2] - sz[k]
-                d2 = dx * dx + dy * dy + dz * dz
+                d2 = (px - sx[k]) ** 2 + (py - sy[k]) ** 2 + (pz - sz[k]) ** 2
                 if d2 > r2max:
                     continue
-                if sight_blocked(sx[k], sy[k], sz[k], lights[m, 0], lights[m, 1], lights[m, 2],
-                                 box_idx, nb, cyl_idx, nc, boxes, cylinders, run[i], i, -1,
-                                 x, y, z, radius, height, gparams, cell_start, order,
-                                 max_radius):
+                if hit_candidates(sx[k], sy[k], sz[k], px, py, pz, box_idx, nb, cyl_idx, nc,
+                                  occ_idx, no, boxes, cylinders, x, y, z, radius,
+                                  height) < _VISIBLE:
                     continue
                 acc[k] += _SATURATING if d2 < 1e-18 else g2 * inten * inten / d2
         # lit LEDs of robots of the same run whose emitters can be within range
-        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, gparams, cell_start,
-                         order, rob_idx)
         for q in range(nr):
             j = rob_idx[q]
+            lit = False
+            for e in range(em_count[j]):
+                if em_intensity[j, e] > 0.0 and (em_rgb[j, e, 0] != 0 or em_rgb[j, e, 1] != 0
+                                                 or em_rgb[j, e, 2] != 0):
+                    lit = True
+                    break
+            if not lit:
+                continue
+            no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led, rob_idx, nr, j, x, y,
+                                        radius, occ_idx)
             for e in range(em_count[j]):
                 inten = em_intensity[j, e]
                 if inten <= 0.0:
@@ -120,15 +153,12 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
                 py = em_world[j, e, 1]
                 pz = em_world[j, e, 2]
                 for k in range(n_sens):
-                    dx = px - sx[k]
-                    dy = py - sy[k]
-                    dz = pz - sz[k]
-                    d2 = dx * dx + dy * dy + dz * dz
+                    d2 = (px - sx[k]) ** 2 + (py - sy[k]) ** 2 + (pz - sz[k]) ** 2
                     if d2 > r2max:
                         continue
-                    if sight_blocked(sx[k], sy[k], sz[k], px, py, pz, box_idx, nb, cyl_idx, nc,
-                                     boxes, cylinders, run[i], i, j, x, y, z, radius, height,
-                                     gparams, cell_start, order, max_radius):
+                    if hit_candidates(sx[k], sy[k], sz[k], px, py, pz, box_idx, nb, cyl_idx, nc,
+                                      occ_idx, no, boxes, cylinders, x, y, z, radius,
+                                      height) < _VISIBLE:
                         continue
                     acc[k] += _SATURATING if d2 < 1e-18 else g2 * inten * inten / d2
         for k in range(n_sens):
@@ -174,6 +204,8 @@ class Light:
     noise_level: float = 0.0
     name: str = "light"
     scalar: bool = False
+    # the runner places and colours emitters only when some device looks at them
+    needs_emitters: ClassVar[bool] = True
 
     def allocate(self, n: int) -> np.ndarray:
         return np.zeros((n, len(self.angles_rad)), dtype=np.int32)

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
+from swarmstack.geometry.grid import cell_xy
+from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
 from swarmstack.geometry.rays import NO_HIT, first_hit, hit_candidates
 
 
@@ -44,13 +45,13 @@ def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
     b = world.bodies
     cast_rays(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
               world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
-              world.order, world.max_radius, layout.angle_rad, layout.ring_m,
+              world.order, world.static, world.max_radius, layout.angle_rad, layout.ring_m,
               layout.elevation_m, layout.range_m, out)
 
 
 @njit(cache=True)
 def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
-              gparams, cell_start, order, max_radius,
+              gparams, cell_start, order, static, max_radius,
               angle_rad, ring_m, elevation_m, range_m, out):
     """Fill ``out`` float64[stop − start, K] with hit distances in metres (``range_m`` if none).
 
@@ -61,7 +62,9 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
     reach = 0.0
     for k in range(n_rays):
         reach = max(reach, ring_m[k] + range_m)
-    short = reach <= 2.0 * gparams[2]
+    short = reach <= gparams[2]  # then the per-cell static lists and a 3×3 block suffice
+    bs, bi, cs, ci = static
+    nx = int(gparams[3])
     n = x.shape[0]
     ray_cos = np.cos(angle_rad)
     ray_sin = np.sin(angle_rad)
@@ -73,8 +76,11 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
         s = math.sin(yaw[i])
         nb = nc = nr = 0
         if short:
-            nb = boxes_near(x[i], y[i], reach, boxes, box_idx)
-            nc = cylinders_near(x[i], y[i], reach, cylinders, cyl_idx)
+            gx, gy = cell_xy(gparams, x[i], y[i])
+            cell = gy * nx + gx
+            nb = boxes_near_listed(x[i], y[i], reach, boxes, bi[bs[cell]:bs[cell + 1]], box_idx)
+            nc = cylinders_near_listed(x[i], y[i], reach, cylinders, ci[cs[cell]:cs[cell + 1]],
+                                       cyl_idx)
             nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, gparams, cell_start,
                              order, rob_idx)
         if short and nb + nc + nr == 0:

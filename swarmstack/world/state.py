@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from swarmstack.geometry.grid import build_grid, grid_params
+from swarmstack.geometry.static_index import build_static_index
 from swarmstack.world.arena import Arena
 
 GRID_CELL_M = 0.18  # ≥ a proximity ray's reach from a robot centre plus half a cell: 3×3 queries
@@ -103,6 +104,7 @@ class World:
     order: np.ndarray = field(default=None)
     bounds: np.ndarray = field(default=None)      # float64[4] arena bounds for kernels
     wheel_speed: np.ndarray = field(default=None)  # float64[N, 2] (left, right) m/s applied last step
+    static: tuple = field(default=None)           # static shapes near each grid cell (CSR)
 
     def __post_init__(self):
         self.bounds = np.array(self.arena.bounds, dtype=np.float64)
@@ -113,6 +115,9 @@ class World:
             # the reach of short-range sensors keep most queries to a 3×3 block
             r = float(self.bodies.radius.max()) if self.bodies.n else 0.05
             self.grid = grid_params(self.arena.bounds, max(2.0 * r, GRID_CELL_M))
+        # queries reaching at most one cell from a point use the per-cell static lists
+        self.static = build_static_index(self.grid, self.arena.boxes, self.arena.cylinders,
+                                         margin=float(self.grid[2]))
         self.refresh_grid()
 
     @property

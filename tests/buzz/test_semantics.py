@@ -198,3 +198,48 @@ def test_calling_nil_reports_the_reference_message():
     vm, out = run_vm('log("before")\nnothing()', "e.bzz")
     assert out == ["before"]
     assert str(vm.error) == "e.bzz:2:1: type mismatch: expected closure, got nil"
+
+
+def test_long_and_deeply_nested_expressions():
+    src = ("function f(a) { return a }\nx = 1\ny = " + " + ".join(["x"] * 300) + "\nlog(y)\n"
+           "log(" + "(" * 60 + "1" + " + 1)" * 60 + ")\n"
+           "z = " + "f(" * 40 + "1" + ")" * 40 + "\nlog(z)\n")
+    assert run_lines(src) == ["300", "61", "1"]
+
+
+def test_absurdly_deep_nesting_is_a_syntax_error_not_a_crash():
+    from swarmstack.buzz.errors import BuzzSyntaxError
+    with pytest.raises(BuzzSyntaxError):
+        run_lines("x = " + "(" * 3000 + "1" + ")" * 3000)
+
+
+def test_wrap_at_both_ends_with_constant_operands():
+    src = ("x = 2147483647\ny = -2147483648\n"
+           "log(x + 1, ' ', x - -1, ' ', y - 1, ' ', y + -1, ' ', x + 0, ' ', y - 0, ' ', x - 5, ' ', y + 5)")
+    assert run_lines(src) == ["-2147483648 -2147483648 2147483647 2147483647 2147483647 -2147483648 "
+                              "2147483642 -2147483643"]
+    assert run_lines("x = 32767\ny = -32768\nlog(x + 1, ' ', y - 1)", profile="bittybuzz") == ["-32768 32767"]
+
+
+def test_lambda_parameter_named_like_an_enclosing_local_reuses_its_slot():
+    # As in the reference: the parameter shares the captured local's slot, so the captured
+    # value is what the body sees.
+    src = "function f(x) {\n  var g = function(x) { return x }\n  return g(5)\n}\nlog(f(1))"
+    assert run_lines(src) == ["1"]
+
+
+def test_local_lambda_cannot_call_itself_through_its_own_variable():
+    src = "function f() {\n  var r = function(n) { return r }\n  return r(1)\n}\nlog(f())"
+    assert run_lines(src) == ["[nil]"]
+
+
+def test_lambda_redeclaring_an_enclosing_local_is_a_compile_error():
+    from swarmstack.buzz.compiler import compile_source
+    from swarmstack.buzz.errors import BuzzSyntaxError
+    with pytest.raises(BuzzSyntaxError, match="Duplicated symbol 'i'"):
+        compile_source("function f() { var i = 0\n g = function() { var i = 1 } }")
+
+
+def test_top_level_block_variables_are_block_local():
+    src = "if (1) {\n  var a = 4\n  f = function() { return a }\n}\nlog(a, f())"
+    assert run_lines(src) == ["[nil]4"]

@@ -42,8 +42,11 @@ def test_sizes_are_compact():
     assert M.value_size(None) == 1
     assert M.value_size(5) == 2
     assert M.value_size(-64) == 2
-    assert M.value_size(1.5) == 5  # exact in binary32
-    assert M.value_size(0.1) == 9  # needs binary64
+    assert M.value_size(1.5) == 3  # exact in binary16
+    assert M.value_size(0.3) == 9  # needs binary64
+    assert M.value_size(1.0000001192092896) == 5  # exact in binary32 only
+    assert M.value_size(-0.0) == 3 and str(roundtrip(-0.0)) == "-0.0"
+    assert M.value_size(float("inf")) == 3 and roundtrip(float("-inf")) == float("-inf")
     assert M.value_size("ab") == 4
     assert len(M.encode_broadcast("key", 1)) == 7
     assert len(M.encode_swarm_joinleave(M.SWARM_JOIN, 3)) == 2

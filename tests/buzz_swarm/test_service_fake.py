@@ -3,7 +3,7 @@
 import pytest
 
 from fakevm import FakeVM, factory, fn
-from swarmstack.buzz.swarm import Harness, make_topology
+from swarmstack.buzz.swarm import Harness
 from swarmstack.buzz.swarm._vmapi import SwarmRuntimeError
 from swarmstack.buzz.swarm.radio import Reception
 from swarmstack.buzz.swarm.service import SwarmService

@@ -33,3 +33,14 @@ class CrashAt(Controller):
         if robot.id == self.robot_id and robot.tick >= self.tick:
             raise ZeroDivisionError("deliberate failure in a test controller")
         robot.set_wheels(0.05, 0.05)
+
+
+class LightUp(Controller):
+    """Robot 0 lights its LEDs in the colour given by params; others keep theirs off."""
+
+    def init(self, robot, params):
+        self.rgb = tuple(params.get("rgb", (0, 0, 255)))
+
+    def step(self, robot):
+        if robot.id == 0:
+            robot.set_leds(self.rgb)

@@ -1,7 +1,6 @@
 import math
 
 import numpy as np
-import pytest
 from scenes import build_world, read
 
 from swarmstack.sensors import ground

@@ -15,7 +15,8 @@ def test_update_emitters_rotates_and_translates():
     yaw = np.array([math.pi / 2, 0.0])
     update_emitters(x, y, z, yaw, loc, out)
     # robot 0 turned left by 90°: body +x maps to world +y
-    assert np.allclose(out[0, 0], [1.0, 0.5 + epuck2.LED_RING_RADIUS_M, epuck2.LED_RING_ELEVATION_M])
+    assert np.allclose(out[0, 0], [1.0, 0.5 + epuck2.LED_RING_RADIUS_M,
+                                   epuck2.LED_RING_ELEVATION_M])
     assert np.allclose(out[1, :, :2], local[:, :2] + [-1.0, 0.0])
     assert np.allclose(out[1, :, 2], local[:, 2] + 0.1)
 

@@ -88,12 +88,10 @@ def test_light_above_low_wall_stays_visible():
 
 def test_robot_between_occludes():
     world, keys = sensor_world(0, 0.3, extra=[(R + 0.15, 0.0, 0.0)])
-    yaw0 = world.bodies.yaw[0]
     world.bodies.yaw[0] = 0.0  # sensors 0 and 7 look towards the blocking robot
     world.refresh_grid()
     out = read(Light(), world, keys)[0]
     assert out[0] == 4095 and out[7] == 4095
-    world.bodies.yaw[0] = yaw0
 
 
 def test_leds_of_other_robots_are_sources_but_not_own():

@@ -105,8 +105,11 @@ def run_command(file: Path, robots: int, steps: int, topology: str, drop: float,
     run = h.run(steps)
     print_summary(run, console)
     if run.failed:
+        groups: dict[tuple, list[int]] = {}
         for r in run.failed:
-            console.print(f"[red]robot {r.id} failed[/] ({escape(str(r.failed_at))}): {escape(str(r.error))}",
-                          soft_wrap=True)
+            groups.setdefault((str(r.failed_at), str(r.error)), []).append(r.id)
+        for (where, err), ids in groups.items():
+            who = f"robot {ids[0]}" if len(ids) == 1 else "robots " + ", ".join(map(str, ids))
+            console.print(f"[red]{who} failed[/] ({escape(where)}): {escape(err)}", soft_wrap=True)
         return 1
     return 0

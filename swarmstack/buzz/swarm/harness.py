@@ -333,4 +333,4 @@ def run_swarm(source: str, n: int, steps: int, **kwargs: Any) -> SwarmRun:
     return Harness(source, n, **kwargs).run(steps)
 
 
-__all__ = ["Harness", "RobotResult", "SwarmRun", "run_swarm", "user_globals", "robot_seed", "Table"]
+__all__ = ["Harness", "RobotResult", "SwarmRun", "run_swarm", "user_globals", "robot_seed"]

@@ -26,7 +26,10 @@ tag   type      body
 ====  ========  =================================================================
 0     nil       --
 1     integer   zig-zag varint (small magnitudes take one byte)
-2     float     IEEE-754 binary32, little endian -- used when it round-trips exactly
+6     float     IEEE-754 binary16, little endian -- when the value round-trips exactly
+                (every BittyBuzz float does, and small halves such as 0.5 or 2.25)
+2     float     IEEE-754 binary32, little endian -- else when it round-trips exactly
+                (every float of the Buzz profile does)
 3     float     IEEE-754 binary64, little endian -- otherwise (no precision is lost)
 4     string    varint byte length + UTF-8
 5     table     varint count, then count (key, value) pairs
@@ -56,8 +59,9 @@ SWARM_LEAVE = 5
 KIND_COUNT = 6
 KIND_NAMES = ("broadcast", "swarm_list", "vstig_put", "vstig_query", "swarm_join", "swarm_leave")
 
-T_NIL, T_INT, T_F32, T_F64, T_STR, T_TABLE = range(6)
+T_NIL, T_INT, T_F32, T_F64, T_STR, T_TABLE, T_F16 = range(7)
 
+_F16 = struct.Struct("<e")
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
 
@@ -124,10 +128,18 @@ def put_value(buf: bytearray, v: Any) -> None:
         put_uvarint(buf, _zigzag(int(v)))
     elif t is float:
         try:
+            packed = _F16.pack(v)
+        except OverflowError:
+            packed = None
+        if packed is not None and (_F16.unpack(packed)[0] == v or v != v):
+            buf.append(T_F16)
+            buf += packed
+            return
+        try:
             packed = _F32.pack(v)
         except OverflowError:
             packed = None
-        if packed is not None and (_F32.unpack(packed)[0] == v or v != v):
+        if packed is not None and _F32.unpack(packed)[0] == v:
             buf.append(T_F32)
             buf += packed
         else:
@@ -167,6 +179,10 @@ def get_value(data: bytes, pos: int) -> tuple[Any, int]:
         return data[pos:end].decode("utf-8", "surrogatepass"), end
     if tag == T_NIL:
         return None, pos
+    if tag == T_F16:
+        if pos + 2 > len(data):
+            raise WireError("truncated float")
+        return _F16.unpack_from(data, pos)[0], pos + 2
     if tag == T_F32:
         if pos + 4 > len(data):
             raise WireError("truncated float")

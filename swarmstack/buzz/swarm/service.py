@@ -3,7 +3,8 @@ and turns radio packets into Buzz state and back.
 
 One control step of a robot (the order of the reference embedding and of the BittyBuzz VM):
 
-1. sensors    -- the host updates sensor globals (``pose`` ...), see :meth:`SwarmService.sensors`;
+1. sensors    -- the host updates sensor globals (the harness sets ``pose``; a simulator its
+                 robot's readings);
 2. incoming   -- :meth:`SwarmService.receive`: rebuild the neighbour table from the packets heard,
                  then handle each message in arrival order (listeners, stigmergy, swarm gossip),
                  then age the neighbours' swarm membership;
@@ -97,8 +98,9 @@ class SwarmService:
 
     # ------------------------------------------------------------ per-step I/O
     def receive(self, inbox: Iterable[Reception], decoded: Optional[dict] = None) -> None:
-        """Handle this step's packets. ``decoded`` may map a payload to its decoded messages
-        (shared by the harness across receivers of the same packet)."""
+        """Handle this step's packets. ``decoded``, when given, is a per-step cache shared by all
+        receivers (sender id -> decoded frame), so each packet is decoded once per step; tables
+        in it are copied for each receiver."""
         poses = Table()
         msgs: list[tuple[int, tuple]] = []
         rounded = self._rounded

@@ -27,7 +27,9 @@ heading along +x (the harness has no physics): azimuth = ``atan2(dy, dx)`` and e
 :class:`InMemoryRadio` implements :class:`~swarmstack.buzz.swarm.radio.Radio` over a topology:
 each packet on each link is dropped independently with probability ``drop`` (Bernoulli, as
 the ARGoS range-and-bearing medium and the rosbuzz relay node do); packets longer than
-``payload_cap`` are truncated to it (well-behaved senders never exceed it).
+``payload_cap`` are truncated to it. Senders never exceed it: which queued messages make it into
+a robot's packet each step (priority order, what waits, what is discarded) is decided by
+:meth:`swarmstack.buzz.swarm.outqueue.OutQueue.pack`.
 """
 
 from __future__ import annotations
@@ -70,22 +72,41 @@ class Topology:
         return sorted(j for j, *_ in self.receivers()[i])
 
     def _compute(self) -> list[list[tuple[int, float, float, float]]]:
+        if self.links is None:
+            return self._compute_range()
         pos = self.positions
         n = len(pos)
         out: list[list[tuple[int, float, float, float]]] = [[] for _ in range(n)]
         for i in range(n):
             xi, yi, zi = pos[i]
-            cand = self.links[i] if self.links is not None else range(n)
-            for j in cand:
+            for j in self.links[i]:
                 if j == i:
                     continue
                 xj, yj, zj = pos[j]
                 dx, dy, dz = xi - xj, yi - yj, zi - zj
                 hd = math.hypot(dx, dy)
                 d = math.sqrt(hd * hd + dz * dz)
-                if self.links is None and (self.range_m is None or d > self.range_m):
-                    continue
                 out[i].append((j, d, math.atan2(dy, dx), math.atan2(dz, hd)))
+        return out
+
+    def _compute_range(self) -> list[list[tuple[int, float, float, float]]]:
+        """Range links for all pairs at once (numpy): robots that move recompute every step."""
+        import numpy as np
+
+        n = len(self.positions)
+        out: list[list[tuple[int, float, float, float]]] = [[] for _ in range(n)]
+        if self.range_m is None or n < 2:
+            return out
+        p = np.asarray(self.positions, dtype=float).reshape(n, 3)
+        diff = p[:, None, :] - p[None, :, :]  # diff[i, j] = sender i seen from receiver j
+        hd = np.hypot(diff[..., 0], diff[..., 1])
+        dist = np.sqrt(hd * hd + diff[..., 2] ** 2)
+        az = np.arctan2(diff[..., 1], diff[..., 0])
+        el = np.arctan2(diff[..., 2], hd)
+        ok = dist <= self.range_m
+        np.fill_diagonal(ok, False)
+        for i, j in zip(*np.nonzero(ok)):
+            out[i].append((int(j), float(dist[i, j]), float(az[i, j]), float(el[i, j])))
         return out
 
     def hops_from(self, src: int) -> list[Optional[int]]:

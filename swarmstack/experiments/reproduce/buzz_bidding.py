@@ -29,7 +29,7 @@ def examples_dir() -> Path:
 
 def expected_winner(robots: int, task: int) -> int:
     """The winner every robot must agree on (same bid rule as the script)."""
-    bids = [(id_ * 7919 + task * 104729 + 13) % 1000 for id_ in range(robots)]
+    bids = [((id_ + 1) * ((task % 50) * 7 + 3) * 31) % 997 for id_ in range(robots)]
     return max(range(robots), key=lambda i: (bids[i], i))
 
 

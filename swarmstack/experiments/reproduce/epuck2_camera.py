@@ -68,7 +68,8 @@ def _border(x: float, sign: float, lo: float, hi: float, n: int = 201) -> float:
 def reproduce(out_dir: Path) -> Reproduction:
     scene = [[(x, y / 2), (x, -y / 2)] for x, y, _ in TABLE4]
     cams = _scene(scene)
-    rows = [Row("horizontal field of view (model)", "α = 30° chosen", f"{epuck2.CAMERA_HFOV_DEG:g}°",
+    rows = [Row("horizontal field of view (model)", "α = 30° chosen",
+                f"{epuck2.CAMERA_HFOV_DEG:g}°",
                 epuck2.CAMERA_HFOV_DEG == 30.0)]
     found_all = []
     for (x, y, alpha), cam in zip(TABLE4, cams):

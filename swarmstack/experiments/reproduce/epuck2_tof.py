@@ -68,7 +68,8 @@ def reproduce(out_dir: Path) -> Reproduction:
     ideal_m = np.maximum(START_GAP_M - sensor - speeds[None] * t[:, None],
                          START_GAP_M - sensor - contact_x)
     ideal = np.clip(np.round(1000 * ideal_m), epuck2.TOF_MIN_MM, epuck2.TOF_MAX_MM)
-    rows = [Row("initial reading (mm)", "300 − ToF offset", f"{tof[0, 0]} (ideal {ideal[0, 0]:.0f})",
+    rows = [Row("initial reading (mm)", "300 − ToF offset",
+                f"{tof[0, 0]} (ideal {ideal[0, 0]:.0f})",
                 bool(tof[0, 0] == ideal[0, 0]))]
     for k, v in enumerate(speeds):
         err = int(np.max(np.abs(tof[:, k] - ideal[:, k])))
