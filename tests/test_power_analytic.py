@@ -48,7 +48,7 @@ def test_newton_agrees_with_cardano(speed, frac):
     t_newton = cubic_root(c[0], c[1], c[2], c[3], tmax, q)
     t_cardano = min(max(cardano_root(c, q), 0.0), tmax)
     assert t_newton == pytest.approx(t_cardano, abs=1e-6 * tmax)
-    assert _poly(c, t_newton) == pytest.approx(q, abs=1e-12)
+    assert _poly(c, t_newton) == pytest.approx(q, abs=1e-10)  # residual of a converged root
 
 
 @settings(max_examples=100, deadline=None)

@@ -18,6 +18,17 @@ import struct
 from swarmstack.buzz.errors import BuzzRaise
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
+NAN = float("nan")         # a NaN without the sign bit
+NEG_NAN = -NAN             # what x86 produces for invalid operations (0/0, inf-inf, sqrt(-1))
+
+
+def fmt_float(x: float) -> str:
+    """C's ``printf("%f")``: six decimals; NaN keeps its sign ("-nan"), as glibc prints it."""
+    if x != x:
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    return "%f" % x
+
+
 TYPE_NAMES = {type(None): "nil", int: "integer", float: "float", str: "string", Table: "table",
               Closure: "closure", HostClosure: "closure"}
 INF = float("inf")
@@ -113,8 +124,10 @@ def make_helpers(profile: Profile) -> dict:
         try:
             return x / y
         except ZeroDivisionError:
-            if x != x or x == 0:
-                return math.nan
+            if x != x:
+                return x
+            if x == 0:
+                return NEG_NAN
             return math.copysign(INF, x) * math.copysign(1.0, y)
 
     def div(a, b):
@@ -137,7 +150,7 @@ def make_helpers(profile: Profile) -> dict:
         try:
             return math.fmod(x, y)
         except ValueError:
-            return math.nan
+            return NEG_NAN
 
     def mod(a, b):
         ca, cb = a.__class__, b.__class__
@@ -173,7 +186,7 @@ def make_helpers(profile: Profile) -> dict:
             except (ValueError, ZeroDivisionError):
                 if x == 0 and y < 0:
                     return INF
-                return math.nan
+                return NEG_NAN
         num_err(a, b)
 
     def unm(a):
@@ -212,8 +225,7 @@ def make_helpers(profile: Profile) -> dict:
         int_args(a, b)
         return wrap(a >> (b & 31))
 
-    def fmt_f(x: float) -> str:
-        return "%f" % x
+    fmt_f = fmt_float
 
     def cmp(a, b) -> int:
         """Three-way comparison exactly as the reference orders values."""

@@ -2,7 +2,8 @@
 
 Follows the reference lexer's rules: identifiers start with a letter (not ``_``); numbers
 are a digit followed by digits and dots (no exponent: ``1e3`` scans as ``1`` then ``e3``);
-strings use ``'`` or ``"`` with the escapes ``\\n``, ``\\t``, ``\\\\`` and ``\\x`` -> ``x``;
+strings use ``'`` or ``"`` with the escapes ``\\n``, ``\\t``, ``\\\\`` and ``\\x`` -> ``x`` (decoded
+with the reference's quirk, see ``_decode``);
 ``#`` starts a comment; ``include "file"`` is a directive. Statement ends (newline, ``;``)
 are dropped: the reference parser skips them everywhere, so the grammar never sees them.
 """
@@ -21,19 +22,31 @@ _SINGLE = {
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
-def _decode(raw: str) -> str:
+def _decode(source: str, start: int, end: int) -> str:
+    """The string literal ``source[start:end]`` with escapes resolved, as the reference does.
+
+    Reference quirk, kept so logged output matches: the decoder walks as many *characters*
+    as the raw literal has, but an escape consumes two, so each escape pulls in one more
+    character from after the literal (its closing quote, then what follows): ``"a\\tb"``
+    reads as ``a<TAB>b"``. The reference's buffer ends with a newline and a NUL.
+    """
+    n = len(source)
+
+    def at(k: int) -> str:
+        return source[k] if k < n else ("\n" if k == n else "\0")
+
     out = []
-    i = 0
-    while i < len(raw):
-        c = raw[i]
-        if c == "\\" and i + 1 < len(raw):
-            nxt = raw[i + 1]
-            out.append(_ESCAPES.get(nxt, nxt))
-            i += 2
+    p = start
+    for _ in range(end - start):
+        c = at(p)
+        if c == "\\":
+            p += 1
+            c = at(p)
+            out.append(_ESCAPES.get(c, c))
         else:
             out.append(c)
-            i += 1
-    return "".join(out)
+        p += 1
+    return "".join(out).split("\0", 1)[0]
 
 
 def scan(source: str, filename: str = "<script>") -> list[T.Token]:
@@ -125,22 +138,20 @@ def scan(source: str, filename: str = "<script>") -> list[T.Token]:
                 i += 1
             continue
         if c in "'\"":
+            # a quote closes the string unless preceded by a backslash that is not itself
+            # preceded by a backslash (the reference's rule)
             j = i + 1
             sline, sstart = line, line_start
-            while j < n and source[j] != c:
-                if source[j] == "\\" and j + 1 < n:
-                    if source[j + 1] == "\n":
-                        line += 1
-                        line_start = j + 2
-                    j += 2
-                    continue
+            last1 = last2 = ""
+            while j < n and (source[j] != c or (last1 == "\\" and last2 != "\\")):
                 if source[j] == "\n":
                     line += 1
                     line_start = j + 1
+                last2, last1 = last1, source[j]
                 j += 1
             if j >= n:
                 raise err(sline, i - sstart + 1, "Syntax error: string closing quote not found")
-            append(T.Token(T.STRING, _decode(source[i + 1:j]), sline, col, filename))
+            append(T.Token(T.STRING, _decode(source, i + 1, j), sline, col, filename))
             i = j + 1
             continue
         raise err(line, col, f"Syntax error: unknown character {c!r} (code point {ord(c)})")

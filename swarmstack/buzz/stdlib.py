@@ -21,7 +21,7 @@ import re
 import struct
 
 from swarmstack.buzz.errors import BuzzRaise
-from swarmstack.buzz.runtime import type_name
+from swarmstack.buzz.runtime import NAN, NEG_NAN, fmt_float, type_name
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
 _F32 = struct.Struct("<f")
@@ -42,7 +42,7 @@ def fmt_value(vm, v) -> str:
     if c is int:
         return str(v)
     if c is float:
-        return "%f" % v
+        return fmt_float(v)
     if v is None:
         return "[nil]"
     if c is Table:
@@ -102,7 +102,10 @@ class MT19937:
         s = self.state = [0] * 624
         s[0] = seed & 0xFFFFFFFF
         for i in range(1, 624):
-            s[i] = (1812433253 * (s[i - 1] ^ (s[i - 1] >> 30)) + i) & 0xFFFFFFFF
+            # the reference keeps the state in *signed* 32-bit words, so this shift is
+            # arithmetic: reproduce it to get the reference's sequences
+            p = s[i - 1] - (1 << 32) if s[i - 1] & 0x80000000 else s[i - 1]
+            s[i] = (1812433253 * ((p ^ (p >> 30)) & 0xFFFFFFFF) + i) & 0xFFFFFFFF
         self.idx = 624
 
     def next32(self) -> int:
@@ -123,6 +126,18 @@ class MT19937:
         return y
 
 
+# Names the reference VM registers in its string table at start-up, in order, after the
+# script's own strings (neighbours, id, basics, stigmergy, swarm, math, io, string, log).
+# String ids decide table iteration order, so we assign ids the same way.
+REFERENCE_STARTUP_STRINGS = (
+    "get filter kin nonkin foreach map reduce count broadcast listen ignore neighbors id "
+    "type int float clone size foreach map reduce filter isnil isint isfloat isstring istable "
+    "isclosure isuserdata stigmergy create swarm create union intersection difference id "
+    "math abs floor ceil round log log2 log10 exp sqrt sin cos tan asin acos atan min max pi "
+    "rng setseed uniform gaussian exponential fopen fclose fsize fforeach fwrite io io errno "
+    "error_message"
+).split() + ["No error"] + "length sub concat tostring toint tofloat string log".split()
+
 _UMAX = 0xFFFFFFFF
 _FUMAX = f32(float(_UMAX))
 
@@ -130,6 +145,9 @@ _FUMAX = f32(float(_UMAX))
 def install(vm) -> None:
     """Install the standard library into ``vm.globals``."""
     G = vm.globals
+    for name in REFERENCE_STARTUP_STRINGS:
+        vm.string_id(name)
+    sid = vm.string_id
     wrap = vm._prof.wrap
     fround = vm._prof.fround
     cmp = vm._ns["_cmp"]
@@ -154,7 +172,9 @@ def install(vm) -> None:
     # ---------------------------------------------------------------- basics
     def b_type(vm_, *a):
         _lnum(a, 1)
-        return type_name(a[0])
+        r = type_name(a[0])
+        sid(r)
+        return r
 
     def b_int(vm_, *a):
         _lnum(a, 1)
@@ -271,7 +291,9 @@ def install(vm) -> None:
 
     single = vm.profile == "buzz"
 
-    def unary_f(fn):
+    def unary_f(fn, domain_nan=NEG_NAN):
+        """A float function of one number; ``domain_nan`` is the NaN C's libm returns for an
+        argument outside the domain (its sign shows when printed: ``-nan`` or ``nan``)."""
         def m(vm_, *a):
             if len(a) != 1:
                 _lnum(a, 1)
@@ -281,9 +303,11 @@ def install(vm) -> None:
             try:
                 return f32(fn(x)) if single else fround(f32(fn(x)))
             except (ValueError, ZeroDivisionError):
+                if x != x:
+                    return x
                 if fn in (math.log, math.log2, math.log10) and x == 0:
                     return -math.inf
-                return math.nan
+                return domain_nan
             except OverflowError:
                 return math.inf
         return m
@@ -391,9 +415,9 @@ def install(vm) -> None:
     mtab = table_of("math", {
         "abs": m_abs, "floor": rounding(math.floor), "ceil": rounding(math.ceil),
         "round": rounding(c_round), "log": unary_f(math.log), "log2": unary_f(math.log2),
-        "log10": unary_f(math.log10), "exp": unary_f(math.exp), "sqrt": unary_f(math.sqrt),
+        "log10": unary_f(math.log10, NAN), "exp": unary_f(math.exp), "sqrt": unary_f(math.sqrt),
         "sin": unary_f(math.sin), "cos": unary_f(math.cos), "tan": unary_f(math.tan),
-        "asin": unary_f(math.asin), "acos": unary_f(math.acos), "atan": m_atan,
+        "asin": unary_f(math.asin, NAN), "acos": unary_f(math.acos, NAN), "atan": m_atan,
         "min": m_min, "max": m_max})
     tput(mtab, "pi", fround(f32(math.pi)))
     tput(mtab, "rng", rng)
@@ -423,24 +447,36 @@ def install(vm) -> None:
                 return None
             if m >= ls:
                 m = ls
-        n = max(n, 0)
-        return b[n:m].decode("utf-8", errors="replace")
+        if n < 0:
+            # the reference copies from before the string's first byte, where a string
+            # terminator sits: the result reads as empty
+            r = ""
+        else:
+            r = b[n:m].decode("utf-8", errors="replace")
+        sid(r)
+        return r
 
     def s_concat(vm_, *a):
         if len(a) < 2:
             raise BuzzRaise(f"wrong number of local variables: expected at least 2 parameters, got {len(a)}")
         for v in a:
             _want(v, str)
-        return "".join(a)
+        r = "".join(a)
+        sid(r)
+        return r
 
     def s_tostring(vm_, *a):
         _lnum(a, 1)
         v = a[0]
         if v.__class__ is int:
-            return str(v)
-        if v.__class__ is float:
-            return "%f" % v
-        return None
+            r = str(v)
+        elif v.__class__ is float:
+            r = fmt_float(v)
+        else:
+            # the reference formats a non-number's storage as a float: "0.000000" in practice
+            r = "0.000000"
+        sid(r)
+        return r
 
     int_re = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
     float_re = re.compile(r"[ \t\n\r\f\v]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))",
@@ -475,8 +511,6 @@ def install(vm) -> None:
 
     G["log"] = host("log")(b_log)
     G["id"] = vm.robot_id
-    for s in ("id", "log", "math", "string", "io", "rng", "pi"):
-        vm.string_id(s)
     vm._builtin_names = set(G)
 
 

@@ -13,14 +13,17 @@ Embedding API (used by the swarm layer and the simulator)::
     vm.get_global("counter"); vm.globals              # the globals dict (read it, don't rebind)
     vm.to_buzz({"a": [1, 2]}) / vm.from_buzz(table)   # Python <-> Buzz values
 
-    vm.run_top_level()        # the script's global code (once)
+    vm.run_top_level()        # the script's global code (once; hooks run first)
     vm.init(); vm.step(); vm.reset(); vm.destroy()    # call the script's functions if defined
-    vm.call("f", 1, 2) / vm.call(closure, ...)        # any function or closure
+    vm.call("f", 1, 2) / vm.call(closure, ...)        # from the host, between script runs
+    vm.call_value(closure, ...)   # from inside a host closure: Buzz errors propagate to the
+                                  # script that called the host closure, with locations
+    vm.location()             # "FILE:LINE:COL" of the Buzz code running now
 
     vm.failed, vm.error       # a runtime error marks the VM failed instead of raising
-                              # (a script that does not compile raises BuzzSyntaxError
-                              # from the constructor, for every robot alike)
-                              # (pass raise_errors=True to get the BuzzRuntimeError)
+                              # (raise_errors=True raises the BuzzRuntimeError instead);
+                              # a script that does not compile raises BuzzSyntaxError from
+                              # the constructor, for every robot alike
 
 Host closures receive the VM first. When a closure stored in a table is called (``t.f()``),
 ``vm.self`` is that table during the call, because the reference binds ``self`` when a

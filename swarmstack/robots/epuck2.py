@@ -113,45 +113,67 @@ def body():
                 n_leds=N_LEDS)
 
 
+# Each factory returns the device with the E-Puck2's published parameters; keyword arguments
+# override any of them (noise, a different range for a what-if study, …).
+def proximity_device(**kw):
+    from swarmstack.sensors import ranging
+    from swarmstack.sensors.proximity import Proximity
+
+    a, b, c = PROXIMITY_EQ1
+    layout = ranging.RayLayout.ring(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M,
+                                    PROXIMITY_RANGE_M)
+    return Proximity(**{**dict(layout=layout, a=a, b=b, c=c, full_scale=FULL_SCALE_12BIT), **kw})
+
+
+def light_device(**kw):
+    from swarmstack.sensors.light import Light
+
+    return Light(**{**dict(angles_rad=IR_ANGLES_RAD, ring_m=IR_RING_RADIUS_M,
+                           elevation_m=IR_ELEVATION_M, range_m=LIGHT_RANGE_M, gamma=LIGHT_GAMMA,
+                           full_scale=FULL_SCALE_12BIT), **kw})
+
+
+def ground_device(**kw):
+    from swarmstack.sensors.ground import Ground
+
+    return Ground(**{**dict(positions_m=GROUND_POSITIONS_M, full_scale=GROUND_FULL_SCALE), **kw})
+
+
+def tof_device(**kw):
+    from swarmstack.sensors.tof import ToF
+
+    return ToF(**{**dict(position_m=TOF_POSITION_M, range_m=TOF_RANGE_M, min_mm=TOF_MIN_MM,
+                         max_mm=TOF_MAX_MM), **kw})
+
+
+def encoders_device(**kw):
+    from swarmstack.sensors.encoders import Encoders
+
+    return Encoders(**{**dict(steps_per_m=ENCODER_STEPS_PER_M), **kw})
+
+
+def camera_device(**kw):
+    from swarmstack.sensors.camera import Camera
+
+    return Camera(**{**dict(width_px=CAMERA_WIDTH_PX, height_px=CAMERA_HEIGHT_PX,
+                            hfov_deg=CAMERA_HFOV_DEG, range_m=CAMERA_RANGE_M,
+                            position_m=CAMERA_POSITION_M), **kw})
+
+
 def devices(sensors) -> dict:
-    """The enabled sensor devices, keyed by their name in the experiment file."""
-    # each sensor module is imported only when enabled: unused kernels cost no start-up time
+    """The enabled sensor devices, keyed by their name in the experiment file.
+
+    Sensor modules are imported only when enabled: unused kernels cost no start-up time.
+    """
     out = {}
-    if sensors.proximity.enabled:
-        from swarmstack.sensors import ranging
-        from swarmstack.sensors.proximity import Proximity
-
-        a, b, c = PROXIMITY_EQ1
-        out["proximity"] = Proximity(
-            ranging.RayLayout.ring(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M,
-                                   PROXIMITY_RANGE_M), a, b, c, FULL_SCALE_12BIT,
-            sensors.proximity.noise, sensors.proximity.level)
-    if sensors.light.enabled:
-        from swarmstack.sensors.light import Light
-
-        out["light"] = Light(IR_ANGLES_RAD, IR_RING_RADIUS_M, IR_ELEVATION_M, LIGHT_RANGE_M,
-                             LIGHT_GAMMA, FULL_SCALE_12BIT, sensors.light.noise,
-                             sensors.light.level)
-    if sensors.ground.enabled:
-        from swarmstack.sensors.ground import Ground
-
-        out["ground"] = Ground(GROUND_POSITIONS_M, GROUND_FULL_SCALE, sensors.ground.noise,
-                               sensors.ground.level)
-    if sensors.tof.enabled:
-        from swarmstack.sensors.tof import ToF
-
-        out["tof"] = ToF(TOF_POSITION_M, TOF_RANGE_M, TOF_MIN_MM, TOF_MAX_MM, sensors.tof.noise,
-                         sensors.tof.level)
-    if sensors.encoders.enabled:
-        from swarmstack.sensors.encoders import Encoders
-
-        out["encoders"] = Encoders(ENCODER_STEPS_PER_M, sensors.encoders.noise,
-                                   sensors.encoders.level)
+    noisy = {"proximity": proximity_device, "light": light_device, "ground": ground_device,
+             "tof": tof_device, "encoders": encoders_device}
+    for name, make in noisy.items():
+        cfg = getattr(sensors, name)
+        if cfg.enabled:
+            out[name] = make(noise=cfg.noise, noise_level=cfg.level)
     if sensors.camera.enabled:
-        from swarmstack.sensors.camera import Camera
-
-        out["camera"] = Camera(CAMERA_WIDTH_PX, CAMERA_HEIGHT_PX, CAMERA_HFOV_DEG,
-                               CAMERA_RANGE_M, CAMERA_POSITION_M, sensors.camera.max_blobs)
+        out["camera"] = camera_device(max_blobs=sensors.camera.max_blobs)
     if sensors.battery.enabled:
         from swarmstack.sensors.battery import Battery
 

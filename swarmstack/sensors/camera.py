@@ -36,7 +36,6 @@ import numpy as np
 from numba import njit
 
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
-from swarmstack.robots import epuck2
 from swarmstack.geometry.rays import hit_candidates
 from swarmstack.sensors.light import _VISIBLE, emitter_reach, occluders_near_segment
 
@@ -220,11 +219,11 @@ def blobs(readings_row) -> list[tuple[float, float, tuple[int, int, int]]]:
 class Camera:
     """Blob camera at body-frame ``position_m`` looking along +x; full horizontal ``hfov_deg``."""
 
-    width_px: int = epuck2.CAMERA_WIDTH_PX
-    height_px: int = epuck2.CAMERA_HEIGHT_PX
-    hfov_deg: float = epuck2.CAMERA_HFOV_DEG
-    range_m: float = epuck2.CAMERA_RANGE_M
-    position_m: tuple[float, float, float] = epuck2.CAMERA_POSITION_M
+    width_px: int
+    height_px: int
+    hfov_deg: float
+    range_m: float
+    position_m: tuple[float, float, float]
     max_blobs: int = 64
     owner_occludes: bool = False
     name: str = "camera"

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from swarmstack.robots import epuck2
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
@@ -47,7 +46,7 @@ def encoder_kernel(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys,
 class Encoders:
     """Left/right step counters; ``steps_per_m`` = steps per revolution / wheel circumference."""
 
-    steps_per_m: float = epuck2.ENCODER_STEPS_PER_M
+    steps_per_m: float
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "encoders"

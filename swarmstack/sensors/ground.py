@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from swarmstack.robots import epuck2
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM
@@ -37,7 +36,7 @@ def ground_kernel(start, stop, x, y, yaw, points, texture, bounds, full_scale, k
             out[i - start, k] = min(full_scale, max(0, int(round(v))))
 
 
-def reading(rgb, full_scale: int = epuck2.GROUND_FULL_SCALE):
+def reading(rgb, *, full_scale: int):
     """Noise-free reading for floor colours ``rgb`` (…, 3) in 0–255 (NumPy reference)."""
     c = np.asarray(rgb, dtype=np.float64)
     grey = 0.299 * c[..., 0] + 0.587 * c[..., 1] + 0.114 * c[..., 2]
@@ -48,8 +47,8 @@ def reading(rgb, full_scale: int = epuck2.GROUND_FULL_SCALE):
 class Ground:
     """``positions_m``: body-frame (x, y) of each sensor on the floor."""
 
-    positions_m: tuple = epuck2.GROUND_POSITIONS_M
-    full_scale: int = epuck2.GROUND_FULL_SCALE
+    positions_m: tuple
+    full_scale: int
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "ground"

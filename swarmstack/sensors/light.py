@@ -26,7 +26,6 @@ from numba import njit
 
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
 from swarmstack.geometry.rays import hit_candidates
-from swarmstack.robots import epuck2
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
@@ -166,8 +165,8 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
             out[i - start, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
 
 
-def reading(distances, intensities, axis=None, gamma: float = epuck2.LIGHT_GAMMA,
-            range_m: float = epuck2.LIGHT_RANGE_M, full_scale: int = epuck2.FULL_SCALE_12BIT):
+def reading(distances, intensities, *, gamma: float, range_m: float, full_scale: int,
+            axis=None):
     """Noise-free Eq. 2 reading (NumPy reference for validations and tests).
 
     ``distances`` (m) and ``intensities`` broadcast together. With ``axis=None`` every element
@@ -194,12 +193,12 @@ def emitter_reach(world) -> float:
 class Light:
     """Sensors at ``angles_rad`` (CCW from heading) on a ring of ``ring_m`` at ``elevation_m``."""
 
-    angles_rad: tuple = epuck2.IR_ANGLES_RAD
-    ring_m: float = epuck2.IR_RING_RADIUS_M
-    elevation_m: float = epuck2.IR_ELEVATION_M
-    range_m: float = epuck2.LIGHT_RANGE_M
-    gamma: float = epuck2.LIGHT_GAMMA
-    full_scale: int = epuck2.FULL_SCALE_12BIT
+    angles_rad: tuple
+    ring_m: float
+    elevation_m: float
+    range_m: float
+    gamma: float
+    full_scale: int
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "light"

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from swarmstack.robots import epuck2
 from swarmstack.sensors import ranging
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
@@ -28,7 +27,7 @@ def transfer(dist, range_m, min_mm, max_mm, kind, level, keys, tick, out):
         out[i] = min(max_mm, max(min_mm, int(round(1000.0 * d))))
 
 
-def reading(d_m, min_mm: int = epuck2.TOF_MIN_MM, max_mm: int = epuck2.TOF_MAX_MM):
+def reading(d_m, *, min_mm: int, max_mm: int):
     """Noise-free reading (mm) for true distances ``d_m`` (NumPy; validations and tests)."""
     d = np.asarray(d_m, dtype=np.float64)
     return np.clip(np.round(1000.0 * d), min_mm, max_mm).astype(np.int64)
@@ -38,10 +37,10 @@ def reading(d_m, min_mm: int = epuck2.TOF_MIN_MM, max_mm: int = epuck2.TOF_MAX_M
 class ToF:
     """``position_m`` (x, y, z) of the emitter in the body frame; the ray points along +x."""
 
-    position_m: tuple[float, float, float] = epuck2.TOF_POSITION_M
-    range_m: float = epuck2.TOF_RANGE_M
-    min_mm: int = epuck2.TOF_MIN_MM
-    max_mm: int = epuck2.TOF_MAX_MM
+    position_m: tuple[float, float, float]
+    range_m: float
+    min_mm: int
+    max_mm: int
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "tof_mm"

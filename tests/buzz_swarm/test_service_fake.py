@@ -317,3 +317,25 @@ def test_nil_put_deletes_and_propagates_as_nil():
     assert h.get_global(0, "k") is None and h.get_global(1, "k") is None
     # as in the reference, the nil PUT comes back to the writer and is stored as a nil entry
     assert h.services[0].vstigs[1].fetch("k").value is None
+
+
+def test_control_step_order_and_null_radio():
+    from swarmstack.buzz.swarm import NullRadio
+    from swarmstack.buzz.swarm.service import control_step
+
+    order = []
+
+    class Script:
+        def step(self, vm):
+            order.append(("step", vm.invoke("neighbors.count")))
+            vm.invoke("neighbors.broadcast", "t", 1)
+
+    vm = FakeVM(Script())
+    svc = SwarmService(vm, 0)
+    svc.install()
+    frame = control_step(svc, [Reception(5, b"", 1.0, 0.0, 0.0)], cap=None)
+    assert order == [("step", 1)]  # incoming messages were handled before step()
+    from swarmstack.buzz.swarm import messages as M
+
+    assert M.decode_frame(frame)[0] == [(M.BROADCAST, "t", 1)]
+    assert NullRadio(1).exchange([frame]) == [[]]

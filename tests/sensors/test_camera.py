@@ -5,7 +5,7 @@ import pytest
 from scenes import build_world, read, set_leds
 
 from swarmstack.robots import epuck2
-from swarmstack.sensors.camera import Camera, blobs
+from swarmstack.sensors.camera import blobs
 from swarmstack.world.arena import Arena
 
 BIG = (-3.0, -3.0, 3.0, 3.0)
@@ -21,7 +21,7 @@ def lights_world(points, rgb=(0, 0, 255), boxes=None, extra=(), yaw=0.0):
 
 
 def test_geometry():
-    cam = Camera()
+    cam = epuck2.camera_device()
     assert cam.focal_px == pytest.approx(79.5 / T15)
     assert cam.vfov_deg == pytest.approx(22.7, abs=0.1)
 
@@ -30,7 +30,7 @@ def test_geometry():
 def test_edges_and_centre(depth):
     world, keys = lights_world([(depth, depth * T15, CZ), (depth, 0.0, CZ),
                                 (depth, -depth * T15, CZ)])
-    found = blobs(read(Camera(), world, keys)[0])
+    found = blobs(read(epuck2.camera_device(), world, keys)[0])
     assert [round(c, 6) for c, _, _ in found] == [0.0, 79.5, 159.0]
     assert all(r == pytest.approx(59.5) for _, r, _ in found)
     assert found[0][2] == (0, 0, 255)
@@ -39,8 +39,8 @@ def test_edges_and_centre(depth):
 def test_columns_follow_projection_and_rows_go_down():
     pts = [(0.4, 0.05, CZ + 0.02), (0.4, -0.08, CZ - 0.03)]
     world, keys = lights_world(pts)
-    f = Camera().focal_px
-    found = blobs(read(Camera(), world, keys)[0])
+    f = epuck2.camera_device().focal_px
+    found = blobs(read(epuck2.camera_device(), world, keys)[0])
     exp = sorted((79.5 - f * y / x, 59.5 - f * (z - CZ) / x) for x, y, z in pts)
     assert [(c, r) for c, r, _ in found] == [pytest.approx(e) for e in exp]
     assert found[0][1] < 59.5 < found[1][1]  # higher point: smaller row
@@ -52,40 +52,40 @@ def test_outside_field_range_and_behind_not_seen():
                                 (d, 0.0, CZ + d * 0.25),                      # above vertical FOV
                                 (1.01, 0.0, CZ),                              # beyond 1 m
                                 (-0.3, 0.0, CZ)])                             # behind
-    assert blobs(read(Camera(), world, keys)[0]) == []
+    assert blobs(read(epuck2.camera_device(), world, keys)[0]) == []
 
 
 def test_rotated_robot():
     yaw = math.radians(130.0)
     p = (0.6 * math.cos(yaw - math.radians(10)), 0.6 * math.sin(yaw - math.radians(10)), CZ)
     world, keys = lights_world([p], yaw=yaw)
-    (c, r, _), = blobs(read(Camera(), world, keys)[0])
-    assert c == pytest.approx(79.5 + Camera().focal_px * math.tan(math.radians(10)))
+    (c, r, _), = blobs(read(epuck2.camera_device(), world, keys)[0])
+    assert c == pytest.approx(79.5 + epuck2.camera_device().focal_px * math.tan(math.radians(10)))
 
 
 def test_wall_and_robot_occlude():
     world, keys = lights_world([(0.6, 0.0, CZ)], boxes=[[0.3, 0.0, 0.01, 0.2, 0.0, 0.1]])
-    assert blobs(read(Camera(), world, keys)[0]) == []
+    assert blobs(read(epuck2.camera_device(), world, keys)[0]) == []
     world, keys = lights_world([(0.6, 0.0, CZ)], extra=[(0.3, 0.0, 0.0)])
-    assert blobs(read(Camera(), world, keys)[0]) == []
+    assert blobs(read(epuck2.camera_device(), world, keys)[0]) == []
     world, keys = lights_world([(0.6, 0.0, 0.1)], boxes=[[0.3, 0.0, 0.01, 0.2, 0.0, 0.02]])
-    assert len(blobs(read(Camera(), world, keys)[0])) == 1  # light above a low wall
+    assert len(blobs(read(epuck2.camera_device(), world, keys)[0])) == 1  # light above a low wall
 
 
 def test_leds_of_others_not_own_and_owner_option():
     world, keys = build_world(Arena(BIG), [[(0.0, 0.0, 0.0), (0.4, 0.0, 0.0)]])
     set_leds(world, 0, {k: (255, 0, 0) for k in range(8)})
-    assert blobs(read(Camera(), world, keys)[0]) == []        # own LEDs never seen
+    assert blobs(read(epuck2.camera_device(), world, keys)[0]) == []        # own LEDs never seen
     set_leds(world, 1, {0: (255, 0, 0), 4: (255, 0, 0)})       # front (far side) and back
-    found = blobs(read(Camera(), world, keys)[0])
+    found = blobs(read(epuck2.camera_device(), world, keys)[0])
     assert len(found) == 2 and all(rgb == (255, 0, 0) for _, _, rgb in found)
     # the LED on the far side of the target is hidden by its body when the owner occludes
     # (the ring LEDs sit above the 4.5 cm body: make the target taller so that it can hide one)
     world.bodies.height[1] = 0.1
-    found = blobs(read(Camera(owner_occludes=True), world, keys)[0])
+    found = blobs(read(epuck2.camera_device(owner_occludes=True), world, keys)[0])
     assert len(found) == 1
     back = world.emitters.world[1, 4]
-    f = Camera().focal_px
+    f = epuck2.camera_device().focal_px
     assert found[0][0] == pytest.approx(79.5 - f * back[1] / back[0])
 
 
@@ -94,7 +94,7 @@ def test_runs_never_interfere():
                                     light_rgb=np.array([[0, 0, 255]], dtype=np.uint8)),
                               [[(0.0, 0.0, 0.0)], [(0.3, 0.0, 0.0), (0.5, 0.1, math.pi)]])
     set_leds(world, 2, {k: (0, 255, 0) for k in range(8)})
-    out = read(Camera(), world, keys)
+    out = read(epuck2.camera_device(), world, keys)
     assert [rgb for _, _, rgb in blobs(out[0])] == [(0, 0, 255)]  # run 1 neither hides nor shows
     # run 1's robot at 0.3 m sees the (shared, static) light; its run-mate is outside its view
     assert [rgb for _, _, rgb in blobs(out[1])] == [(0, 0, 255)]
@@ -103,13 +103,13 @@ def test_runs_never_interfere():
 def test_max_blobs_keeps_nearest_sorted_by_column():
     pts = [(0.2 + 0.1 * k, (-1) ** k * 0.01 * k, CZ) for k in range(6)]
     world, keys = lights_world(pts)
-    out = read(Camera(max_blobs=3), world, keys)[0]
+    out = read(epuck2.camera_device(max_blobs=3), world, keys)[0]
     found = blobs(out)
-    f = Camera().focal_px
+    f = epuck2.camera_device().focal_px
     exp = sorted(79.5 - f * y / x for x, y, _ in pts[:3])
     assert [c for c, _, _ in found] == [pytest.approx(e) for e in exp]
     assert out.shape == (3, 5)
-    full = blobs(read(Camera(), world, keys)[0])
+    full = blobs(read(epuck2.camera_device(), world, keys)[0])
     assert len(full) == 6 and [c for c, _, _ in full] == sorted(c for c, _, _ in full)
 
 
@@ -119,5 +119,5 @@ def test_table4_geometry_maps_to_border_columns():
            (0.143, -0.0385, CZ)]
     for p in pts:
         world, keys = lights_world([p])
-        (c, _, _), = blobs(read(Camera(), world, keys)[0])
+        (c, _, _), = blobs(read(epuck2.camera_device(), world, keys)[0])
         assert c == pytest.approx(0.0 if p[1] > 0 else 159.0, abs=1.0)

@@ -2,13 +2,12 @@ import numpy as np
 from scenes import build_world
 
 from swarmstack.robots import epuck2
-from swarmstack.sensors.encoders import Encoders
 from swarmstack.world.arena import Arena
 
 
 def setup(n=1):
     world, keys = build_world(Arena((-1, -1, 1, 1)), [[(0.0, 0.1 * k, 0.0) for k in range(n)]])
-    dev = Encoders()
+    dev = epuck2.encoders_device()
     g = world.group("epuck2")
     return world, keys, dev, g, dev.allocate(g.n), dev.make_state(g.n)
 
@@ -64,13 +63,13 @@ def test_independent_robots_and_reset():
     world, keys, dev, g, out, state = setup(3)
     tick(world, keys, dev, g, out, state, np.array([[0.1, 0.0], [0.0, 0.05], [-0.1, 0.1]]))
     assert out.tolist() == [[77, 0], [0, 38], [-78, 77]]
-    Encoders.reset(state, out, 1)
+    type(dev).reset(state, out, 1)
     assert out[1].tolist() == [0, 0] and out[0, 0] == 77
 
 
 def test_noise_bounded_and_reproducible():
     world, keys, dev, g, out, state = setup()
-    noisy = Encoders(noise="uniform", noise_level=1e-4)
+    noisy = epuck2.encoders_device(noise="uniform", noise_level=1e-4)
     s1, s2 = noisy.make_state(1), noisy.make_state(1)
     o1, o2 = noisy.allocate(1), noisy.allocate(1)
     world.wheel_speed[:] = 0.0

@@ -4,7 +4,7 @@ import numpy as np
 from scenes import build_world, read
 
 from swarmstack.sensors import ground
-from swarmstack.sensors.ground import Ground
+from swarmstack.robots import epuck2
 from swarmstack.world.arena import Arena
 from swarmstack.world.floor import Floor
 
@@ -18,15 +18,15 @@ def floor_world(regions, poses, background=WHITE, resolution=0.001):
 
 
 def test_reference_scale():
-    assert ground.reading(WHITE) == 1023 and ground.reading(BLACK) == 0
-    assert ground.reading((128, 128, 128)) == round(128 * 1023 / 255)
-    assert ground.reading((255, 0, 0)) == round(0.299 * 255 * 1023 / 255)
+    assert ground.reading(WHITE, full_scale=epuck2.GROUND_FULL_SCALE) == 1023 and ground.reading(BLACK, full_scale=epuck2.GROUND_FULL_SCALE) == 0
+    assert ground.reading((128, 128, 128), full_scale=epuck2.GROUND_FULL_SCALE) == round(128 * 1023 / 255)
+    assert ground.reading((255, 0, 0), full_scale=epuck2.GROUND_FULL_SCALE) == round(0.299 * 255 * 1023 / 255)
 
 
 def test_uniform_grey_floor():
     world, keys = build_world(Arena(BOUNDS, floor=Floor.uniform_grey(0.5)), [[(0.0, 0.0, 0.0)]])
-    v = ground.reading((128, 128, 128))
-    assert read(Ground(), world, keys)[0].tolist() == [v, v, v]
+    v = ground.reading((128, 128, 128), full_scale=epuck2.GROUND_FULL_SCALE)
+    assert read(epuck2.ground_device(), world, keys)[0].tolist() == [v, v, v]
 
 
 def test_painted_rect_stripe_and_rotation():
@@ -37,22 +37,22 @@ def test_painted_rect_stripe_and_rotation():
              (0.03, -0.03, math.pi / 2),    # row along x on the stripe
              (0.048, -0.03, math.pi / 2)]   # rotated: only the left-hand sensor (k=2) on black
     world, keys = floor_world(stripe, poses)
-    out = read(Ground(), world, keys)
+    out = read(epuck2.ground_device(), world, keys)
     assert out.tolist() == [[0, 0, 0], [1023] * 3, [1023] * 3, [0, 0, 0], [1023, 1023, 0]]
 
 
 def test_painted_circle_and_colour():
     regions = [{"circle": (0.2, 0.0, 0.05), "rgb": (0, 0, 255)}]
     world, keys = floor_world(regions, [(0.2 - 0.03, 0.0, 0.0), (0.2 - 0.03 - 0.06, 0.0, 0.0)])
-    out = read(Ground(), world, keys)
-    blue = int(ground.reading((0, 0, 255)))
+    out = read(epuck2.ground_device(), world, keys)
+    blue = int(ground.reading((0, 0, 255), full_scale=epuck2.GROUND_FULL_SCALE))
     assert out.tolist() == [[blue] * 3, [1023] * 3]
 
 
 def test_noise_bounded_and_reproducible():
     world, keys = build_world(Arena(BOUNDS, floor=Floor.uniform_grey(0.5)), [[(0.0, 0.0, 0.0)]])
-    exact = read(Ground(), world, keys)
-    dev = Ground(noise="uniform", noise_level=0.05)
+    exact = read(epuck2.ground_device(), world, keys)
+    dev = epuck2.ground_device(noise="uniform", noise_level=0.05)
     a, b = read(dev, world, keys), read(dev, world, keys)
     assert np.array_equal(a, b)
     assert np.all(np.abs(a.astype(int) - exact) <= 0.05 * 1023 + 1) and np.any(a != exact)

@@ -52,10 +52,10 @@ def _nargs(vm, name: str, args: tuple, n: int) -> None:
 
 def _closure_arg(vm, name: str, f: Any) -> None:
     if not _is_closure(f):
-        fail(vm, f"type mismatch: expected closure, got {_type_name(f)}")
+        fail(vm, f"type mismatch: expected closure, got {type_name(f)}")
 
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any) -> str:
     if v is None:
         return "nil"
     if isinstance(v, bool) or isinstance(v, int):
@@ -188,7 +188,7 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
             _nargs(vm, "neighbors.broadcast", args, 2)
             topic, value = args
             if not isinstance(topic, str):
-                fail(vm, f"type mismatch: expected string, got {_type_name(topic)}")
+                fail(vm, f"type mismatch: expected string, got {type_name(topic)}")
             svc.check_broadcast_value(vm, value)
             svc.out.append_broadcast(topic, value)
             return None
@@ -197,7 +197,7 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
             _nargs(vm, "neighbors.listen", args, 2)
             topic, f = args
             if not isinstance(topic, str):
-                fail(vm, f"type mismatch: expected string, got {_type_name(topic)}")
+                fail(vm, f"type mismatch: expected string, got {type_name(topic)}")
             _closure_arg(vm, "neighbors.listen", f)
             svc.listeners[topic] = f
             return None
@@ -206,7 +206,7 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
             _nargs(vm, "neighbors.ignore", args, 1)
             topic = args[0]
             if not isinstance(topic, str):
-                fail(vm, f"type mismatch: expected string, got {_type_name(topic)}")
+                fail(vm, f"type mismatch: expected string, got {type_name(topic)}")
             svc.listeners.pop(topic, None)
             return None
 

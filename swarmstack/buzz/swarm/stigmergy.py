@@ -1,9 +1,10 @@
-"""Virtual stigmergy: the replicated key/value store, as plain Python state.
+"""Virtual stigmergy: the replicated key/value store.
 
-Each robot keeps a local copy of every stigmergy it created. An entry is ``(value, timestamp,
+The first half is plain Python state (:class:`VStig`, no VM), the second builds the tables a
+script sees (``stigmergy.create`` ...). Each robot keeps a local copy of every stigmergy it created. An entry is ``(value, timestamp,
 robot)``: a Lamport clock and the id of the robot that wrote it last. The rules below are
 those of the reference implementation (``buzzvstig.c`` and the message handling in
-``buzzvm.c``); nothing here knows about the VM -- conflict hooks are passed in as callables.
+``buzzvm.c``); the state machine takes conflict hooks as plain callables.
 
 Local operations
     ``put(k, v)``: an existing key gets ``v``, ``timestamp + 1`` and this robot's id, and a PUT
@@ -36,10 +37,17 @@ like it does.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from swarmstack.buzz.values import Closure, HostClosure, Table
+
+from ._vmapi import call, call_from_host, fail
 from .messages import VSTIG_PUT, VSTIG_QUERY
+from .neighbors import type_name as _type_name
 from .outqueue import hashable_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .service import SwarmService
 
 TS_MOD = 1 << 16
 
@@ -189,3 +197,164 @@ class VStig:
         if local.robot != remote.robot:
             return self._conflict(key, local, remote, me, resolve, lost)
         return None
+
+
+# ====================================================================== seen from Buzz
+# ``stigmergy.create(id)`` returns a table with ``id`` and the methods put, get, size, foreach,
+# map, reduce, onconflict, onconflictlost (as the reference). foreach/map/reduce closures get
+# ``(key, value, robot)`` (+ accumulator); onconflict gets ``(key, local, remote)`` tables with
+# ``robot``, ``data``, ``timestamp`` and returns the winner as such a table.
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def conflict_hooks(svc: "SwarmService", vs: VStig):
+    """The resolver and lost-hook for ``vs``: its Buzz ``onconflict``/``onconflictlost`` closures
+    (called from the host while messages are handled), or the reference default."""
+    vm = svc.vm
+    if vs.onconflict is None:
+        resolve = default_resolve
+    else:
+        def resolve(key, local: Entry, remote: Entry):
+            r = call_from_host(vm, vs.onconflict, key, _entry_table(local), _entry_table(remote))
+            if not isinstance(r, dict):
+                return None
+            robot = r.get("robot")
+            if not _is_int(robot):
+                return None
+            return Entry(r.get("data"), local.timestamp, robot)
+    if vs.onconflictlost is None:
+        lost = None
+    else:
+        def lost(key, old: Entry):
+            call_from_host(vm, vs.onconflictlost, key, _entry_table(old))
+    return resolve, lost
+
+
+def make_stigmergy_module(svc: "SwarmService") -> Table:
+    """The global ``stigmergy`` table (``stigmergy.create(id)``)."""
+
+    def create(vm, *args):
+        if len(args) != 1:
+            fail(vm, f"stigmergy.create: expected 1 argument, got {len(args)}")
+        vid = args[0]
+        if not _is_int(vid):
+            fail(vm, f"type mismatch: expected integer, got {_type_name(vid)}")
+        svc.check_vstig(vm, vid)
+        svc.vstigs[vid] = VStig(vid)  # re-creating an id starts afresh, as the reference
+        return make_vstig_table(svc, vid)
+
+    t = Table()
+    t["create"] = HostClosure(create, "stigmergy.create")
+    return t
+
+
+def make_vstig_table(svc: "SwarmService", vid: int) -> Table:
+    """The table ``stigmergy.create(vid)`` returns; its methods find the replica by ``id``."""
+    t = Table()
+    t["id"] = vid
+
+    def vs_of(vm) -> Optional[VStig]:
+        return svc.vstigs.get(t.get("id"))
+
+    def nargs(vm, name, args, n):
+        if len(args) != n:
+            fail(vm, f"stigmergy.{name}: expected {n} argument{'s' if n != 1 else ''}, got {len(args)}")
+
+    def put(vm, *args):
+        nargs(vm, "put", args, 2)
+        vs = vs_of(vm)
+        if vs is not None:
+            res = vs.put(args[0], args[1], svc.robot_id)
+            if res is not None:
+                k, key, e = res
+                svc.out.append_vstig(k, vs.id, key, e.value, e.timestamp, e.robot)
+        return None
+
+    def get(vm, *args):
+        nargs(vm, "get", args, 1)
+        vs = vs_of(vm)
+        if vs is None:
+            return None
+        value, (k, key, e) = vs.get(args[0], svc.robot_id)
+        svc.out.append_vstig(k, vs.id, key, e.value, e.timestamp, e.robot)
+        return value
+
+    def size(vm, *args):
+        nargs(vm, "size", args, 0)
+        vs = vs_of(vm)
+        return 0 if vs is None else vs.size()
+
+    def closure_arg(vm, f):
+        if not isinstance(f, (Closure, HostClosure)):
+            fail(vm, f"type mismatch: expected closure, got {_type_name(f)}")
+
+    def foreach(vm, *args):
+        nargs(vm, "foreach", args, 1)
+        vs = vs_of(vm)
+        if vs is not None:
+            closure_arg(vm, args[0])
+            for key, e in vs.items():
+                call(vm, args[0], key, e.value, e.robot)
+        return None
+
+    def map_(vm, *args):
+        nargs(vm, "map", args, 1)
+        vs = vs_of(vm)
+        if vs is None:
+            return None
+        closure_arg(vm, args[0])
+        out = Table()
+        for key, e in vs.items():
+            r = call(vm, args[0], key, e.value, e.robot)
+            if r is not None:
+                out[key] = r
+            else:
+                out.pop(key, None)
+        return out
+
+    def reduce_(vm, *args):
+        nargs(vm, "reduce", args, 2)
+        vs = vs_of(vm)
+        if vs is None:
+            return None
+        closure_arg(vm, args[0])
+        acc = args[1]
+        for key, e in vs.items():
+            acc = call(vm, args[0], key, e.value, e.robot, acc)
+        return acc
+
+    def onconflict(vm, *args):
+        nargs(vm, "onconflict", args, 1)
+        vs = vs_of(vm)
+        if vs is not None:
+            closure_arg(vm, args[0])
+            vs.onconflict = args[0]
+        return None
+
+    def onconflictlost(vm, *args):
+        nargs(vm, "onconflictlost", args, 1)
+        vs = vs_of(vm)
+        if vs is not None:
+            closure_arg(vm, args[0])
+            vs.onconflictlost = args[0]
+        return None
+
+    for name, fn in (("foreach", foreach), ("reduce", reduce_), ("map", map_), ("size", size),
+                     ("put", put), ("get", get), ("onconflict", onconflict),
+                     ("onconflictlost", onconflictlost)):
+        t[name] = HostClosure(fn, "stigmergy." + name)
+    return t
+
+
+def _entry_table(e: Entry) -> Table:
+    t = Table()
+    t["robot"] = e.robot
+    if e.value is not None:
+        t["data"] = e.value
+    t["timestamp"] = e.timestamp
+    return t
+
+

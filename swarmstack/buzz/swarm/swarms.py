@@ -1,6 +1,7 @@
 """Swarms: which swarms this robot belongs to, and what it knows of its neighbours' swarms.
 
-Plain state, no VM (the service exposes it to Buzz). The rules follow the reference
+:class:`SwarmState` is plain state (no VM); :func:`make_swarm_module` builds the ``swarm`` table
+a script sees. The rules follow the reference
 (``buzzswarm.c``, ``buzzvm.c``):
 
 * ``swarm.create(i)`` makes swarm ``i`` known with this robot *not* a member;
@@ -19,9 +20,16 @@ Plain state, no VM (the service exposes it to Buzz). The rules follow the refere
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+from swarmstack.buzz.values import Closure, HostClosure, Table
 
 from . import messages as M
+from ._vmapi import call, fail
+from .neighbors import type_name as _type_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .service import SwarmService
 
 SWARM_BROADCAST_PERIOD = 10
 MEMBERSHIP_AGE_MAX = 50
@@ -145,3 +153,137 @@ class SwarmState:
             self.broadcast_countdown = SWARM_BROADCAST_PERIOD
             return self.member_ids()
         return None
+
+
+# ====================================================================== seen from Buzz
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def make_swarm_module(svc: "SwarmService") -> Table:
+    """The global ``swarm`` table (create, union, intersection, difference, id)."""
+    st = svc.swarm
+
+    def int_arg(vm, v):
+        if not _is_int(v):
+            fail(vm, f"type mismatch: expected integer, got {_type_name(v)}")
+        return v
+
+    def create(vm, *args):
+        if len(args) != 1:
+            fail(vm, f"swarm.create: expected 1 argument, got {len(args)}")
+        sid = int_arg(vm, args[0])
+        svc.check_swarm_id(vm, sid)
+        st.create(sid)
+        return make_swarm_table(svc, sid)
+
+    def set_op(op):
+        def fn(vm, *args):
+            if len(args) != 3:
+                fail(vm, f"swarm.{op}: expected 3 arguments, got {len(args)}")
+            sid = int_arg(vm, args[0])
+            ids = []
+            for s in args[1:]:
+                if not isinstance(s, dict):
+                    fail(vm, f"type mismatch: expected table, got {_type_name(s)}")
+                if not _is_int(s.get("id")):
+                    fail(vm, f"swarm.{op}: argument is not a swarm")
+                ids.append(s["id"])
+            svc.check_swarm_id(vm, sid)
+            kind = st.set_op(op, sid, ids[0], ids[1])
+            if kind is not None:
+                svc.out.append_swarm_joinleave(kind, sid)
+            return make_swarm_table(svc, sid)
+        return fn
+
+    def id_(vm, *args):
+        pos = 1
+        if args:
+            pos = int_arg(vm, args[0])
+        return st.current(pos)
+
+    t = Table()
+    t["create"] = HostClosure(create, "swarm.create")
+    for op in ("union", "intersection", "difference"):
+        t[op] = HostClosure(set_op(op), "swarm." + op)
+    t["id"] = HostClosure(id_, "swarm.id")
+    return t
+
+
+def make_swarm_table(svc: "SwarmService", sid: int) -> Table:
+    """A swarm object (others, join, leave, in, select, exec, and its ``id``)."""
+    st = svc.swarm
+    t = Table()
+
+    def my_id(vm):
+        return t.get("id")
+
+    def guard(vm, fn, *a):
+        try:
+            return fn(*a)
+        except SwarmError as e:
+            fail(vm, str(e))
+
+    def nargs(vm, name, args, n):
+        if len(args) != n:
+            fail(vm, f"swarm.{name}: expected {n} argument{'s' if n != 1 else ''}, got {len(args)}")
+
+    def others(vm, *args):
+        nargs(vm, "others", args, 1)
+        new = args[0]
+        if not _is_int(new):
+            fail(vm, f"type mismatch: expected integer, got {_type_name(new)}")
+        svc.check_swarm_id(vm, new)
+        kind = guard(vm, st.others, my_id(vm), new)
+        if kind is not None:
+            svc.out.append_swarm_joinleave(kind, new)
+        return make_swarm_table(svc, new)
+
+    def join(vm, *args):
+        nargs(vm, "join", args, 0)
+        sid = my_id(vm)
+        svc.out.append_swarm_joinleave(guard(vm, st.join, sid), sid)
+        return None
+
+    def leave(vm, *args):
+        nargs(vm, "leave", args, 0)
+        sid = my_id(vm)
+        svc.out.append_swarm_joinleave(guard(vm, st.leave, sid), sid)
+        return None
+
+    def in_(vm, *args):
+        nargs(vm, "in", args, 0)
+        return 1 if guard(vm, st.is_in, my_id(vm)) else 0
+
+    def select(vm, *args):
+        nargs(vm, "select", args, 1)
+        cond = args[0]
+        if not _is_int(cond):
+            fail(vm, f"type mismatch: expected integer, got {_type_name(cond)}")
+        sid = my_id(vm)
+        svc.out.append_swarm_joinleave(guard(vm, st.select, sid, cond != 0), sid)
+        return None
+
+    def exec_(vm, *args):
+        nargs(vm, "exec", args, 1)
+        sid = my_id(vm)
+        if not guard(vm, st.is_in, sid):
+            return None
+        f = args[0]
+        if not isinstance(f, (Closure, HostClosure)):
+            fail(vm, f"type mismatch: expected closure, got {_type_name(f)}")
+        st.stack.append(sid)
+        try:
+            call(vm, f)
+        finally:
+            st.stack.pop()
+        return None
+
+    for name, fn in (("others", others), ("join", join), ("leave", leave), ("in", in_),
+                     ("select", select), ("exec", exec_)):
+        t[name] = HostClosure(fn, "swarm." + name)
+    t["id"] = sid
+    return t
+

@@ -26,6 +26,13 @@ SENSOR = 0
 CALIBRATION = ((0.10, 1.24), (0.20, 0.62), (0.30, 0.40), (0.40, 0.25), (0.50, 0.20))
 
 
+def _eq2(distances, intensities, axis=None):
+    """Eq. 2 with the E-Puck2's constants (noise-free reference)."""
+    return light.reading(distances, intensities, gamma=epuck2.LIGHT_GAMMA,
+                         range_m=epuck2.LIGHT_RANGE_M, full_scale=epuck2.FULL_SCALE_12BIT,
+                         axis=axis)
+
+
 def scan() -> np.ndarray:
     """Simulated readings int[len(INTENSITIES), len(DISTANCES_M)] of sensor ``SENSOR``."""
     from swarmstack.experiments.simulation import Simulation
@@ -58,7 +65,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     gamma = epuck2.LIGHT_GAMMA
     rows = []
     for s, i in enumerate(INTENSITIES):
-        eq2 = light.reading(DISTANCES_M, i)
+        eq2 = _eq2(DISTANCES_M, i)
         err = int(np.max(np.abs(sim[s] - eq2)))
         rows.append(Row(f"i = {i:g}: max |sim − Eq. 2| over 2–55 cm", "0", str(err), err == 0))
         dsat = gamma * i
@@ -75,8 +82,8 @@ def reproduce(out_dir: Path) -> Reproduction:
     for d, lux in CALIBRATION:
         k = int(np.argmin(np.abs(DISTANCES_M - d)))
         rows.append(Row(f"i = 1 at {100 * d:.0f} cm (reference)", f"{lux:.2f} lx (robot)",
-                        f"reading {sim[s1, k]} (Eq. 2: {light.reading(d, 1.0)})",
-                        bool(sim[s1, k] == light.reading(d, 1.0))))
+                        f"reading {sim[s1, k]} (Eq. 2: {_eq2(d, 1.0)})",
+                        bool(sim[s1, k] == _eq2(d, 1.0))))
 
     import matplotlib
     matplotlib.use("Agg")
@@ -85,7 +92,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     d = np.linspace(0.02, 0.55, 400)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for s, i in enumerate(INTENSITIES):
-        line, = ax.plot(100 * d, light.reading(d, i), lw=1.0, label=f"Eq. 2, i = {i:g}")
+        line, = ax.plot(100 * d, _eq2(d, i), lw=1.0, label=f"Eq. 2, i = {i:g}")
         ax.plot(100 * DISTANCES_M[::4], sim[s, ::4], "o", ms=3, color=line.get_color())
     ax.set_xlabel("distance light → sensor (cm)")
     ax.set_ylabel("light reading (4095 = dark, 0 = saturated)")
