@@ -14,7 +14,7 @@ import math
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def update_emitters(x, y, z, yaw, local, world_out):
     """World positions of every emitter slot: ``world_out[i, e] = pose_i · local[i, e]``.
 
@@ -31,7 +31,7 @@ def update_emitters(x, y, z, yaw, local, world_out):
             world_out[i, e, 2] = z[i] + local[i, e, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def apply_led_commands(led_rgb_cmd, owner, channel_mask, rgb_out, start):
     """Copy commanded colours onto emitter slots, keeping only the channels each LED can show.
 

@@ -11,7 +11,7 @@ from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _apply(cmd, max_speed, kind, level, keys, tick, out):
     for i in range(cmd.shape[0]):
         for w in range(2):

@@ -50,9 +50,12 @@ class _E:
 
 
 class _FnGen:
-    def __init__(self, gen: "Generator", fid: int):
+    def __init__(self, gen: "Generator", fid: int, checked: bool = False):
         self.g = gen
         self.fid = fid
+        # the "checked" twin runs when a caller passes fewer arguments than parameters:
+        # missing ones hold _MISSING, and reading one is the reference's error
+        self.checked = checked
         self.f = gen.prog.functions[fid]
         self.lines: list[str] = []
         self.ind = 1
@@ -145,6 +148,23 @@ class _FnGen:
             fast = f"({r} if {lo} <= ({r} := {na} {op} {nb}) <= {hi} else _wrap({r}))"
         self.stack.append(_E(f"({fast} if {guard} else (#@{m}\n{helper}({na}, {nb})))", "expr"))
 
+    def divmod(self, op: str, helper: str, ins: B.Instr) -> None:
+        """Integer ``/`` and ``%``: C and Python agree when the dividend is >= 0 and the
+        divisor > 0 (and the result is then in range); everything else takes the helper."""
+        b, a = self.stack[-1], self.stack[-2]
+        if b.kind != "const" or type(b.const) is not int or b.const <= 0:
+            self.helper2(helper, ins)
+            return
+        self.stack.pop()
+        self.stack.pop()
+        m = self.mark(ins)
+        na, ea = self.name_of(a)
+        if a.kind == "const":
+            self.stack.append(_E(f"(#@{m}\n{helper}({na}, {b.py}))", "expr"))
+            return
+        self.stack.append(_E(f"({na} {op} {b.py} if {ea}.__class__ is int and {na} >= 0 "
+                             f"else (#@{m}\n{helper}({na}, {b.py})))", "expr"))
+
     def compare(self, op: str, helper: str, ins: B.Instr) -> None:
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
@@ -170,7 +190,12 @@ class _FnGen:
         prof = self.g.profile
         params = [f"L{f.ncap + i}" for i in range(f.nparams)]
         self.defined = set(range(f.ncap + f.nparams)) if self.fid else set()
-        header = f"def _f{self.fid}(_cl{''.join(', ' + p for p in params)}):"
+        if self.checked:
+            self.params = set(range(f.ncap, f.ncap + f.nparams))
+            header = f"def _c{self.fid}(_cl{''.join(', ' + p + '=_MISSING' for p in params)}):"
+        else:
+            self.params = set()
+            header = f"def _f{self.fid}(_cl{''.join(', ' + p for p in params)}):"
         uses_cap = any(ins.op in (B.LLOAD, B.LSTORE) and ins.arg < f.ncap for ins in f.code) or any(
             ins.op == B.PUSHL and self.g.prog.functions[ins.arg].ncap > 0 for ins in f.code)
         if self.fid and f.ncap and uses_cap:
@@ -211,6 +236,9 @@ class _FnGen:
             st.append(self.const(prof.fround(float(arg))))
         elif op == B.PUSHS:
             st.append(self.const(self.g.prog.strings[arg]))
+        elif op == B.LLOAD and arg in self.params:
+            m = self.mark(ins)
+            st.append(_E(f"(L{arg} if L{arg} is not _MISSING else (#@{m}\n_missing()))", "expr"))
         elif op == B.LLOAD:
             st.append(_E(f"L{arg}", "local", slot=arg))
         elif op == B.LSTORE:
@@ -251,7 +279,23 @@ class _FnGen:
         elif op == B.TPUT:
             v, k, t = st.pop(), st.pop(), st.pop()
             self.flush()
-            self.stmt(f"_tput({t.py}, {k.py}, {v.py})", ins)
+            if prof.name == "buzz" and k.kind == "const" and type(k.const) in (str, int):
+                # inline store of a plain value under a constant key; nil (removal), closures
+                # (self binding) and non-tables take the helper. A re-set key moves to the
+                # end of the table's order, as in the reference's buckets.
+                if not t.simple:
+                    tn = self.tmp("_s")
+                    self.stmt(f"{tn} = {t.py}", ins)
+                    t = _E(tn, "temp")
+                vn = self.tmp("_v")
+                self.stmt(f"{vn} = {v.py}", ins)
+                self.stmt(f"if {t.py}.__class__ is _Table and {vn}.__class__ in _PLAINV:", ins)
+                self.lines.append("    " * (self.ind + 1) + f"if {k.py} in {t.py}: del {t.py}[{k.py}]")
+                self.lines.append("    " * (self.ind + 1) + f"{t.py}[{k.py}] = {vn}")
+                self.lines.append("    " * self.ind + "else:")
+                self.stmt(f"    _tput({t.py}, {k.py}, {vn})", ins)
+            else:
+                self.stmt(f"_tput({t.py}, {k.py}, {v.py})", ins)
         elif op == B.CALL:
             args = [st.pop() for _ in range(arg)][::-1]
             fe = st.pop()
@@ -264,7 +308,8 @@ class _FnGen:
             st.append(_E(f"_mkc({arg}, (None,))", "expr"))
         elif op == B.PUSHL:
             nc = self.g.prog.functions[arg].ncap
-            slots = ", ".join(f"L{i}" if i in self.defined else "None" for i in range(nc))
+            slots = ", ".join((f"(L{i} if L{i} is not _MISSING else None)" if i in self.params else f"L{i}")
+                              if i in self.defined else "None" for i in range(nc))
             st.append(_E(f"_mkc({arg}, ({slots},))" if nc else f"_mkc({arg}, ())", "expr"))
         elif op == B.RET0:
             self.flush()
@@ -280,9 +325,9 @@ class _FnGen:
         elif op == B.MUL:
             self.arith("*", "_mul", ins)
         elif op == B.DIV:
-            self.helper2("_div", ins)
+            self.divmod("//", "_div", ins)
         elif op == B.MOD:
-            self.helper2("_mod", ins)
+            self.divmod("%", "_mod", ins)
         elif op == B.POW:
             self.helper2("_pow", ins)
         elif op == B.UNM and st[-1].kind == "const" and type(st[-1].const) in (int, float):
@@ -377,9 +422,12 @@ class Generator:
 
     def source(self) -> tuple[str, list[int]]:
         out: list[str] = []
-        for fid in range(len(self.prog.functions)):
+        for fid, f in enumerate(self.prog.functions):
             out.extend(_FnGen(self, fid).run())
             out.append("")
+            if fid and f.nparams:
+                out.extend(_FnGen(self, fid, checked=True).run())
+                out.append("")
         text = "\n".join(out)
         linemap = [-1, -1]  # index = Python line number (1-based)
         cur = -1

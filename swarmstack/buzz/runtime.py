@@ -29,6 +29,8 @@ def fmt_float(x: float) -> str:
     return "%f" % x
 
 
+MISSING = type("Missing", (), {"__repr__": lambda self: "<missing argument>"})()
+
 TYPE_NAMES = {type(None): "nil", int: "integer", float: "float", str: "string", Table: "table",
               Closure: "closure", HostClosure: "closure"}
 INF = float("inf")
@@ -180,7 +182,10 @@ def make_helpers(profile: Profile) -> dict:
         if (ca is int or ca is float) and (cb is int or cb is float):
             x, y = fround(float(a)), fround(float(b))
             try:
-                return fround(math.pow(x, y))
+                r = math.pow(x, y)
+                if r != r:  # keep a NaN operand's sign, as C does
+                    return x if x != x else (y if y != y else r)
+                return fround(r)
             except OverflowError:
                 return INF if x > 0 or float(y).is_integer() and int(y) % 2 == 0 else -INF
             except (ValueError, ZeroDivisionError):
@@ -293,11 +298,16 @@ def make_helpers(profile: Profile) -> dict:
             bad_key(k)
         return t.get(k)
 
+    def missing():
+        raise BuzzRaise("wrong number of local variables: not enough local symbols in stack "
+                        "(maybe you called a function with an insufficient number of parameters?)")
+
     return {
+        "_MISSING": MISSING, "_missing": missing,
         "_wrap": wrap, "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div,
         "_mod": mod, "_pow": pow_, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
         "_bnot": bnot, "_lshift": lshift, "_rshift": rshift, "_cmp": cmp, "_eqb": eqb,
         "_neqb": neqb, "_ltb": ltb, "_lteb": lteb, "_gtb": gtb, "_gteb": gteb, "_tget": tget,
-        "_bad_key": bad_key, "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,
+        "_bad_key": bad_key, "_PLAINV": frozenset((int, float, str, Table)), "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,
         "_IMIN": imin, "_IMAX": imax,
     }

@@ -300,6 +300,8 @@ def install(vm) -> None:
             x = a[0]
             if x.__class__ is not float:
                 x = num_arg(x)
+            elif x != x:
+                return x  # C keeps a NaN argument's sign; Python's math module does not
             try:
                 return f32(fn(x)) if single else fround(f32(fn(x)))
             except (ValueError, ZeroDivisionError):
@@ -343,6 +345,8 @@ def install(vm) -> None:
     def m_atan(vm_, *a):
         _lnum(a, 2)
         y, x = num_arg(a[0], "1"), num_arg(a[1], "2")
+        if y != y or x != x:
+            return y if y != y else x
         return fround(f32(math.atan2(y, x)))
 
     def m_min(vm_, *a):

@@ -160,6 +160,7 @@ class BuzzVM:
         ns.update(self._vm_helpers())
         exec(code, ns)
         self._fns = [ns[f"_f{i}"] for i in range(len(program.functions))]
+        self._checked = {id(p): ns.get(f"_c{i}", self._fns[i]) for i, p in enumerate(program.functions)}
         self._ns = ns
         from swarmstack.buzz import stdlib
         stdlib.install(self)
@@ -239,10 +240,9 @@ class BuzzVM:
                     np = f.nparams
                     return lambda c, *a: c.fn(c, *a[:np])
 
-                def fewer(c, *a):
-                    raise BuzzRaise(f"wrong number of local variables: {f.name}() expects "
-                                    f"{f.nparams} argument(s), got {len(a)}")
-                return fewer
+                # fewer arguments: run the checked twin, where reading a missing parameter
+                # is the error (as in the reference, which only fails on such a read)
+                return vm._checked[id(f.code)]
 
             def bad(c, *a):
                 raise BuzzRaise(f"type mismatch: expected closure, got {type_name(f)}")

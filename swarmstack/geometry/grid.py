@@ -25,7 +25,7 @@ def grid_params(bounds, cell_m: float) -> np.ndarray:
     return np.array([x0, y0, cell_m, nx, ny], dtype=np.float64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def cell_xy(params, x, y):
     nx, ny = int(params[3]), int(params[4])
     cx = int(math.floor((x - params[0]) / params[2]))
@@ -33,7 +33,20 @@ def cell_xy(params, x, y):
     return min(nx - 1, max(0, cx)), min(ny - 1, max(0, cy))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
+def cell_span(params, x, y, reach):
+    """Cells (gx0, gx1, gy0, gy1), inclusive and clamped, that a disk of radius ``reach``
+    around (x, y) touches: the only cells a query of that reach needs to visit."""
+    nx, ny = int(params[3]), int(params[4])
+    gx0 = int(math.floor((x - reach - params[0]) / params[2]))
+    gx1 = int(math.floor((x + reach - params[0]) / params[2]))
+    gy0 = int(math.floor((y - reach - params[1]) / params[2]))
+    gy1 = int(math.floor((y + reach - params[1]) / params[2]))
+    return max(0, min(nx - 1, gx0)), max(0, min(nx - 1, gx1)), \
+        max(0, min(ny - 1, gy0)), max(0, min(ny - 1, gy1))
+
+
+@njit(cache=True, error_model="numpy")
 def build_grid(params, x, y, run, n_runs):
     """Counting sort of robots into (run, cell) buckets; returns (cell_start, order)."""
     nx, ny = int(params[3]), int(params[4])
@@ -58,19 +71,17 @@ def build_grid(params, x, y, run, n_runs):
     return cell_start, order
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def neighbours_within(params, cell_start, order, x, y, run, i, radius, out):
     """Write into ``out`` the robots of i's run (excluding i) whose centres lie within ``radius``
     of robot i; returns how many. ``out`` must be large enough (len(x) always is)."""
     nx, ny = int(params[3]), int(params[4])
-    n_cells = nx * ny
-    reach = int(math.ceil(radius / params[2]))
-    cx, cy = cell_xy(params, x[i], y[i])
-    base = run[i] * n_cells
+    base = run[i] * nx * ny
     r2 = radius * radius
     m = 0
-    for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
-        for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
+    gx0, gx1, gy0, gy1 = cell_span(params, x[i], y[i], radius)
+    for gy in range(gy0, gy1 + 1):
+        for gx in range(gx0, gx1 + 1):
             k = base + gy * nx + gx
             for s in range(cell_start[k], cell_start[k + 1]):
                 j = order[s]

@@ -13,16 +13,16 @@ import math
 import numpy as np
 from numba import njit
 
-from swarmstack.geometry.grid import cell_xy
+from swarmstack.geometry.grid import cell_span
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def boxes_near(px, py, reach, boxes, out):
     """Indices of boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
     return boxes_near_listed(px, py, reach, boxes, np.arange(boxes.shape[0]), out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def boxes_near_listed(px, py, reach, boxes, items, out):
     """``boxes_near`` restricted to the boxes in ``items`` (e.g. a cell's static list)."""
     m = 0
@@ -39,12 +39,12 @@ def boxes_near_listed(px, py, reach, boxes, items, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cylinders_near(px, py, reach, cylinders, out):
     return cylinders_near_listed(px, py, reach, cylinders, np.arange(cylinders.shape[0]), out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def cylinders_near_listed(px, py, reach, cylinders, items, out):
     m = 0
     for k in items:
@@ -57,19 +57,19 @@ def cylinders_near_listed(px, py, reach, cylinders, items, out):
     return m
 
 
-@njit(cache=True)
-def robots_near(px, py, reach, run_id, skip, rx, ry, radius, gparams, cell_start, order, out):
+@njit(cache=True, error_model="numpy", inline="always")
+def robots_near(px, py, reach, run_id, skip, rx, ry, radius, max_radius, gparams, cell_start,
+                order, out):
     """Robots of run ``run_id`` (except ``skip``) whose bodies come within ``reach`` of (px, py).
 
-    The world's grid cells are at least a robot diameter wide, so a body reaching that far has
-    its centre within ``reach + cell / 2``: that fixes how many cells around (px, py) to visit."""
+    A body (radius ≤ ``max_radius``) reaching that far has its centre within
+    ``reach + max_radius``: only the cells that disk touches are visited."""
     nx, ny = int(gparams[3]), int(gparams[4])
     base = run_id * nx * ny
-    span = int(math.ceil((reach + 0.5 * gparams[2]) / gparams[2]))
-    cx, cy = cell_xy(gparams, px, py)
+    gx0, gx1, gy0, gy1 = cell_span(gparams, px, py, reach + max_radius)
     m = 0
-    for gy in range(max(0, cy - span), min(ny, cy + span + 1)):
-        for gx in range(max(0, cx - span), min(nx, cx + span + 1)):
+    for gy in range(gy0, gy1 + 1):
+        for gx in range(gx0, gx1 + 1):
             k = base + gy * nx + gx
             for s in range(cell_start[k], cell_start[k + 1]):
                 j = order[s]

@@ -22,7 +22,7 @@ NO_HIT = 2.0
 _EPS = 1e-12
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _clip_z(ta, tb, z0, dz, z_bottom, z_top):
     """First t in [ta, tb] where z0 + t dz lies in [z_bottom, z_top]; NO_HIT if none."""
     if ta > tb:
@@ -38,7 +38,7 @@ def _clip_z(ta, tb, z0, dz, z_bottom, z_top):
     return s if s <= e else NO_HIT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def disk_interval(x0, y0, dx, dy, cx, cy, r):
     """[t_in, t_out] where the 2-D line x0 + t d is inside the disk; (NO_HIT, -1) if never."""
     fx = x0 - cx
@@ -55,7 +55,7 @@ def disk_interval(x0, y0, dx, dy, cx, cy, r):
     return (-b - sq) / a, (-b + sq) / a
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def box_interval(x0, y0, dx, dy, cx, cy, hx, hy, c, s):
     """[t_in, t_out] where the 2-D line is inside the rectangle rotated by (c, s) = (cos, sin)
     of its yaw (slab method)."""
@@ -87,7 +87,7 @@ def box_interval(x0, y0, dx, dy, cx, cy, hx, hy, c, s):
     return t_in, t_out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders):
     """First hit of the segment against static boxes and cylinders (which stand on the floor)."""
     dx = x1 - x0
@@ -112,7 +112,7 @@ def hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b,
                rx, ry, rz, radius, height, gparams, cell_start, order, max_radius):
     """First hit of the segment against robot bodies of run ``run_id`` (skipping two robots).
@@ -182,7 +182,7 @@ def hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b,
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def first_hit(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b, boxes, cylinders,
               rx, ry, rz, radius, height, gparams, cell_start, order, max_radius):
     """First hit against everything: static shapes and the robots of the run."""
@@ -192,7 +192,7 @@ def first_hit(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b, boxes, cylinders,
     return min(t, u)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def hit_candidates(x0, y0, z0, x1, y1, z1, box_idx, n_boxes, cyl_idx, n_cyl, rob_idx, n_rob,
                    boxes, cylinders, rx, ry, rz, radius, height):
     """First hit against pre-gathered candidates (see ``geometry.nearby``)."""

@@ -15,14 +15,14 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _cell_range(lo, hi, origin, cell, n, margin):
     a = int(math.floor((lo - margin - origin) / cell))
     b = int(math.floor((hi + margin - origin) / cell))
     return max(0, a), min(n - 1, b)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lists(gparams, lo_x, lo_y, hi_x, hi_y, margin):
     nx, ny = int(gparams[3]), int(gparams[4])
     cell = gparams[2]

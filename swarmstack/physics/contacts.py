@@ -15,19 +15,19 @@ import math
 import numpy as np
 from numba import njit
 
-from swarmstack.geometry.grid import build_grid, cell_xy
+from swarmstack.geometry.grid import build_grid, cell_span, cell_xy
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _static_push(px, py, r, boxes, cylinders, bounds):
     """Correction (dx, dy) that moves a disk out of every static shape and inside the bounds."""
     return _static_push_listed(px, py, r, boxes, np.arange(boxes.shape[0]), cylinders,
                                np.arange(cylinders.shape[0]), bounds)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _static_push_listed(px, py, r, boxes, box_items, cylinders, cyl_items, bounds):
     """As ``_static_push``, testing only the listed shapes (those near the disk's cell)."""
     cx = 0.0
@@ -83,8 +83,8 @@ def _static_push_listed(px, py, r, boxes, box_items, cylinders, cyl_items, bound
     return cx, cy
 
 
-@njit(cache=True)
-def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, reach,
+@njit(cache=True, error_model="numpy")
+def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, reach_m,
               static):
     """True when robot i overlaps a static shape, leaves the bounds or overlaps a robot."""
     tol = 1e-4
@@ -97,8 +97,9 @@ def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_star
     if dx != 0.0 or dy != 0.0:
         return True
     base = run[i] * nx * ny
-    for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
-        for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
+    gx0, gx1, gy0, gy1 = cell_span(gparams, x[i], y[i], reach_m)
+    for gy in range(gy0, gy1 + 1):
+        for gx in range(gx0, gx1 + 1):
             k = base + gy * nx + gx
             for s in range(cell_start[k], cell_start[k + 1]):
                 j = order[s]
@@ -112,7 +113,7 @@ def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_star
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds, gparams,
             static, grid_start, grid_order, iterations):
     """Project overlaps out of the new positions ``x, y`` (in place); see the module docstring.
@@ -137,7 +138,7 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
     max_r = 0.0
     for i in range(n):
         max_r = max(max_r, radius[i])
-    reach = max(1, int(math.ceil(2.0 * max_r / gparams[2])))
+    reach_m = 2.0 * max_r  # centres of touching robots are at most this far apart
     nx, ny = int(gparams[3]), int(gparams[4])
     settled = False
     cell_start, order = build_grid(gparams, x, y, run, n_runs)
@@ -155,8 +156,9 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
             ax = 0.0
             ay = 0.0
             base = run[i] * nx * ny
-            for gy in range(max(0, cy - reach), min(ny, cy + reach + 1)):
-                for gx in range(max(0, cx - reach), min(nx, cx + reach + 1)):
+            gx0, gx1, gy0, gy1 = cell_span(gparams, x[i], y[i], reach_m)
+            for gy in range(gy0, gy1 + 1):
+                for gx in range(gx0, gx1 + 1):
                     k = base + gy * nx + gx
                     for s in range(cell_start[k], cell_start[k + 1]):
                         j = order[s]
@@ -201,7 +203,7 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
             if reverted[i] or not mobile[i]:
                 continue
             if _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start,
-                         order, reach, static):
+                         order, reach_m, static):
                 x[i] = prev_x[i]
                 y[i] = prev_y[i]
                 reverted[i] = True

@@ -7,7 +7,7 @@ import math
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def integrate(x, y, yaw, v_left, v_right, axle_m, dt):
     """Move every robot along the arc its wheel speeds (m/s) describe during ``dt`` seconds.
 

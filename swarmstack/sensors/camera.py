@@ -42,7 +42,7 @@ from swarmstack.sensors.light import _VISIBLE, emitter_reach, occluders_near_seg
 BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
     """Add a blob to the per-robot buffer, evicting the farthest when full; returns count."""
     if cnt < cap:
@@ -64,7 +64,7 @@ def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
     return cnt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
                   gparams, cell_start, order, max_radius,
                   lights, light_rgb, em_world, em_rgb, em_count, em_reach,
@@ -102,8 +102,8 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
         pz0 = z[i] + cam_z
         nb = boxes_near(px0, py0, range_m, boxes, box_idx)
         nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
-        nr = robots_near(x[i], y[i], occ_reach + em_reach, run[i], i, x, y, radius, gparams,
-                         cell_start, order, rob_idx)
+        nr = robots_near(x[i], y[i], occ_reach + em_reach, run[i], i, x, y, radius, max_radius,
+                         gparams, cell_start, order, rob_idx)
         # keep the robots whose disk, grown by the emitter reach, meets the viewing wedge
         nw = 0
         for q in range(nr):
@@ -176,7 +176,7 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
                 out[i - start, m, f] = kf[idx[m], f] if m < cnt else -1.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _project(dx, dy, dz, c, s, cx0, cy0, f_px, width, height_px, r2max):
     """(d², col, row) of a world offset from the camera, or d² = −1 when not in the image."""
     d2 = dx * dx + dy * dy + dz * dz
@@ -193,7 +193,7 @@ def _project(dx, dy, dz, c, s, cx0, cy0, f_px, width, height_px, r2max):
     return d2, min(width - 1.0, max(0.0, col)), min(height_px - 1.0, max(0.0, row))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _after(kf, a, b):
     """True if blob ``a`` sorts after blob ``b``."""
     for f in range(5):

@@ -27,7 +27,7 @@ NOISE_SCALE = 32767.0
 _SNAP = 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def encoder_kernel(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
     """Advance accumulators ``acc`` float64[stop − start, 2] and write ``out`` int[.., 2]."""
     for i in range(start, stop):

@@ -20,7 +20,7 @@ from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ground_kernel(start, stop, x, y, yaw, points, texture, bounds, full_scale, kind, level,
                   keys, tick, out):
     """Fill ``out`` int[stop − start, K] for robots ``start … stop − 1``."""

@@ -33,7 +33,7 @@ _VISIBLE = 1.0 - 1e-9   # a sight line blocked only at (numerically) its end poi
 _SATURATING = 1e9       # contribution of a source sitting exactly on the sensor
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radius, out):
     """Robots among ``rob_idx[:nr]`` (except ``skip``) whose disks come within ``widen`` of the
     2-D segment a → b; returns the count written to ``out``.
@@ -62,7 +62,7 @@ def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radiu
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
                  gparams, cell_start, order, max_radius,
                  lights, em_world, em_rgb, em_intensity, em_count, em_reach,
@@ -106,8 +106,8 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
             acc[k] = 0.0
         nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
         nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
-        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, gparams, cell_start,
-                         order, rob_idx)
+        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius, gparams,
+                         cell_start, order, rob_idx)
         # static lights (few: scanned)
         for m in range(lights.shape[0]):
             inten = lights[m, 3]

@@ -17,7 +17,7 @@ NOISE_GAUSSIAN = 2
 NOISE_KINDS = {"none": NOISE_NONE, "uniform": NOISE_UNIFORM, "gaussian": NOISE_GAUSSIAN}
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def draw(kind, level, key, tick, channel):
     """One noise sample of the given kind and level (0.0 when the model is off)."""
     if kind == NOISE_UNIFORM:

@@ -17,7 +17,7 @@ from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def transfer(dist, range_m, a, b, c, full_scale, kind, level, keys, tick, out):
     """Eq. 1 + noise + quantisation, for a block of robots (keys: their proximity streams)."""
     for i in range(dist.shape[0]):

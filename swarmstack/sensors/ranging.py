@@ -49,7 +49,7 @@ def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
               layout.elevation_m, layout.range_m, out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
               gparams, cell_start, order, static, max_radius,
               angle_rad, ring_m, elevation_m, range_m, out):
@@ -81,8 +81,8 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
             nb = boxes_near_listed(x[i], y[i], reach, boxes, bi[bs[cell]:bs[cell + 1]], box_idx)
             nc = cylinders_near_listed(x[i], y[i], reach, cylinders, ci[cs[cell]:cs[cell + 1]],
                                        cyl_idx)
-            nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, gparams, cell_start,
-                             order, rob_idx)
+            nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, max_radius, gparams,
+                             cell_start, order, rob_idx)
         if short and nb + nc + nr == 0:
             for k in range(n_rays):  # nothing within reach: every ray sees its full range
                 out[i - start, k] = range_m

@@ -19,7 +19,7 @@ from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def transfer(dist, range_m, min_mm, max_mm, kind, level, keys, tick, out):
     """Distance (m) + noise → clamped millimetres, for a block of robots."""
     for i in range(dist.shape[0]):

@@ -71,7 +71,7 @@ class Floor:
         return self.texture.astype(np.float64) @ LUMA
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sample_texture(texture, bounds, x, y):
     """Nearest-texel RGB at world point (x, y); points outside the arena clamp to the edge."""
     h, w = texture.shape[0], texture.shape[1]

@@ -177,9 +177,16 @@ def test_lambda_arguments_and_extra_arguments_are_ignored():
     assert run_lines("f = function(a, b) { return a + b }\nlog(f(1, 2, 3))") == ["3"]
 
 
-def test_too_few_arguments_is_an_error():
-    vm, _ = run_vm("f = function(a, b) { return a }\nf(1)")
-    assert vm.failed and "expects 2 argument(s), got 1" in vm.error.message
+def test_missing_arguments_are_an_error_only_when_read():
+    # as in the reference: a call may pass fewer arguments; reading a missing one fails
+    vm, out = run_vm("f = function(a, b) { return a }\nlog(f(1))\ng = function(a, b) { return b }\nlog(g(1))")
+    assert out == ["1"]
+    assert vm.failed and vm.error.message.startswith("wrong number of local variables: not enough local symbols")
+    assert vm.error.line == 3
+
+
+def test_missing_argument_can_be_assigned_before_use():
+    assert run_lines("function f(a, b) { b = 2 return a + b }\nlog(f(1))") == ["3"]
 
 
 # ---------------------------------------------------------------- self

@@ -1,11 +1,7 @@
 """Standard library: math, math.rng, string, table functions, type, log formatting, io."""
 
-import math
-
 import pytest
 
-from swarmstack.buzz.values import HostClosure
-from swarmstack.buzz.vm import BuzzVM
 from tests.buzz.conftest import ev, run_lines, run_vm
 
 
