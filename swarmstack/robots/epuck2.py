@@ -173,7 +173,9 @@ def devices(sensors) -> dict:
         if cfg.enabled:
             out[name] = make(noise=cfg.noise, noise_level=cfg.level)
     if sensors.camera.enabled:
-        out["camera"] = camera_device(max_blobs=sensors.camera.max_blobs)
+        cam = sensors.camera
+        out["camera"] = camera_device(max_blobs=cam.max_blobs, noise=cam.noise,
+                                      noise_level=cam.level)
     if sensors.battery.enabled:
         from swarmstack.sensors.battery import Battery
 

@@ -38,6 +38,8 @@ from numba import njit
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
 from swarmstack.geometry.rays import hit_candidates
 from swarmstack.sensors.light import _VISIBLE, emitter_reach, occluders_near_segment
+from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.world.rng import STREAM
 
 BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
 
@@ -193,6 +195,19 @@ def _project(dx, dy, dz, c, s, cx0, cy0, f_px, width, height_px, r2max):
     return d2, min(width - 1.0, max(0.0, col)), min(height_px - 1.0, max(0.0, row))
 
 
+@njit(cache=True, error_model="numpy")
+def _jitter(out, kind, level, keys, tick, width, height_px):
+    """Pixel noise on every reported blob (level in px), clamped to the image."""
+    for i in range(out.shape[0]):
+        for m in range(out.shape[1]):
+            if out[i, m, 0] < 0.0:
+                break
+            col = out[i, m, 0] + draw(kind, level, keys[i], tick, 2 * m)
+            row = out[i, m, 1] + draw(kind, level, keys[i], tick, 2 * m + 1)
+            out[i, m, 0] = min(width - 1.0, max(0.0, col))
+            out[i, m, 1] = min(height_px - 1.0, max(0.0, row))
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _after(kf, a, b):
     """True if blob ``a`` sorts after blob ``b``."""
@@ -226,6 +241,8 @@ class Camera:
     position_m: tuple[float, float, float]
     max_blobs: int = 64
     owner_occludes: bool = False
+    noise: str = "none"          # pixel noise on blob positions; level in px
+    noise_level: float = 0.0
     name: str = "camera"
     scalar: bool = False
     # the runner places and colours emitters only when some device looks at them
@@ -259,3 +276,6 @@ class Camera:
                       em.count, state["reach"], float(px), float(py), float(pz),
                       int(self.width_px), int(self.height_px), self.focal_px,
                       float(self.range_m), bool(self.owner_occludes), out)
+        if self.noise != "none" and self.noise_level > 0.0:
+            _jitter(out, NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["camera"]],
+                    world.tick, float(self.width_px), float(self.height_px))

@@ -121,3 +121,17 @@ def test_table4_geometry_maps_to_border_columns():
         world, keys = lights_world([p])
         (c, _, _), = blobs(read(epuck2.camera_device(), world, keys)[0])
         assert c == pytest.approx(0.0 if p[1] > 0 else 159.0, abs=1.0)
+
+
+def test_pixel_noise_is_bounded_reproducible_and_off_by_default():
+    world, keys = build_world(Arena(bounds=(-2, -2, 2, 2)), [[(0.0, 0.0, 0.0), (0.5, 0.05, math.pi)]])
+    set_leds(world, 1, {1: (0, 0, 255), 3: (0, 0, 255)})
+    exact = read(epuck2.camera_device(), world, keys)[0].copy()
+    noisy = read(epuck2.camera_device(noise="uniform", noise_level=2.0), world, keys)[0]
+    again = read(epuck2.camera_device(noise="uniform", noise_level=2.0), world, keys)[0]
+    valid = exact[:, 0] >= 0
+    assert valid.any()
+    assert np.array_equal(noisy, again)
+    assert not np.array_equal(noisy[valid, :2], exact[valid, :2])
+    assert np.all(np.abs(noisy[valid, :2] - exact[valid, :2]) <= 2.0 + 1e-9)
+    assert np.array_equal(noisy[valid, 2:], exact[valid, 2:])  # colours untouched
