@@ -54,12 +54,14 @@ from swarmstack.buzz.runtime import Profile, make_helpers, type_name
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
 MAX_CALL_DEPTH = 2000  # Buzz calls deep before "stack overflow" (buzz profile)
+_HOST_FRAMES = 3       # Python frames of a Buzz -> host -> Buzz round trip that are not Buzz
 
 _PROFILES: dict[str, tuple[Profile, dict]] = {}
 _PLAIN = frozenset((float, str, Table, Closure, HostClosure))
 _CODE_CACHE: dict[str, tuple[Any, list[int], list[Loc]]] = {}
 _REGISTRY: dict[str, tuple[list[int], list[Loc], B.Program]] = {}
 _PROGRAM_CACHE: dict[tuple, tuple[B.Program, list]] = {}
+_BYTECODE_CACHE: dict[str, B.Program] = {}
 
 
 def _profile(name: str) -> tuple[Profile, dict]:
@@ -105,7 +107,10 @@ def _translate(prog: B.Program, prof: Profile):
 def _translate_uncached(prog: B.Program, prof: Profile):
     gen = Generator(prog, prof)
     text, linemap = gen.source()
-    key = hashlib.sha1((prof.name + "\0" + text).encode()).hexdigest()[:16]
+    # the locations are part of the key: identical code at other lines or in another file
+    # must not share a line map
+    locs = "\n".join(f"{l.file}:{l.line}:{l.col}:{l.fid}" for l in gen.locs)
+    key = hashlib.sha1("\0".join((prof.name, text, locs)).encode()).hexdigest()[:16]
     hit = _CODE_CACHE.get(key)
     if hit is None:
         fname = f"<buzz:{key}>"
@@ -174,7 +179,12 @@ class BuzzVM:
 
     @classmethod
     def from_bytecode(cls, data: bytes, **kw) -> "BuzzVM":
-        return cls(None, program=B.decode(data), **kw)
+        key = hashlib.sha1(data).hexdigest()
+        prog = _BYTECODE_CACHE.get(key)
+        if prog is None:
+            prog = _BYTECODE_CACHE[key] = B.decode(data)
+        kw.setdefault("filename", prog.files[0] if prog.files else "<bytecode>")
+        return cls(None, program=prog, **kw)
 
     def _vm_helpers(self) -> dict:
         vm = self
@@ -375,10 +385,17 @@ class BuzzVM:
 
     def call_value(self, fn, *args) -> Any:
         """Call a Buzz value from host code *inside* a running script (errors propagate)."""
-        c = fn.__class__
-        if c is Closure and fn.nparams == len(args):
-            return fn.fn(fn, *args)
-        return self._ns["_adapt"](fn, len(args))(fn, *args)
+        # Buzz -> host closure -> Buzz stacks at least _HOST_FRAMES Python frames that are
+        # not Buzz calls (the host closure wrapper, the host function, this method): widen
+        # the recursion limit by that much, so MAX_CALL_DEPTH keeps counting Buzz calls
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + _HOST_FRAMES)
+        try:
+            if fn.__class__ is Closure and fn.nparams == len(args):
+                return fn.fn(fn, *args)
+            return self._ns["_adapt"](fn, len(args))(fn, *args)
+        finally:
+            sys.setrecursionlimit(limit)
 
     def _call_if_defined(self, name: str, *args) -> None:
         if not self.top_level_done:

@@ -72,21 +72,24 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
     for i in range(start, stop):
-        c = math.cos(yaw[i])
-        s = math.sin(yaw[i])
         nb = nc = nr = 0
         if short:
             gx, gy = cell_xy(gparams, x[i], y[i])
             cell = gy * nx + gx
-            nb = boxes_near_listed(x[i], y[i], reach, boxes, bi[bs[cell]:bs[cell + 1]], box_idx)
-            nc = cylinders_near_listed(x[i], y[i], reach, cylinders, ci[cs[cell]:cs[cell + 1]],
-                                       cyl_idx)
+            if bs[cell + 1] > bs[cell]:  # most cells are far from every wall and obstacle
+                nb = boxes_near_listed(x[i], y[i], reach, boxes, bi[bs[cell]:bs[cell + 1]],
+                                       box_idx)
+            if cs[cell + 1] > cs[cell]:
+                nc = cylinders_near_listed(x[i], y[i], reach, cylinders,
+                                           ci[cs[cell]:cs[cell + 1]], cyl_idx)
             nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, max_radius, gparams,
                              cell_start, order, rob_idx)
         if short and nb + nc + nr == 0:
             for k in range(n_rays):  # nothing within reach: every ray sees its full range
                 out[i - start, k] = range_m
             continue
+        c = math.cos(yaw[i])
+        s = math.sin(yaw[i])
         for k in range(n_rays):
             ca = c * ray_cos[k] - s * ray_sin[k]  # heading of the ray in the world
             sa = s * ray_cos[k] + c * ray_sin[k]

@@ -64,3 +64,19 @@ def test_errors_in_callbacks_from_builtins_are_located():
     vm, _ = run_vm("foreach({.a = 1}, function(k, v) {\n  log(v.z)\n})", "cb.bzz")
     assert (vm.error.line, vm.error.message) == (2, "type mismatch: expected table, got integer")
     assert len(vm.error.trace) == 2
+
+
+def test_same_code_in_two_files_reports_each_files_location():
+    a, _ = run_vm("x = nil + 1", "one.bzz")
+    b, _ = run_vm("\n\nx = nil + 1", "two.bzz")
+    assert (a.error.file, a.error.line) == ("one.bzz", 1)
+    assert (b.error.file, b.error.line) == ("two.bzz", 3)
+
+
+def test_recursion_through_builtins_counts_buzz_calls():
+    src = ("function r(n) {\n  if (n == 0) return 0\n  var s = 0\n"
+           "  foreach({.a = 1}, function(k, v) { s = r(n - 1) })\n  return n\n}\nlog(r(800))\n"
+           "function deep(n) { return map({.x = 1}, function(k, v) { return deep(n + 1) }) }\ndeep(0)\n")
+    vm, out = run_vm(src)
+    assert out == ["800"]
+    assert vm.error.message == f"stack overflow: call depth exceeds {MAX_CALL_DEPTH}"
