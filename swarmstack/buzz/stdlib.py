@@ -138,6 +138,19 @@ REFERENCE_STARTUP_STRINGS = (
     "error_message"
 ).split() + ["No error"] + "length sub concat tostring toint tofloat string log".split()
 
+# The reference numbers C closures by registration order; `log` shows the number
+# ("[c-closure @N]"). Host closures named like these get the same numbers.
+REFERENCE_CLOSURE_IDS = {name: i for i, name in enumerate(
+    [f"neighbors.{n}" for n in "get filter kin nonkin foreach map reduce count broadcast listen ignore".split()]
+    + "type int float clone size foreach map reduce filter isnil isint isfloat isstring istable isclosure isuserdata".split()
+    + ["stigmergy.create"]
+    + [f"swarm.{n}" for n in "create union intersection difference id".split()]
+    + [f"math.{n}" for n in "abs floor ceil round log log2 log10 exp sqrt sin cos tan asin acos atan min max".split()]
+    + [f"math.rng.{n}" for n in "setseed uniform gaussian exponential".split()]
+    + [f"io.{n}" for n in "fopen fclose fsize fforeach fwrite".split()]
+    + [f"string.{n}" for n in "length sub concat tostring toint tofloat".split()]
+    + ["log"])}
+
 _UMAX = 0xFFFFFFFF
 _FUMAX = f32(float(_UMAX))
 

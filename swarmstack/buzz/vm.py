@@ -265,7 +265,6 @@ class BuzzVM:
                                 f"records, BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries)")
             depth[0] += 1
 
-        self._depth = depth
         return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": newt, "_tput": tput,
                 "_adapt": adapt, "_enter": enter, "_DEPTH": depth}
 
@@ -294,9 +293,15 @@ class BuzzVM:
         return i
 
     def host_id(self, c: HostClosure) -> int:
+        """The number ``log`` prints for a host closure (``[c-closure @N]``): the reference's
+        number for its built-ins (matched by name, e.g. ``"math.sin"``), else the next free."""
         i = self._host_ids.get(id(c.fn))
         if i is None:
-            i = self._host_ids[id(c.fn)] = len(self._host_ids)
+            from swarmstack.buzz.stdlib import REFERENCE_CLOSURE_IDS
+            i = REFERENCE_CLOSURE_IDS.get(c.name)
+            if i is None:
+                i = max(len(REFERENCE_CLOSURE_IDS), 1 + max(self._host_ids.values(), default=-1))
+            self._host_ids[id(c.fn)] = i
         return i
 
     def _from_host(self, r):

@@ -60,9 +60,14 @@ def register(app: typer.Typer) -> None:
                 _fail(err, exc.problems)
             except ControllerError as exc:
                 bar.stop()
-                err.print(f"[red]error:[/] {exc}", highlight=False)
+                print(f"error: {exc}", file=sys.stderr)
                 err.print(f"data logged so far is in {out}/ (summary.json: status failed)")
                 raise typer.Exit(1)
+            except KeyboardInterrupt:
+                bar.stop()
+                err.print(f"interrupted: data logged so far is in {out}/ "
+                          "(summary.json: status interrupted)")
+                raise typer.Exit(130)
         console = Console()
         console.print(
             f"{summary['runs']} run(s) × {summary['robots']} robots × {summary['ticks']} ticks "

@@ -69,27 +69,3 @@ def build_grid(params, x, y, run, n_runs):
         order[fill[k]] = i
         fill[k] += 1
     return cell_start, order
-
-
-@njit(cache=True, error_model="numpy")
-def neighbours_within(params, cell_start, order, x, y, run, i, radius, out):
-    """Write into ``out`` the robots of i's run (excluding i) whose centres lie within ``radius``
-    of robot i; returns how many. ``out`` must be large enough (len(x) always is)."""
-    nx, ny = int(params[3]), int(params[4])
-    base = run[i] * nx * ny
-    r2 = radius * radius
-    m = 0
-    gx0, gx1, gy0, gy1 = cell_span(params, x[i], y[i], radius)
-    for gy in range(gy0, gy1 + 1):
-        for gx in range(gx0, gx1 + 1):
-            k = base + gy * nx + gx
-            for s in range(cell_start[k], cell_start[k + 1]):
-                j = order[s]
-                if j == i:
-                    continue
-                dx = x[j] - x[i]
-                dy = y[j] - y[i]
-                if dx * dx + dy * dy <= r2:
-                    out[m] = j
-                    m += 1
-    return m

@@ -15,7 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
-from swarmstack.geometry.grid import build_grid, cell_span, cell_xy
+from swarmstack.geometry.grid import build_grid, cell_xy
+from swarmstack.geometry.nearby import robots_near
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
@@ -84,11 +85,11 @@ def _static_push_listed(px, py, r, boxes, box_items, cylinders, cyl_items, bound
 
 
 @njit(cache=True, error_model="numpy")
-def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, reach_m,
-              static):
+def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, max_r,
+              static, scratch):
     """True when robot i overlaps a static shape, leaves the bounds or overlaps a robot."""
     tol = 1e-4
-    nx, ny = int(gparams[3]), int(gparams[4])
+    nx = int(gparams[3])
     cx, cy = cell_xy(gparams, x[i], y[i])
     c = cy * nx + cx
     bs, bi, cs, ci = static
@@ -96,21 +97,9 @@ def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_star
                                  cylinders, ci[cs[c]:cs[c + 1]], bounds)
     if dx != 0.0 or dy != 0.0:
         return True
-    base = run[i] * nx * ny
-    gx0, gx1, gy0, gy1 = cell_span(gparams, x[i], y[i], reach_m)
-    for gy in range(gy0, gy1 + 1):
-        for gx in range(gx0, gx1 + 1):
-            k = base + gy * nx + gx
-            for s in range(cell_start[k], cell_start[k + 1]):
-                j = order[s]
-                if j == i:
-                    continue
-                ddx = x[j] - x[i]
-                ddy = y[j] - y[i]
-                rr = radius[i] + radius[j] - tol
-                if ddx * ddx + ddy * ddy < rr * rr:
-                    return True
-    return False
+    m = robots_near(x[i], y[i], radius[i] - tol, run[i], i, x, y, radius, max_r, gparams,
+                    cell_start, order, scratch)
+    return m > 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -121,7 +110,9 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
     ``static`` is the world's static index (``geometry.static_index``) for ``gparams``;
     ``grid_start``/``grid_order`` the robot grid of the previous positions. Robots that did not
     move this tick (turning on the spot, stopped) hold their place: a moving robot that runs
-    into one takes the whole correction, two moving robots share it. Returns ``(blocked, cell_start, order)``: how many robots were put back to their previous
+    into one takes the whole correction, two moving robots share it.
+
+    Returns ``(blocked, cell_start, order)``: how many robots were put back to their previous
     position this tick, and the robot grid of the final positions (reusable by the caller).
     """
     bs, bi, cs, ci = static
@@ -138,8 +129,8 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
     max_r = 0.0
     for i in range(n):
         max_r = max(max_r, radius[i])
-    reach_m = 2.0 * max_r  # centres of touching robots are at most this far apart
-    nx, ny = int(gparams[3]), int(gparams[4])
+    scratch = np.empty(n, dtype=np.int64)
+    nx = int(gparams[3])
     settled = False
     cell_start, order = build_grid(gparams, x, y, run, n_runs)
     for it in range(iterations):
@@ -155,32 +146,24 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
                                          cylinders, ci[cs[c]:cs[c + 1]], bounds)
             ax = 0.0
             ay = 0.0
-            base = run[i] * nx * ny
-            gx0, gx1, gy0, gy1 = cell_span(gparams, x[i], y[i], reach_m)
-            for gy in range(gy0, gy1 + 1):
-                for gx in range(gx0, gx1 + 1):
-                    k = base + gy * nx + gx
-                    for s in range(cell_start[k], cell_start[k + 1]):
-                        j = order[s]
-                        if j == i:
-                            continue
-                        ddx = x[i] - x[j]
-                        ddy = y[i] - y[j]
-                        d2 = ddx * ddx + ddy * ddy
-                        rr = radius[i] + radius[j]
-                        if d2 >= rr * rr:
-                            continue
-                        d = math.sqrt(d2)
-                        if d < 1e-12:
-                            # coincident centres: separate along a direction fixed by the indices
-                            ang = 2.399963229728653 * (i if i < j else j)
-                            ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
-                            if i > j:
-                                ddx, ddy = -ddx, -ddy
-                        share = 0.5 if mobile[j] else 1.0
-                        push = share * (rr - d + TOLERANCE_M)
-                        ax += ddx / d * push
-                        ay += ddy / d * push
+            m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams,
+                            cell_start, order, scratch)
+            for q in range(m):
+                j = scratch[q]
+                ddx = x[i] - x[j]
+                ddy = y[i] - y[j]
+                rr = radius[i] + radius[j]
+                d = math.sqrt(ddx * ddx + ddy * ddy)
+                if d < 1e-12:
+                    # coincident centres: separate along a direction fixed by the indices
+                    ang = 2.399963229728653 * (i if i < j else j)
+                    ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
+                    if i > j:
+                        ddx, ddy = -ddx, -ddy
+                share = 0.5 if mobile[j] else 1.0
+                push = share * (rr - d + TOLERANCE_M)
+                ax += ddx / d * push
+                ay += ddy / d * push
             corr_x[i] = sx + ax
             corr_y[i] = sy + ay
             if corr_x[i] != 0.0 or corr_y[i] != 0.0:
@@ -203,7 +186,7 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
             if reverted[i] or not mobile[i]:
                 continue
             if _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start,
-                         order, reach_m, static):
+                         order, max_r, static, scratch):
                 x[i] = prev_x[i]
                 y[i] = prev_y[i]
                 reverted[i] = True

@@ -81,3 +81,20 @@ def test_cli_compile_disasm_size(tmp_path):
     assert res.exit_code == 0
     assert "bytecode:" in res.output and "string table:" in res.output
     assert "peak heap:" in res.output and "step() calls" in res.output
+
+
+def test_cli_disasm_compiles_a_script_and_size_runs_in_the_buzz_profile(tmp_path):
+    r = CliRunner()
+    src = tmp_path / "d.bzz"
+    src.write_text("function step() { x = {.a = 1} }\n")
+    res = r.invoke(app, ["buzz", "disasm", str(src)])
+    assert res.exit_code == 0 and "function 1 step" in res.output and "TPUT" in res.output
+    res = r.invoke(app, ["buzz", "size", str(src)])
+    assert res.exit_code == 0 and "profile:         buzz" in res.output
+
+
+def test_cli_size_reports_runtime_errors(tmp_path):
+    src = tmp_path / "e.bzz"
+    src.write_text("function step() { x = nil + 1 }\n")
+    res = CliRunner().invoke(app, ["buzz", "size", str(src)])
+    assert res.exit_code == 1 and "e.bzz:1:" in res.output

@@ -156,3 +156,9 @@ def test_io_when_enabled(tmp_path):
     out = run_lines(src, io_enabled=True)
     assert p.read_text() == "a12.500000\n"
     assert out == ["11", "line:a12.500000", "[nil]1"]
+
+
+def test_builtin_closures_print_with_the_reference_numbers():
+    out = run_lines("log(log, math.sin, type, string.concat, math.rng.uniform, isuserdata)\nlog(math.abs, math.max)")
+    assert out == ["[c-closure @65][c-closure @42][c-closure @11][c-closure @61][c-closure @51][c-closure @26]",
+                   "[c-closure @33][c-closure @49]"]

@@ -71,3 +71,22 @@ def run(name: str, out_dir: Path) -> Reproduction:
     importlib.import_module(_MODULES[name])
     out_dir.mkdir(parents=True, exist_ok=True)
     return _REGISTRY[name](out_dir)
+
+
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend (validations run without a display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_plot(fig, path: Path, layout: bool = True) -> Path:
+    """Lay out, write (PNG, 120 dpi) and close a matplotlib figure; returns ``path``."""
+    if layout:
+        fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    pyplot().close(fig)
+    return path

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 
 ROBOTS = 6
 DROPS = [i / 10 for i in range(10)]
@@ -85,38 +86,28 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                     f"Spearman rho = {rho:.2f}; {means[0]:.1f} -> {means[-1]:.1f} steps",
                     rho >= 0.8 and means[-1] > means[0]))
 
-    files = []
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-        horizon = max(max(max(r) for r in results[p]) for p in drops)
-        for p in drops:
-            times = sorted(t for r in results[p] for t in r if t > 0)
-            n = len(results[p]) * ROBOTS
-            xs = list(range(0, horizon + 1))
-            ys = [sum(t <= x for t in times) / n for x in xs]
-            ax1.step(xs, ys, where="post", label=f"{p:.0%}")
-        ax1.set_xlabel("control step")
-        ax1.set_ylabel("fraction of robots through the barrier")
-        ax1.set_title("Barrier (6 robots) vs packet drop")
-        ax1.legend(fontsize=7, ncol=2)
-        ax2.plot([p * 100 for p in drops], means, "o-")
-        for p in drops:
-            ax2.scatter([p * 100] * len(results[p]), [max(r) for r in results[p]], s=8, alpha=0.4, color="gray")
-        ax2.set_xlabel("packet drop (%)")
-        ax2.set_ylabel("steps until the last robot leaves")
-        ax2.set_title("Steps to consensus")
-        fig.tight_layout()
-        path = out_dir / "buzz_barrier.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        files.append(path)
-    except ImportError:  # pragma: no cover - matplotlib is a dependency
-        pass
+    plt = pyplot()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    horizon = max(max(max(r) for r in results[p]) for p in drops)
+    for p in drops:
+        times = sorted(t for r in results[p] for t in r if t > 0)
+        n = len(results[p]) * ROBOTS
+        xs = list(range(0, horizon + 1))
+        ys = [sum(t <= x for t in times) / n for x in xs]
+        ax1.step(xs, ys, where="post", label=f"{p:.0%}")
+    ax1.set_xlabel("control step")
+    ax1.set_ylabel("fraction of robots through the barrier")
+    ax1.set_title("Barrier (6 robots) vs packet drop")
+    ax1.legend(fontsize=7, ncol=2)
+    ax2.plot([p * 100 for p in drops], means, "o-")
+    for p in drops:
+        ax2.scatter([p * 100] * len(results[p]), [max(r) for r in results[p]], s=8,
+                    alpha=0.4, color="gray")
+    ax2.set_xlabel("packet drop (%)")
+    ax2.set_ylabel("steps until the last robot leaves")
+    ax2.set_title("Steps to consensus")
+    path = save_plot(fig, out_dir / "buzz_barrier.png")
+    files = [path]
 
     return Reproduction(
         name="buzz-barrier",

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 
 SIZES = [3, 4, 6]
 RUNS = 20
@@ -83,10 +84,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                     growing))
 
     files = []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(5.5, 4))
     ax.boxplot([[x * STEP_MS for x in durations[n]] for n in SIZES], positions=range(len(SIZES)))
@@ -96,10 +94,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     ax.set_ylabel(f"auction duration (ms at {STEP_MS} ms per step)")
     ax.set_title("Distributed bidding")
     ax.legend()
-    fig.tight_layout()
-    path = out_dir / "buzz_bidding.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path = save_plot(fig, out_dir / "buzz_bidding.png")
     files.append(path)
 
     return Reproduction(

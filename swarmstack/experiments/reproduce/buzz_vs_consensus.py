@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 
 ROBOTS = 10
 TESTS = 20
@@ -75,10 +76,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                     f"/{len(circle) + len(chain)}", all(d > 0 for d in circle) and all(d > 0 for _, d in chain)))
 
     files = []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     ax1.hist([d * STEP_MS for d in circle], bins=range(0, 4 * STEP_MS, STEP_MS // 2), color="tab:blue")
@@ -92,10 +90,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     ax2.set_ylabel("steps from put to read")
     ax2.set_title("Chain: one hop per step")
     ax2.legend()
-    fig.tight_layout()
-    path = out_dir / "buzz_vs_consensus.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path = save_plot(fig, out_dir / "buzz_vs_consensus.png")
     files.append(path)
 
     return Reproduction(

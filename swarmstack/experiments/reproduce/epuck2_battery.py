@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import Reproduction, Row, pyplot, save_plot, validation
 from swarmstack.power import (
     KINDS,
     autonomy_s,
@@ -101,10 +101,7 @@ def _mse_per_speed(values: np.ndarray, reference: np.ndarray, t: np.ndarray, spa
 
 
 def _plot(path: Path, models, sims, t, analytic_autonomy, sim_autonomy) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig = plt.figure(figsize=(15, 8.5), constrained_layout=True)
     grid = fig.add_gridspec(2, 4)
@@ -136,8 +133,7 @@ def _plot(path: Path, models, sims, t, analytic_autonomy, sim_autonomy) -> None:
     ax.set_title("Autonomy vs speed (cf. Fig. 10b): min at 4 cm/s, local max at 14 cm/s")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_plot(fig, path, layout=False)  # constrained_layout already arranged it
 
 
 @validation("epuck2-battery")

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 from swarmstack.robots import epuck2
 from swarmstack.sensors.camera import blobs
 
@@ -96,9 +97,7 @@ def reproduce(out_dir: Path) -> Reproduction:
                         f"{1000 * y:.0f} mm, {alpha:.1f}°", f"{1000 * (left + right):.1f} mm, "
                         f"{a:.2f}°", abs(a - alpha) <= 0.25))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for ax, (x, y, _), found in zip(axes, TABLE4, found_all):
@@ -114,10 +113,7 @@ def reproduce(out_dir: Path) -> Reproduction:
         ax.set_xlabel("column (px)")
         ax.set_ylabel("row (px)")
     fig.suptitle("E-Puck2 camera: detected blobs (160×120 image)")
-    fig.tight_layout()
-    png = out_dir / "epuck2_camera.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_plot(fig, out_dir / "epuck2_camera.png")
     notes = ("Table 4's plug-in column gives the positions of border objects and the resulting "
              "α; y is the full separation, so α = 30° is the full horizontal angle (half-angle "
              "15°). Our camera uses exactly 30°, so the border LEDs land on columns 0 and 159 "

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 from swarmstack.experiments.reproduce.epuck2_tof import drive_scenario
 from swarmstack.robots import epuck2
 
@@ -40,9 +41,7 @@ def reproduce(out_dir: Path) -> Reproduction:
                         f"{int(enc[-1, k, 0])} steps over {100 * final_d:.2f} cm"
                         f"{'' if frozen else ' (still counting)'}", frozen))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, v in enumerate(speeds):
@@ -54,10 +53,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     ax.set_title("E-Puck2 simulated encoders vs distance (stop at ToF ≤ 40 mm)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    png = out_dir / "epuck2_encoders.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_plot(fig, out_dir / "epuck2_encoders.png")
     notes = ("The paper (§4.1.5, Fig. 8) compares the plug-in with a real robot graphically and "
              "gives no numbers or speed list (speeds 2.5–15 cm/s are our choice). Checked here: "
              "the noise-free counters follow 7763.66 steps per metre of wheel travel to within "

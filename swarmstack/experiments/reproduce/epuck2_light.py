@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 from swarmstack.robots import epuck2
 from swarmstack.sensors import light
 
@@ -85,9 +86,7 @@ def reproduce(out_dir: Path) -> Reproduction:
                         f"reading {sim[s1, k]} (Eq. 2: {_eq2(d, 1.0)})",
                         bool(sim[s1, k] == _eq2(d, 1.0))))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     d = np.linspace(0.02, 0.55, 400)
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -99,10 +98,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     ax.set_title("E-Puck2 light sensor: simulated (dots) vs Eq. 2")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    png = out_dir / "epuck2_light.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_plot(fig, out_dir / "epuck2_light.png")
     notes = ("Eq. 2 (γ = 0.075) is the paper's transfer function (§4.1.2), and Fig. 5(c) shows "
              "the plug-in's response for several intensities; those curves are checked exactly "
              "here (noise off). The calibration illuminances (1.24 … 0.20 lx for intensity 1 at "

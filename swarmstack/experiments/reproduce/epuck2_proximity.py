@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 from swarmstack.robots import epuck2
 from swarmstack.sensors import proximity
 
@@ -67,9 +68,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     beyond = [int(sim[k][DISTANCES_M > rng].max()) for k in SENSORS]
     rows.append(Row("beyond 5 cm", "0", " / ".join(map(str, beyond)), max(beyond) == 0))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     d = np.linspace(0, 0.06, 300)
     a1, b1, c1 = EPUCK1_EQ1
@@ -84,10 +83,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     ax.set_title("E-Puck2 proximity sensor response")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    png = out_dir / "epuck2_proximity.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_plot(fig, out_dir / "epuck2_proximity.png")
     notes = ("Eq. 1 and its coefficients are the paper's (§4.1.1); the real-robot mean/max "
              "readings of Fig. 4(b) are not published as numbers, so only the simulated sensor "
              "against its own transfer function can be checked (exact match expected, noise "

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+                                             validation)
 from swarmstack.robots import epuck2
 
 SPEEDS_M_S = (0.025, 0.05, 0.075, 0.10, 0.125, 0.15)
@@ -85,9 +86,7 @@ def reproduce(out_dir: Path) -> Reproduction:
                     f"{data['x'][-1].min():.4f}–{data['x'][-1].max():.4f}",
                     bool(np.all(np.abs(data["x"][-1] - contact_x) < 1e-3))))
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for k, v in enumerate(speeds):
@@ -98,10 +97,7 @@ def reproduce(out_dir: Path) -> Reproduction:
     ax.set_title("E-Puck2 ToF while driving into an obstacle 30 cm away (dashed: ideal)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    png = out_dir / "epuck2_tof.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_plot(fig, out_dir / "epuck2_tof.png")
     notes = ("The paper (§4.1.4, Fig. 7) compares against a real robot and publishes no numbers "
              "and no speed list; the speeds here (2.5–15 cm/s) are our choice. What can be "
              "checked is the simulated model itself: noise-free readings equal the ideal "
