@@ -14,7 +14,11 @@ File layout (little endian)::
     u32 nfiles     { u16 sid }*                      source file names (debug info)
     u32 nfuncs     { u16 name_sid u16 ncap u16 nparams u32 addr
                      u32 codelen code
-                     u32 ndebug { u32 offset u16 file u32 line u32 col }* }*
+                     u32 debuglen debug }*
+
+``debug`` has one record per instruction, as unsigned LEB128 varints: the file index, the
+line as a zig-zag delta from the previous instruction's line, and the column (about
+three bytes an instruction).
 
 ``ncap`` is the number of activation-record slots the function starts with (slot 0 is
 ``self``; lambdas also get a by-value copy of the enclosing function's locals); arguments
@@ -106,7 +110,26 @@ def sid_of(strings: list[str], index: dict[str, int], s: str) -> int:
     return i
 
 
-_DBG = struct.Struct("<IHII")
+def _uvarint(out: bytearray, v: int) -> None:
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return
+
+
+def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
+    v = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return v, pos
+        shift += 7
 
 
 def encode(prog: Program) -> bytes:
@@ -128,19 +151,31 @@ def encode(prog: Program) -> bytes:
     for f, nsid in zip(prog.functions, fun_sids):
         code = bytearray()
         dbg = bytearray()
+        prev_line = 0
         for ins in f.code:
-            dbg += struct.pack("<IHII", len(code), ins.file, ins.line, ins.col)
+            _uvarint(dbg, ins.file)
+            d = ins.line - prev_line
+            _uvarint(dbg, (d << 1) ^ (d >> 63))
+            _uvarint(dbg, ins.col)
+            prev_line = ins.line
             code.append(ins.op)
             fmt = FMT[ins.op]
             if fmt:
                 code += struct.pack("<" + fmt, ins.arg)
         out += struct.pack("<HHHII", nsid, f.ncap, f.nparams, f.addr, len(code)) + code
-        out += struct.pack("<I", len(f.code)) + dbg
+        out += struct.pack("<I", len(dbg)) + dbg
     return bytes(out)
 
 
 def decode(data: bytes) -> Program:
     """Inverse of :func:`encode`; raises ``ValueError`` on a malformed file."""
+    try:
+        return _decode(data)
+    except (IndexError, struct.error, UnicodeDecodeError) as e:
+        raise ValueError(f"malformed Buzz bytecode: {e}") from None
+
+
+def _decode(data: bytes) -> Program:
     if data[:4] != MAGIC:
         raise ValueError("not a Buzz bytecode file (bad magic)")
     version, _flags = struct.unpack_from("<HH", data, 4)
@@ -172,13 +207,22 @@ def decode(data: bytes) -> Program:
         pos += clen
         (nd,) = struct.unpack_from("<I", data, pos)
         pos += 4
+        dpos, dend = pos, pos + nd
+        pos = dend
         instrs = []
-        for _ in range(nd):
-            off, fi, line, col = struct.unpack_from("<IHII", data, pos)
-            pos += _DBG.size
+        off = 0
+        line = 0
+        while off < clen:
+            fi, dpos = _read_uvarint(data, dpos)
+            z, dpos = _read_uvarint(data, dpos)
+            line += (z >> 1) ^ -(z & 1)
+            col, dpos = _read_uvarint(data, dpos)
             op = code[off]
             fmt = FMT[op]
             arg = struct.unpack_from("<" + fmt, code, off + 1)[0] if fmt else None
             instrs.append(Instr(op, arg, fi, line, col))
+            off += SIZE[op]
+        if dpos != dend:
+            raise ValueError("debug information does not match the code")
         funcs.append(Function(strings[nsid], ncap, nparams, instrs, addr))
     return Program(strings, files, funcs)

@@ -165,7 +165,10 @@ class Simulation:
             body = kind.body()
             keys = np.concatenate([run_keys[r][sl.id_offset:sl.id_offset + g.n]
                                    for r in range(self.runs)])
-            devices = kind.devices(g.sensors)
+            try:
+                devices = kind.devices(g.sensors, base_dir)
+            except (OSError, ValueError) as exc:  # e.g. a missing or malformed data file
+                raise ConfigError([f"{source}: robots[{gi}].sensors: {exc}"]) from None
             readings = {d.name: d.allocate(sl.n) for d in devices.values()}
             states = {d.name: d.make_state(sl.n) for d in devices.values()}
             self.groups.append(GroupRuntime(

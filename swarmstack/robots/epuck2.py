@@ -160,10 +160,11 @@ def camera_device(**kw):
                             position_m=CAMERA_POSITION_M), **kw})
 
 
-def devices(sensors) -> dict:
+def devices(sensors, base_dir=None) -> dict:
     """The enabled sensor devices, keyed by their name in the experiment file.
 
     Sensor modules are imported only when enabled: unused kernels cost no start-up time.
+    Relative data-file paths are taken relative to ``base_dir`` (the experiment's folder).
     """
     out = {}
     noisy = {"proximity": proximity_device, "light": light_device, "ground": ground_device,
@@ -179,7 +180,7 @@ def devices(sensors) -> dict:
     if sensors.battery.enabled:
         from swarmstack.sensors.battery import Battery
 
-        out["battery"] = Battery.for_epuck2(sensors.battery)
+        out["battery"] = Battery.for_epuck2(sensors.battery, base_dir)
     return out
 
 

@@ -98,3 +98,11 @@ def test_cli_size_reports_runtime_errors(tmp_path):
     src.write_text("function step() { x = nil + 1 }\n")
     res = CliRunner().invoke(app, ["buzz", "size", str(src)])
     assert res.exit_code == 1 and "e.bzz:1:" in res.output
+
+
+def test_truncated_or_corrupt_bytecode_is_a_value_error():
+    import pytest
+    data = B.encode(compile_source("x = 1\nlog(x)", "c.bzz"))
+    for bad in (data[:-3], data[:20], data[:8] + b"\xff" * 40):
+        with pytest.raises(ValueError):
+            B.decode(bad)

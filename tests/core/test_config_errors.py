@@ -48,6 +48,8 @@ def test_good_file_is_valid(tmp_path):
     (GOOD.replace("count = 3", "count = 3\ncontroller = { python = 'nowhere.py:X' }"),
      "robots[0].controller.python: controller file"),
     ("[[robots]]\nname = 'e'\ncount = 1\n", "arena: required key is missing"),
+    (GOOD.replace("proximity = true", "battery = { model = 'linear', data_file = 'nope.csv' }"),
+     "robots[0].sensors: "),
     (GOOD.replace("count = 3", "placement = { kind = 'explicit', poses = [[0, 0, 0], [0.01, 0, 0]] }"),
      "robots[0].placement: pose 1 (0.01, 0) of group 'e' overlaps another robot"),
 ])
