@@ -11,6 +11,7 @@ File layout (little endian)::
 
     b"BZBC" u16 version u16 flags
     u32 nstrings   { u32 len, utf-8 bytes }*          string table (ids are indices)
+    u32 nscript                                      how many of them the script itself uses
     u32 nfiles     { u16 sid }*                      source file names (debug info)
     u32 nfuncs     { u16 name_sid u16 ncap u16 nparams u32 addr
                      u32 codelen code
@@ -23,8 +24,8 @@ three bytes an instruction).
 ``ncap`` is the number of activation-record slots the function starts with (slot 0 is
 ``self``; lambdas also get a by-value copy of the enclosing function's locals); arguments
 follow in slots ``ncap .. ncap+nparams-1``. Function 0 is the script's top level. ``addr`` is
-the function's offset in the concatenated code of all functions (what ``log`` shows as
-``[n-closure @addr]``).
+where the reference assembler would place the function in its bytecode: ``log`` shows a
+closure as ``[n-closure @addr]``, so scripts print what they print on the reference VM.
 """
 
 from __future__ import annotations
@@ -88,6 +89,13 @@ class Program:
     strings: list[str]
     files: list[str]
     functions: list[Function]
+    # the first ``nscript`` strings are the script's own, in the reference compiler's order;
+    # any after them only name files and functions for debug information
+    nscript: int = -1
+
+    def __post_init__(self) -> None:
+        if self.nscript < 0:
+            self.nscript = len(self.strings)
 
     def code_size(self) -> int:
         return sum(f.byte_size() for f in self.functions)
@@ -95,11 +103,6 @@ class Program:
     def string_table_size(self) -> int:
         return sum(len(s.encode()) + 1 for s in self.strings)
 
-    def assign_addresses(self) -> None:
-        addr = 0
-        for f in self.functions:
-            f.addr = addr
-            addr += f.byte_size()
 
 
 def sid_of(strings: list[str], index: dict[str, int], s: str) -> int:
@@ -134,7 +137,6 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
 
 def encode(prog: Program) -> bytes:
     """Serialise a program to bytes (see the module docstring for the layout)."""
-    prog.assign_addresses()
     strings = list(prog.strings)
     index = {s: i for i, s in enumerate(strings)}
     file_sids = [sid_of(strings, index, f) for f in prog.files]
@@ -144,6 +146,7 @@ def encode(prog: Program) -> bytes:
     for s in strings:
         b = s.encode("utf-8")
         out += struct.pack("<I", len(b)) + b
+    out += struct.pack("<I", prog.nscript)
     out += struct.pack("<I", len(file_sids))
     for s in file_sids:
         out += struct.pack("<H", s)
@@ -190,6 +193,8 @@ def _decode(data: bytes) -> Program:
         pos += 4
         strings.append(data[pos:pos + ln].decode("utf-8"))
         pos += ln
+    (nscript,) = struct.unpack_from("<I", data, pos)
+    pos += 4
     (nf,) = struct.unpack_from("<I", data, pos)
     pos += 4
     files = []
@@ -225,4 +230,4 @@ def _decode(data: bytes) -> Program:
         if dpos != dend:
             raise ValueError("debug information does not match the code")
         funcs.append(Function(strings[nsid], ncap, nparams, instrs, addr))
-    return Program(strings, files, funcs)
+    return Program(strings, files, funcs, nscript)

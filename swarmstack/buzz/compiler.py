@@ -34,11 +34,13 @@ class Sym:
 
 
 class _Fn:
-    """Compilation state of one function: its bytecode being emitted."""
+    """Compilation state of one function: its bytecode being emitted, and the size the
+    reference assembler would give the same function (``refsize``, see ``ref``)."""
 
     def __init__(self, proto: B.Function):
         self.proto = proto
         self.code = proto.code
+        self.refsize = 0
 
 
 class Compiler:
@@ -52,6 +54,7 @@ class Compiler:
         self.symstack: list[dict[str, Sym]] = []
         self.fn: _Fn | None = None
         self.registrations: list[tuple[int, int, A.Node]] = []  # (fid, sid, node)
+        self.fns: list[_Fn] = []
 
     # ------------------------------------------------------------ utilities
     def sid(self, s: str) -> int:
@@ -66,6 +69,13 @@ class Compiler:
 
     def emit(self, node: A.Node, op: int, arg=None) -> None:
         self.fn.code.append(B.Instr(op, arg, self.fileno(node.file), node.line, node.col))
+
+    def ref(self, nbytes: int) -> None:
+        """Count bytes the reference tool chain emits here (1 per opcode, 4 per argument).
+
+        Only used to place each function where the reference would, because ``log`` prints
+        a closure as ``[n-closure @<its bytecode offset>]``."""
+        self.fn.refsize += nbytes
 
     def error(self, node: A.Node, msg: str) -> BuzzSyntaxError:
         src = self.script.sources.get(node.file)
@@ -96,7 +106,9 @@ class Compiler:
     def new_function(self, name: str) -> tuple[_Fn, int]:
         proto = B.Function(name, 0, 0)
         self.functions.append(proto)
-        return _Fn(proto), len(self.functions) - 1
+        fn = _Fn(proto)
+        self.fns.append(fn)
+        return fn, len(self.functions) - 1
 
     # ------------------------------------------------------------ top level
     def compile(self) -> B.Program:
@@ -110,15 +122,20 @@ class Compiler:
         for st in self.script.body:
             self.stat(st)
         self.emit(self.script.body[-1] if self.script.body else A.Nil(1, 1, self.script.files[0]), B.DONE)
+        self.ref(1)
         prologue: list[B.Instr] = []
         for fid, sid, node in self.registrations:
             fi = self.fileno(node.file)
             prologue.append(B.Instr(B.PUSHCN, fid, fi, node.line, node.col))
             prologue.append(B.Instr(B.GSTORE, sid, fi, node.line, node.col))
         main.proto.code = prologue + body_code
-        prog = B.Program(self.strings, self.files, self.functions)
-        prog.assign_addresses()
-        return prog
+        # the reference layout: string count and strings, function registrations (push the
+        # name, push the closure, store: 11 bytes each), a nop, then every function in order
+        addr = 2 + sum(len(s.encode()) + 1 for s in self.strings) + 11 * len(self.registrations) + 1
+        for fn in self.fns:
+            fn.proto.addr = addr
+            addr += fn.refsize
+        return B.Program(self.strings, self.files, self.functions)
 
     # ------------------------------------------------------------ statements
     def block(self, node: A.Node, push: bool) -> None:
@@ -139,6 +156,7 @@ class Compiler:
         extra = len(self.syms) - numvars
         if extra:
             self.emit(node, B.LREMOVE, extra)
+            self.ref(5)
         for k in [k for k, s in self.syms.items() if s.pos >= numvars and not s.is_global]:
             del self.syms[k]
         if push:
@@ -157,17 +175,22 @@ class Compiler:
             raise self.error(st, f"Duplicated symbol '{st.name}'")
         s = self.add(st.name, "auto")
         if s.is_global:
+            self.ref(5)
             if st.value is not None:
                 self.expr(st.value)
             else:
                 self.emit(st, B.PUSHNIL)
+                self.ref(1)
             self.emit(st, B.GSTORE, s.pos)
+            self.ref(1)
         else:
             self.emit(st, B.PUSHNIL)
             self.emit(st, B.LSTORE, s.pos)
+            self.ref(6)
             if st.value is not None:
                 self.expr(st.value)
                 self.emit(st, B.LSTORE, s.pos)
+                self.ref(5)
 
     def st_FunDef(self, st: A.FunDef) -> None:
         s = self.lookup(st.name)
@@ -182,14 +205,22 @@ class Compiler:
         fn.proto.ncap = 1
         self.params(st.params)
         fn.proto.nparams = len(st.params)
-        for b in st.body:
-            self.stat(b)
-        self.emit(st, B.RET0)
+        self.body(st, st.body)
         self.symstack.pop()
         self.fn = saved
         if not s.is_global:  # only reachable in odd nestings; keep the reference's local store
             self.emit(st, B.PUSHCN, fid)
             self.emit(st, B.LSTORE, s.pos)
+
+    def body(self, node: A.Node, stmts: list[A.Node]) -> None:
+        """A function or lambda body, closed by a return of nil."""
+        numvars = len(self.syms)
+        for b in stmts:
+            self.stat(b)
+        if len(self.syms) > numvars:
+            self.ref(5)  # the reference drops the body's locals before returning
+        self.emit(node, B.RET0)
+        self.ref(1)
 
     def params(self, names: list[str]) -> None:
         for p in names:
@@ -200,9 +231,11 @@ class Compiler:
     def st_If(self, st: A.If) -> None:
         self.cond(st.cond)
         self.emit(st, B.IF)
+        self.ref(5)
         self.block(st.then, True)
         if st.orelse is not None:
             self.emit(st.orelse, B.ELSE)
+            self.ref(5)
             self.block(st.orelse, True)
         self.emit(st, B.END)
 
@@ -212,6 +245,7 @@ class Compiler:
         self.emit(st, B.EXITZ)
         self.block(st.body, True)
         self.emit(st, B.ENDLOOP)
+        self.ref(10)
 
     def st_For(self, st: A.For) -> None:
         self.stat(st.init)
@@ -227,6 +261,7 @@ class Compiler:
         self.block(st.body, True)
         self.fn.code.extend(update)
         self.emit(st, B.ENDLOOP)
+        self.ref(20)
 
     def st_Return(self, st: A.Return) -> None:
         if st.value is None:
@@ -234,6 +269,7 @@ class Compiler:
         else:
             self.expr(st.value)
             self.emit(st, B.RET1)
+        self.ref(1)
 
     def st_Assign(self, st: A.Assign) -> None:
         t = st.target
@@ -243,72 +279,91 @@ class Compiler:
                 s = self.add(t.name, "global")
             self.expr(st.value)
             self.emit(t, B.GSTORE if s.is_global else B.LSTORE, s.pos)
+            self.ref(6 if s.is_global else 5)
         elif isinstance(t, A.Field):
             self.expr(t.obj)
             self.emit(t, B.PUSHS, self.sid(t.name))
             self.expr(st.value)
             self.emit(t, B.TPUT)
+            self.ref(6)
         elif isinstance(t, A.Index):
             self.expr(t.obj)
             self.expr(t.key)
             self.expr(st.value)
             self.emit(t, B.TPUT)
+            self.ref(1)
         else:  # pragma: no cover - the parser only builds the three above
             raise self.error(st, "Syntax error: invalid assignment target")
 
     def st_ExprStat(self, st: A.ExprStat) -> None:
         self.expr(st.call)
         self.emit(st, B.POP)
+        self.ref(1)
 
     # ------------------------------------------------------------ expressions
     def cond(self, e: A.Node) -> None:
         self.expr(e)
 
-    def expr(self, e: A.Node) -> None:
-        getattr(self, "ex_" + type(e).__name__)(e)
+    def expr(self, e: A.Node, callee: bool = False) -> None:
+        """Compile an expression; ``callee``: it is the function part of a call (the
+        reference then emits one more instruction, which only matters to ``ref``)."""
+        if callee:
+            getattr(self, "ex_" + type(e).__name__)(e, True)
+        else:
+            getattr(self, "ex_" + type(e).__name__)(e)
 
     def ex_Nil(self, e: A.Nil) -> None:
         self.emit(e, B.PUSHNIL)
+        self.ref(1)
 
     def ex_Int(self, e: A.Int) -> None:
         self.emit(e, B.PUSHI, wrap_int(e.value, 32))
+        self.ref(5)
 
     def ex_Float(self, e: A.Float) -> None:
         self.emit(e, B.PUSHF, e.value)
+        self.ref(5)
 
     def ex_Str(self, e: A.Str) -> None:
         self.emit(e, B.PUSHS, self.sid(e.value))
+        self.ref(5)
 
-    def ex_Name(self, e: A.Name) -> None:
+    def ex_Name(self, e: A.Name, callee: bool = False) -> None:
         s = self.lookup(e.name)
         if s is None:
             s = self.add(e.name, "global")
         self.emit(e, B.GLOAD if s.is_global else B.LLOAD, s.pos)
+        self.ref((6 if s.is_global else 5) + callee)
 
-    def ex_Field(self, e: A.Field) -> None:
+    def ex_Field(self, e: A.Field, callee: bool = False) -> None:
         self.expr(e.obj)
         self.emit(e, B.PUSHS, self.sid(e.name))
         self.emit(e, B.TGET)
+        self.ref(6 + callee)
 
-    def ex_Index(self, e: A.Index) -> None:
+    def ex_Index(self, e: A.Index, callee: bool = False) -> None:
         self.expr(e.obj)
         self.expr(e.key)
         self.emit(e, B.TGET)
+        self.ref(1 + callee)
 
-    def ex_Call(self, e: A.Call) -> None:
-        self.expr(e.callee)
+    def ex_Call(self, e: A.Call, callee: bool = False) -> None:
+        self.expr(e.callee, callee=True)
         for a in e.args:
             self.expr(a)
         self.emit(e, B.CALL, len(e.args))
+        self.ref(6 + callee)
 
     def ex_Unary(self, e: A.Unary) -> None:
         self.expr(e.operand)
         self.emit(e, {"-": B.UNM, "not": B.LNOT, "!": B.BNOT}[e.op])
+        self.ref(1)
 
     def ex_Binary(self, e: A.Binary) -> None:
         self.expr(e.left)
         self.expr(e.right)
         self.emit(e, B.OP[B.BINOPS[e.op]])
+        self.ref(1)
 
     def ex_Lambda(self, e: A.Lambda) -> None:
         fn, fid = self.new_function("<lambda>")
@@ -324,20 +379,21 @@ class Compiler:
         fn.proto.nparams = len(e.params)
         saved = self.fn
         self.fn = fn
-        for b in e.body:
-            self.stat(b)
-        self.emit(e, B.RET0)
+        self.body(e, e.body)
         self.fn = saved
         self.symstack.pop()
         self.emit(e, B.PUSHL, fid)
+        self.ref(5)
 
     def ex_TableLit(self, e: A.TableLit) -> None:
         self.emit(e, B.PUSHT)
+        self.ref(1)
         for k, v in e.entries:
             self.emit(k, B.DUP)
             self.expr(k)
             self.expr(v)
             self.emit(k, B.TPUT)
+            self.ref(2)
 
 
 def compile_script(script: A.Script) -> B.Program:

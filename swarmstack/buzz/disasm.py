@@ -7,16 +7,16 @@ from swarmstack.buzz import bytecode as B
 
 
 def disassemble(prog: B.Program) -> str:
-    prog.assign_addresses()
     out = [f"; {len(prog.strings)} strings, {len(prog.functions)} functions, "
            f"{prog.code_size()} code bytes"]
     out.append("; strings")
     for i, s in enumerate(prog.strings):
         out.append(f";   {i:4d} {s!r}")
+    off = 0
     for fid, f in enumerate(prog.functions):
         out.append("")
-        out.append(f"function {fid} {f.name}  @{f.addr}  slots-captured={f.ncap} params={f.nparams}")
-        off = f.addr
+        out.append(f"function {fid} {f.name}  (closure address @{f.addr})  "
+                   f"slots-captured={f.ncap} params={f.nparams}")
         depth = 0
         for ins in f.code:
             name = B.NAMES[ins.op]

@@ -61,7 +61,10 @@ class Frame:
 
 @dataclass
 class BuzzRuntimeError(BuzzError):
-    """A runtime error: where it happened, the message and the Buzz call stack (innermost first)."""
+    """A runtime error: where it happened, the message and the Buzz call stack (innermost first).
+
+    Printed as the reference VM prints runtime errors, ``FILE:LINE:COL : message`` (a space
+    before the colon, unlike syntax errors' ``FILE:LINE:COL: message``)."""
 
     file: str
     line: int
@@ -74,7 +77,7 @@ class BuzzRuntimeError(BuzzError):
         Exception.__init__(self, self.location_message())
 
     def location_message(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+        return f"{self.file}:{self.line}:{self.col} : {self.message}"
 
     def __str__(self) -> str:
         return self.location_message()

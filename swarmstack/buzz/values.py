@@ -9,7 +9,8 @@
 | table      | :class:`Table` (a ``dict`` subclass; assigning nil removes the key)     |
 | closure    | :class:`Closure` (Buzz code) or :class:`HostClosure` (a Python callable) |
 
-Host closures are called as ``fn(vm, *args)`` and return a Buzz value (``None`` for nil).
+Host closures are called as ``fn(vm, *args)`` and return a Buzz value (``None`` for nil);
+while one runs, ``vm.self`` is the table it was stored into (``s.join()`` sees ``s``).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class HostClosure:
 
     fn: Callable[..., Any]
     name: str = ""
-    self_table: Any = None  # bound `self` when fetched from a table, as the reference does
+    # `self`: the table this closure was stored into. The VM binds it when a closure is put
+    # in a table (as the reference does, at store time); during a call it is ``vm.self``.
+    self_table: Any = None
 
 
 @dataclass(eq=False)

@@ -24,6 +24,8 @@ Embedding API (used by the swarm layer and the simulator)::
                               # (raise_errors=True raises the BuzzRuntimeError instead);
                               # a script that does not compile raises BuzzSyntaxError from
                               # the constructor, for every robot alike
+    str(vm.error)             # "FILE:LINE:COL : message", as the reference prints it;
+    vm.error.pretty()         # ... plus the source line, a caret and the Buzz stack trace
 
 Host closures receive the VM first. When a closure stored in a table is called (``t.f()``),
 ``vm.self`` is that table during the call, because the reference binds ``self`` when a
@@ -34,8 +36,18 @@ closure is *stored* into a table (``tput``), not when it is called; :meth:`to_bu
 ``id`` global. ``vm.hooks`` is a list of callables ``hook(vm)`` run after the standard
 library is installed and before the top level runs (the place to install host tables).
 
-Execution compiles each Buzz function to a Python function (see ``codegen``); generated
-code is cached per program, so many robots running one script share the translation.
+Host closures that stand for the reference's built-ins should be named as the reference
+names them (``HostClosure(fn, "neighbors.get")``, ``"swarm.create"``, ``"stigmergy.create"``):
+``log`` then prints them with the reference's numbers (``[c-closure @N]``).
+
+Profiles: ``"buzz"`` (32-bit integers, single-precision floats — the reference VM) and
+``"bittybuzz"`` (16-bit integers, half-precision floats, the heap and call-depth budgets of
+``heap``). ``measure_heap=True`` tracks heap use in either profile (``heap_peak``,
+``measure_heap()``), as ``swarmstack buzz size`` does.
+
+Execution compiles each Buzz function to a Python function (see ``codegen``; the text is
+``vm.python_source``); compilation and translation are cached per program, so many robots
+running one script share them.
 """
 
 from __future__ import annotations
@@ -114,7 +126,10 @@ def _translate_uncached(prog: B.Program, prof: Profile):
     hit = _CODE_CACHE.get(key)
     if hit is None:
         fname = f"<buzz:{key}>"
-        code = compile(text, fname, "exec")
+        try:
+            code = compile(text, fname, "exec")
+        except (SyntaxError, RecursionError, MemoryError) as e:  # only from corrupt bytecode
+            raise ValueError(f"bytecode cannot be loaded: {e}") from None
         hit = _CODE_CACHE[key] = (code, linemap, gen.locs)
         _REGISTRY[fname] = (linemap, gen.locs, prog)
     return hit, text
@@ -153,12 +168,13 @@ class BuzzVM:
         self.seed = seed if seed is not None else 0
         # string ids as the reference assigns them (used to reproduce its table order)
         self._sids: dict[str, int] = {}
-        for s in program.strings:
+        for s in program.strings[:program.nscript]:
             self.string_id(s)
         self.heap_accounting = profile == "bittybuzz" or measure_heap
         self.heap_limit = H.BBZHEAP_SIZE if profile == "bittybuzz" else None
         self.heap_estimate = 0
         self.heap_peak = 0
+        self._heap_threshold = 256 if self.heap_limit is None else min(256, self.heap_limit)
         self._host_ids: dict[int, int] = {}
         (code, self._linemap, self._locs), self.python_source = _translate(program, self._prof)
         ns = dict(helpers)
@@ -270,14 +286,20 @@ class BuzzVM:
 
     # ------------------------------------------------------------ heap model
     def _charge(self, nbytes: int) -> None:
+        """Account for an allocation. The running estimate only grows (garbage included);
+        past a threshold the live heap is measured exactly — like a collector would — to
+        enforce the BittyBuzz budget and to sample the peak of live memory."""
         self.heap_estimate += nbytes
-        if self.heap_estimate > self.heap_peak:
-            if self.heap_limit is not None and self.heap_estimate > self.heap_limit:
-                self.heap_estimate = self.measure_heap(extra_roots=H.frame_roots())
-                if self.heap_estimate > self.heap_limit:
-                    raise BuzzRaise(f"out of memory: heap use {self.heap_estimate} bytes exceeds "
-                                    f"BBZHEAP_SIZE = {self.heap_limit} bytes")
-            self.heap_peak = max(self.heap_peak, self.heap_estimate)
+        if self.heap_estimate > self._heap_threshold:
+            live = self.measure_heap(extra_roots=H.frame_roots())
+            if self.heap_limit is not None and live > self.heap_limit:
+                raise BuzzRaise(f"out of memory: heap use {live} bytes exceeds "
+                                f"BBZHEAP_SIZE = {self.heap_limit} bytes")
+            self.heap_peak = max(self.heap_peak, live)
+            self.heap_estimate = live
+            self._heap_threshold = max(live + 256, live * 3 // 2)
+            if self.heap_limit is not None:
+                self._heap_threshold = min(self._heap_threshold, self.heap_limit)
 
     def measure_heap(self, extra_roots=()) -> int:
         """Bytes of live tables and closures (model of ``heap``), from globals and ``extra_roots``."""

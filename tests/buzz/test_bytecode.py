@@ -39,7 +39,7 @@ def test_errors_from_loaded_bytecode_keep_locations():
     data = B.encode(compile_source("x = 1\ny = x.z\n", "loc.bzz"))
     vm = BuzzVM.from_bytecode(data, log=lambda s: None)
     vm.run_top_level()
-    assert str(vm.error) == "loc.bzz:2:7: type mismatch: expected table, got integer"
+    assert str(vm.error) == "loc.bzz:2:7 : type mismatch: expected table, got integer"
 
 
 def test_bad_magic_is_rejected():
@@ -106,3 +106,13 @@ def test_truncated_or_corrupt_bytecode_is_a_value_error():
     for bad in (data[:-3], data[:20], data[:8] + b"\xff" * 40):
         with pytest.raises(ValueError):
             B.decode(bad)
+
+
+def test_loaded_bytecode_keeps_the_reference_table_order_and_closure_addresses():
+    from pathlib import Path
+    for name in ("string_key_order", "closure_addresses"):
+        script = Path(__file__).with_name("reference") / f"{name}.bzz"
+        data = B.encode(compile_source(script.read_text(), str(script)))
+        out: list[str] = []
+        BuzzVM.from_bytecode(data, robot_id=1, log=out.append, raise_errors=True).run_top_level()
+        assert [l for l in out if l] == script.with_suffix(".out").read_text().splitlines()

@@ -47,7 +47,7 @@ def test_raise_errors_option():
     vm = BuzzVM("x = nil + 1", "r.bzz", log=lambda s: None, raise_errors=True)
     with pytest.raises(BuzzRuntimeError) as e:
         vm.run_top_level()
-    assert str(e.value) == "r.bzz:1:9: type mismatch: expected numeric operands, got nil and integer"
+    assert str(e.value) == "r.bzz:1:9 : type mismatch: expected numeric operands, got nil and integer"
 
 
 def test_host_exception_becomes_a_located_error():

@@ -204,7 +204,8 @@ def test_named_function_self_is_nil_until_stored():
 def test_calling_nil_reports_the_reference_message():
     vm, out = run_vm('log("before")\nnothing()', "e.bzz")
     assert out == ["before"]
-    assert str(vm.error) == "e.bzz:2:1: type mismatch: expected closure, got nil"
+    # the reference prints runtime errors as FILE:LINE:COL : message
+    assert str(vm.error) == "e.bzz:2:1 : type mismatch: expected closure, got nil"
 
 
 def test_long_and_deeply_nested_expressions():
