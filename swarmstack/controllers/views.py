@@ -27,6 +27,7 @@ class RobotView:
     def __init__(self, group_name: str, index: int, robot_id: int, run: int, readings: dict,
                  wheels: np.ndarray, leds: np.ndarray | None, rng: np.random.Generator, clock):
         self._group = group_name
+        self._index = index
         self._wheels = wheels[index]
         self._leds = leds[index] if leds is not None else None
         self._clock = clock

@@ -29,7 +29,7 @@ from swarmstack.robots import ROBOT_TYPES
 from swarmstack.world.arena import Arena, box_row, wall_boxes
 from swarmstack.world.floor import Floor
 from swarmstack.world.placement import Occupancy, PlacementError, place_group
-from swarmstack.world.rng import robot_stream_keys, run_generator
+from swarmstack.world.rng import STREAM, robot_stream_keys, run_generator
 from swarmstack.world.state import Bodies, Emitters, GroupSlice, World
 
 CONTACT_ITERATIONS = 4
@@ -183,6 +183,7 @@ class Simulation:
         self._needs_emitters = any(getattr(d, "needs_emitters", False)
                                    for g in self.groups for d in g.devices.values())
         self._load_controllers(base_dir)
+        self._initial_pose = (bodies.x.copy(), bodies.y.copy(), bodies.yaw.copy())
         self._started = False
 
     # ------------------------------------------------------------------ construction helpers
@@ -232,8 +233,6 @@ class Simulation:
                 g.controllers = [cls()]
                 g.views = [view]
             else:
-                from swarmstack.world.rng import STREAM
-
                 for i in range(sl.n):
                     rng = np.random.Generator(np.random.PCG64(
                         int(g.keys[i, STREAM["controller"]])))
@@ -270,6 +269,41 @@ class Simulation:
         self._refresh_emitters()
         self.sense()
         self._call_controllers("init")
+
+    def reset(self) -> None:
+        """Back to tick 0: initial poses, fresh sensor state (encoders at 0, full batteries),
+        no commands, every robot's random streams restarted; then sense and call each
+        controller's ``reset``. A reset simulation replays the same run."""
+        w = self.world
+        b = w.bodies
+        x0, y0, yaw0 = self._initial_pose
+        np.copyto(b.x, x0)
+        np.copyto(b.y, y0)
+        np.copyto(b.yaw, yaw0)
+        b.remember_pose()
+        w.tick = self.clock.tick = 0
+        w.wheel_speed[:] = 0.0
+        w.emitters.rgb[:] = 0
+        w.refresh_grid()
+        for g in self.groups:
+            g.wheels_cmd[:] = 0.0
+            g.leds_cmd[:] = 0
+            for dev in g.devices.values():
+                fresh = dev.allocate(g.slice.n)
+                np.copyto(g.readings[dev.name], fresh)
+                state = g.states[dev.name]
+                if isinstance(state, np.ndarray):
+                    state[...] = dev.make_state(g.slice.n)
+                else:
+                    g.states[dev.name] = dev.make_state(g.slice.n)
+            for view in g.views:
+                if isinstance(view, RobotView):
+                    view.rng = np.random.Generator(np.random.PCG64(
+                        int(g.keys[view._index, STREAM["controller"]])))
+        self._refresh_emitters()
+        self.sense()
+        self._started = True
+        self._call_controllers("reset")
 
     def sense(self) -> None:
         w = self.world

@@ -44,3 +44,17 @@ class LightUp(Controller):
     def step(self, robot):
         if robot.id == 0:
             robot.set_leds(self.rgb)
+
+
+class Wanderer(Controller):
+    """Random wheel speeds from the robot's own generator; counts its steps (reset clears)."""
+
+    def init(self, robot, params):
+        self.steps = 0
+
+    def step(self, robot):
+        self.steps += 1
+        robot.set_wheels(*robot.rng.uniform(-0.1, 0.15, size=2))
+
+    def reset(self, robot):
+        self.steps = 0
