@@ -1,1 +1,1 @@
-"""actuators"""
+"""Actuators: commanded wheel speeds → applied speeds, logical LEDs → coloured emitters."""

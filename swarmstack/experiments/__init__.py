@@ -1,1 +1,2 @@
-"""experiments"""
+"""Experiments: the TOML schema, building and stepping a batch of runs, results on disk and
+the papers' validations (`reproduce`)."""

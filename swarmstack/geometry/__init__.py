@@ -1,1 +1,1 @@
-"""geometry"""
+"""Geometry kernels (Numba): the robot grid, the static-shape index, segment casting."""

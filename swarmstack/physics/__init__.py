@@ -1,1 +1,1 @@
-"""physics"""
+"""Physics: differential-drive integration and contacts, vectorised over every robot."""
