@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import struct
+from array import array
 
 from swarmstack.buzz.errors import BuzzRaise
 from swarmstack.buzz.values import Closure, HostClosure, Table
@@ -41,6 +42,16 @@ def type_name(v) -> str:
 
 
 def _rounder(fmt: str):
+    if fmt == "<f":
+        # C's double -> float conversion through a one-slot float array: the same rounding
+        # as packing with struct (round to nearest even, +-inf past the range, NaN sign and
+        # payload kept), about twice as fast
+        slot = array("f", (0.0,))
+
+        def fround32(x: float) -> float:
+            slot[0] = x
+            return slot[0]
+        return fround32
     pack, unpack = struct.Struct(fmt).pack, struct.Struct(fmt).unpack
 
     def fround(x: float) -> float:

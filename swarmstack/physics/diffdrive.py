@@ -18,15 +18,17 @@ def integrate(x, y, yaw, v_left, v_right, axle_m, dt):
         v = 0.5 * (v_left[i] + v_right[i])
         w = (v_right[i] - v_left[i]) / axle_m[i]
         th = yaw[i]
-        if abs(w) < 1e-12:
-            x[i] += v * dt * math.cos(th)
-            y[i] += v * dt * math.sin(th)
-        else:
-            r = v / w
-            th2 = th + w * dt
-            x[i] += r * (math.sin(th2) - math.sin(th))
-            y[i] -= r * (math.cos(th2) - math.cos(th))
-            th = th2
+        half = 0.5 * w * dt
+        # chord of the arc: length v dt · sin(half)/half, along the mid-arc heading
+        # (one form for arcs and straight lines, without the cancellation of r·(sin θ2 − sin θ))
+        if v != 0.0:  # turning on the spot moves nothing: skip the trigonometry
+            chord = v * dt
+            if abs(half) > 1e-9:
+                chord *= math.sin(half) / half
+            mid = th + half
+            x[i] += chord * math.cos(mid)
+            y[i] += chord * math.sin(mid)
+        th += 2.0 * half
         # wrap to (−π, π] without trigonometry (|w dt| is far below 2π)
         if th > math.pi:
             th -= 2.0 * math.pi
