@@ -4,6 +4,7 @@ sensors see. Two forms of the same behaviour: per robot, and batched over the wh
 import numpy as np
 
 from swarmstack import BatchedController, Controller
+from swarmstack.controllers.epuck2 import EPuck2, EPuck2Group
 
 # proximity sensors 0,1,2 look to the right-front, 5,6,7 to the left-front (CCW −15…+15°)
 RIGHT = [0, 1, 2]
@@ -11,11 +12,11 @@ LEFT = [5, 6, 7]
 
 
 class Diffusion(Controller):
-    def init(self, robot, params):
+    def init(self, robot: EPuck2, params):
         self.speed = float(params.get("speed", 0.1))
         self.threshold = int(params.get("threshold", 200))
 
-    def step(self, robot):
+    def step(self, robot: EPuck2):
         prox = robot.proximity
         left, right = prox[LEFT].max(), prox[RIGHT].max()
         if max(left, right) < self.threshold:
@@ -27,11 +28,11 @@ class Diffusion(Controller):
 
 
 class DiffusionBatched(BatchedController):
-    def init(self, group, params):
+    def init(self, group: EPuck2Group, params):
         self.speed = float(params.get("speed", 0.1))
         self.threshold = int(params.get("threshold", 200))
 
-    def step(self, group):
+    def step(self, group: EPuck2Group):
         prox = group.proximity
         left = prox[:, LEFT].max(axis=1)
         right = prox[:, RIGHT].max(axis=1)

@@ -4,14 +4,15 @@ Ground readings run from 0 (black) to 1023 (white); sensor 0 is on the right, 2 
 """
 
 from swarmstack import Controller
+from swarmstack.controllers.epuck2 import EPuck2
 
 
 class LineFollower(Controller):
-    def init(self, robot, params):
+    def init(self, robot: EPuck2, params):
         self.speed = float(params.get("speed", 0.06))
         self.gain = float(params.get("gain", 0.8))
 
-    def step(self, robot):
+    def step(self, robot: EPuck2):
         right, middle, left = (float(v) / 1023.0 for v in robot.ground)
         # darker on the left → turn left; the difference steers, the middle keeps the speed
         turn = self.gain * (right - left)

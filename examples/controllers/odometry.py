@@ -7,6 +7,7 @@ signed 16-bit register that wraps; differences between ticks are unwrapped befor
 import math
 
 from swarmstack import Controller
+from swarmstack.controllers.epuck2 import EPuck2
 
 STEPS_PER_M = 1000 / (2 * math.pi * 0.0205)
 AXLE_M = 0.053
@@ -18,7 +19,7 @@ def unwrap16(delta: int) -> int:
 
 
 class SquareOdometry(Controller):
-    def init(self, robot, params):
+    def init(self, robot: EPuck2, params):
         self.speed = float(params.get("speed", 0.08))
         self.side = float(params.get("side_m", 0.4))
         self.x, self.y, self.yaw = 0.0, 0.0, 0.0   # estimate, relative to the start pose
@@ -26,7 +27,7 @@ class SquareOdometry(Controller):
         self.leg_start = (0.0, 0.0, 0.0)
         self.turning = False
 
-    def step(self, robot):
+    def step(self, robot: EPuck2):
         now = [int(v) for v in robot.encoders]
         dl = unwrap16(now[0] - self.last[0]) / STEPS_PER_M
         dr = unwrap16(now[1] - self.last[1]) / STEPS_PER_M

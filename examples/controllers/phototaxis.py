@@ -8,17 +8,18 @@ direction is the sensor with the *smallest* reading. Sensors 0–3 look right (C
 import numpy as np
 
 from swarmstack import BatchedController
+from swarmstack.controllers.epuck2 import EPuck2Group
 
 ANGLES = np.radians([-15, -50, -90, -150, 150, 90, 50, 15])
 
 
 class Phototaxis(BatchedController):
-    def init(self, group, params):
+    def init(self, group: EPuck2Group, params):
         self.speed = float(params.get("speed", 0.1))
         self.arrived = int(params.get("arrived_below", 1500))  # reading that means "close"
         self.wander = np.zeros(group.n)  # turn of the random walk used while no light is seen
 
-    def step(self, group):
+    def step(self, group: EPuck2Group):
         light = group.light.astype(np.float64)
         brightness = 4095.0 - light                      # 0 = dark
         # direction of the light: brightness-weighted mean of the sensor directions

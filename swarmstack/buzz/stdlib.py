@@ -18,20 +18,12 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 
 from swarmstack.buzz.errors import BuzzRaise
-from swarmstack.buzz.runtime import NAN, NEG_NAN, fmt_float, type_name
+from swarmstack.buzz.runtime import NAN, NEG_NAN, Profile, fmt_float, type_name
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
-_F32 = struct.Struct("<f")
-
-
-def f32(x: float) -> float:
-    try:
-        return _F32.unpack(_F32.pack(x))[0]
-    except OverflowError:
-        return math.copysign(math.inf, x)
+f32 = Profile("buzz").fround  # C's double -> float conversion (+-inf past the range)
 
 
 def fmt_value(vm, v) -> str:

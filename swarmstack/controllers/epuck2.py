@@ -1,0 +1,74 @@
+"""What an E-Puck2 controller sees: typed interfaces for editors and type checkers.
+
+These Protocols describe the objects passed to controllers of an ``epuck2`` group — the same
+names and units as the real robot's readings — so a controller can be annotated::
+
+    from swarmstack.controllers.epuck2 import EPuck2
+
+    class Avoid(Controller):
+        def step(self, robot: EPuck2) -> None: ...
+
+A reading exists only when its sensor is enabled in the experiment file; reading a disabled
+one raises an error that says how to enable it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class EPuck2(Protocol):
+    """One E-Puck2 (per-robot controllers)."""
+
+    id: int                    # robot id inside its run
+    run: int                   # run index inside a batch
+    rng: np.random.Generator   # this robot's own random stream
+    proximity: np.ndarray      # int32[8]: 0 (nothing within 5 cm) … 4095 (touching)
+    light: np.ndarray          # int32[8]: 4095 (dark) … 0 (saturated)
+    ground: np.ndarray         # int32[3]: 0 (black) … 1023 (white); right, middle, left
+    tof_mm: np.ndarray         # 0-d int32: 20 … 2000 mm straight ahead
+    encoders: np.ndarray       # int32[2]: left, right steps, 1000 per revolution, wrapping int16
+    camera: np.ndarray         # float64[B, 5]: column px, row px, r, g, b; unused rows −1
+    battery: np.ndarray        # 0-d float64: charge 0 … 1
+
+    @property
+    def tick(self) -> int: ...
+
+    @property
+    def dt(self) -> float: ...
+
+    def set_wheels(self, left_m_s: float, right_m_s: float) -> None: ...
+
+    def set_led(self, index: int, rgb) -> None: ...
+
+    def set_leds(self, rgb) -> None: ...
+
+
+class EPuck2Group(Protocol):
+    """Every E-Puck2 of a group, across all runs of a batch (batched controllers)."""
+
+    name: str
+    robot_id: np.ndarray       # int64[n]
+    run: np.ndarray            # int64[n]
+    wheels: np.ndarray         # float64[n, 2] commands (m/s), written by the controller
+    leds: np.ndarray           # uint8[n, 10, 3] commands
+    proximity: np.ndarray      # int32[n, 8]
+    light: np.ndarray          # int32[n, 8]
+    ground: np.ndarray         # int32[n, 3]
+    tof_mm: np.ndarray         # int32[n]
+    encoders: np.ndarray       # int32[n, 2]
+    camera: np.ndarray         # float64[n, B, 5]
+    battery: np.ndarray        # float64[n]
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def tick(self) -> int: ...
+
+    @property
+    def dt(self) -> float: ...
+
+    def uniform(self, k: int = 1) -> np.ndarray: ...
