@@ -126,54 +126,153 @@ class _FnGen:
             return f"{ea}.__class__ is int", na, nb
         return f"{ea}.__class__ is {eb}.__class__ is int", na, nb
 
-    def arith(self, op: str, helper: str, ins: B.Instr) -> None:
-        b, a = self.stack.pop(), self.stack.pop()
-        m = self.mark(ins)
-        g = self.int_guard(a, b) if op else None
-        if g is None:
-            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr"))
-            return
-        guard, na, nb = g
+    def _num_const(self, e: _E):
+        """For a constant operand: ``("int", value, value as the profile's float)``,
+        ``("float", value, value)``, or None for anything else (and for non-constants)."""
+        if e.kind != "const":
+            return None
+        v = e.const
+        if type(v) is int:
+            return "int", v, self.g.profile.fround(float(v))
+        if type(v) is float:
+            return "float", v, v
+        return None
+
+    def _fconst(self, x: float) -> str:
+        return self.const(x).py if x != x or x in (math.inf, -math.inf) else repr(x)
+
+    def _int_fast(self, op: str, na: str, nb: str, b: _E, a: _E) -> str:
+        """In-range integer result of ``na op nb`` (both known ints), wrapping otherwise."""
         r = self.tmp("_r")
         lo, hi = self.g.profile.imin, self.g.profile.imax
         # adding or subtracting a small constant can only leave the range on one side
         c = b.const if b.kind == "const" and a.kind != "const" and op in "+-" else None
         if c is not None and 0 <= c <= 1 << 20:
             test = f"({r} := {na} {op} {nb}) {'<=' if op == '+' else '>='} {hi if op == '+' else lo}"
-            fast = f"({r} if {test} else _wrap({r}))"
-        elif c is not None and -(1 << 20) <= c < 0:
+            return f"({r} if {test} else _wrap({r}))"
+        if c is not None and -(1 << 20) <= c < 0:
             test = f"({r} := {na} {op} {nb}) {'>=' if op == '+' else '<='} {lo if op == '+' else hi}"
-            fast = f"({r} if {test} else _wrap({r}))"
+            return f"({r} if {test} else _wrap({r}))"
+        return f"({r} if {lo} <= ({r} := {na} {op} {nb}) <= {hi} else _wrap({r}))"
+
+    def arith(self, op: str, helper: str, ins: B.Instr) -> None:
+        """``+ - *``: two ints inline (wrapping), two floats (or a float and a numeric
+        constant) inline with the profile's float rounding, everything else the helper."""
+        b, a = self.stack.pop(), self.stack.pop()
+        m = self.mark(ins)
+        ka, kb = self._num_const(a), self._num_const(b)
+        if (a.kind == "const" and ka is None) or (b.kind == "const" and kb is None):
+            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr"))
+            return
+        na, ea = self.name_of(a)
+        nb, eb = self.name_of(b)
+        slow = f"(#@{m}\n{helper}({na}, {nb}))"
+        k = self.tmp("_k")
+        if ka and kb:
+            text = slow
+            if ka[0] == kb[0] == "int":
+                text = f"({self._int_fast(op, na, nb, b, a)})"
+        elif kb is not None or ka is not None:
+            # one constant operand: the other's class decides
+            kind, c, cf = kb if kb is not None else ka
+            ev, nv = (ea, na) if kb is not None else (eb, nb)
+            fl = f"_fround({na} {op} {self._fconst(cf)})" if kb is not None else \
+                f"_fround({self._fconst(cf)} {op} {nb})"
+            if kind == "int":
+                fast = self._int_fast(op, na, nb, b, a)
+                text = f"({fast} if ({k} := {ev}.__class__) is int else {fl} if {k} is float else {slow})"
+            else:
+                text = f"({fl} if {ev}.__class__ is float else {slow})"
         else:
-            fast = f"({r} if {lo} <= ({r} := {na} {op} {nb}) <= {hi} else _wrap({r}))"
-        self.stack.append(_E(f"({fast} if {guard} else (#@{m}\n{helper}({na}, {nb})))", "expr"))
+            fast = self._int_fast(op, na, nb, b, a)
+            text = (f"(({fast} if {k} is int else _fround({na} {op} {nb}) if {k} is float else {slow}) "
+                    f"if ({k} := {ea}.__class__) is {eb}.__class__ else {slow})")
+        self.stack.append(_E(text, "expr"))
 
     def divmod(self, op: str, helper: str, ins: B.Instr) -> None:
         """Integer ``/`` and ``%``: C and Python agree when the dividend is >= 0 and the
-        divisor > 0 (and the result is then in range); everything else takes the helper."""
-        b, a = self.stack[-1], self.stack[-2]
-        if b.kind != "const" or type(b.const) is not int or b.const <= 0:
-            self.helper2(helper, ins)
-            return
-        self.stack.pop()
-        self.stack.pop()
+        divisor > 0 (and the result is then in range); float ``/`` by a non-zero float is
+        inlined with rounding; everything else takes the helper."""
+        b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
-        na, ea = self.name_of(a)
-        if a.kind == "const":
-            self.stack.append(_E(f"(#@{m}\n{helper}({na}, {b.py}))", "expr"))
+        ka, kb = self._num_const(a), self._num_const(b)
+        if a.kind == "const" or (b.kind == "const" and kb is None):
+            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr"))
             return
-        self.stack.append(_E(f"({na} {op} {b.py} if {ea}.__class__ is int and {na} >= 0 "
-                             f"else (#@{m}\n{helper}({na}, {b.py})))", "expr"))
+        na, ea = self.name_of(a)
+        nb, eb = self.name_of(b)
+        slow = f"(#@{m}\n{helper}({na}, {nb}))"
+        k = self.tmp("_k")
+        div = op == "//"
+        if kb is not None:
+            kind, c, cf = kb
+            if kind == "int" and c > 0:
+                fl = f" else _fround({na} / {self._fconst(cf)}) if {k} is float" if div else ""
+                text = f"({na} {op} {nb} if ({k} := {ea}.__class__) is int and {na} >= 0{fl} else {slow})"
+            elif kind == "float" and div and cf != 0:
+                text = f"(_fround({na} / {nb}) if {ea}.__class__ is float else {slow})"
+            else:
+                text = slow
+        else:
+            ints = f"({na} {op} {nb} if {na} >= 0 < {nb} else {slow})"
+            if div:
+                text = (f"(({ints} if {k} is int else (_fround({na} / {nb}) if {nb} else {slow}) "
+                        f"if {k} is float else {slow}) if ({k} := {ea}.__class__) is {eb}.__class__ else {slow})")
+            else:
+                text = f"({ints} if ({k} := {ea}.__class__) is {eb}.__class__ is int else {slow})"
+        self.stack.append(_E(text, "expr"))
+
+    def power(self, ins: B.Instr) -> None:
+        """``^`` by a numeric constant: one helper call that rounds inline."""
+        b = self.stack[-1]
+        kb = self._num_const(b)
+        if kb is None or self.stack[-2].kind == "const":
+            self.helper2("_pow", ins)
+            return
+        b, a = self.stack.pop(), self.stack.pop()
+        m = self.mark(ins)
+        self.stack.append(_E(f"(#@{m}\n_powk({a.py}, {self._fconst(kb[2])}, {b.py}))", "expr"))
+
+    # comparisons as the reference's three-way compare decides them, for two ints and for
+    # two floats (NaN compares neither less nor greater, hence "equal")
+    _INT_CMP = {"==": "{a} == {b}", "!=": "{a} != {b}", "<": "{a} < {b}", "<=": "{a} <= {b}",
+                ">": "{a} > {b}", ">=": "{a} >= {b}"}
+    _FLOAT_CMP = {"==": "not ({a} < {b} or {a} > {b})", "!=": "({a} < {b} or {a} > {b})",
+                  "<": "{a} < {b}", "<=": "not {a} > {b}", ">": "{a} > {b}", ">=": "not {a} < {b}"}
 
     def compare(self, op: str, helper: str, ins: B.Instr) -> None:
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
-        g = self.int_guard(a, b)
-        if g is None:
-            cond = f"(#@{m}\n{helper}({a.py}, {b.py}))"
+        ka, kb = self._num_const(a), self._num_const(b)
+        if (a.kind == "const" and ka is None) or (b.kind == "const" and kb is None) or (ka and kb):
+            g = self.int_guard(a, b)
+            if g is None:
+                cond = f"(#@{m}\n{helper}({a.py}, {b.py}))"
+            else:
+                guard, na, nb = g
+                cond = f"({na} {op} {nb} if {guard} else (#@{m}\n{helper}({na}, {nb})))"
+            self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
+            return
+        na, ea = self.name_of(a)
+        nb, eb = self.name_of(b)
+        slow = f"(#@{m}\n{helper}({na}, {nb}))"
+        k = self.tmp("_k")
+        icmp, fcmp = self._INT_CMP[op], self._FLOAT_CMP[op]
+        if kb is not None or ka is not None:
+            kind, c, cf = kb if kb is not None else ka
+            ev = ea if kb is not None else eb
+            fa, fb = (na, self._fconst(cf)) if kb is not None else (self._fconst(cf), nb)
+            fl = "(" + fcmp.format(a=fa, b=fb) + ")"
+            if kind == "int":
+                il = "(" + icmp.format(a=na, b=nb) + ")"
+                cond = f"({il} if ({k} := {ev}.__class__) is int else {fl} if {k} is float else {slow})"
+            else:
+                cond = f"({fl} if {ev}.__class__ is float else {slow})"
         else:
-            guard, na, nb = g
-            cond = f"({na} {op} {nb} if {guard} else (#@{m}\n{helper}({na}, {nb})))"
+            il = "(" + icmp.format(a=na, b=nb) + ")"
+            fl = "(" + fcmp.format(a=na, b=nb) + ")"
+            cond = (f"({il} if ({k} := {ea}.__class__) is {eb}.__class__ is int else "
+                    f"{fl} if {k} is float and {nb}.__class__ is float else {slow})")
         self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
 
     def helper1(self, helper: str, ins: B.Instr) -> None:
@@ -302,8 +401,10 @@ class _FnGen:
             m = self.mark(ins)
             n, ev = self.name_of(fe)
             argtxt = "".join(", " + a.py for a in args)
-            st.append(_E(f"(#@{m}\n({n}.fn if {ev}.__class__ is _Closure and {n}.nparams == {arg} "
-                          f"else (#@{m}\n_adapt({n}, {arg})))({n}{argtxt}))", "expr"))
+            k = self.tmp("_k")
+            st.append(_E(f"(#@{m}\n({n}.fn if ({k} := {ev}.__class__) is _Closure and {n}.nparams == {arg} "
+                          f"else _hcall if {k} is _HostClosure else (#@{m}\n_adapt({n}, {arg})))({n}{argtxt}))",
+                          "expr"))
         elif op == B.PUSHCN:
             st.append(_E(f"_mkc({arg}, (None,))", "expr"))
         elif op == B.PUSHL:
@@ -329,7 +430,7 @@ class _FnGen:
         elif op == B.MOD:
             self.divmod("%", "_mod", ins)
         elif op == B.POW:
-            self.helper2("_pow", ins)
+            self.power(ins)
         elif op == B.UNM and st[-1].kind == "const" and type(st[-1].const) in (int, float):
             v = st.pop().const
             st.append(self.const(prof.wrap(-v) if type(v) is int else -v))
@@ -337,7 +438,9 @@ class _FnGen:
             a = st.pop()
             m = self.mark(ins)
             n, ev = self.name_of(a)
-            st.append(_E(f"(-{n} if {ev}.__class__ is int and {n} != {prof.imin} else (#@{m}\n_unm({n})))", "expr"))
+            k = self.tmp("_k")
+            st.append(_E(f"(-{n} if (({k} := {ev}.__class__) is int and {n} != {prof.imin}) or {k} is float "
+                          f"else (#@{m}\n_unm({n})))", "expr"))
         elif op in (B.LAND, B.LOR):
             b, a = st.pop(), st.pop()
             ta = self.truth(a)

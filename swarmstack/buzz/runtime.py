@@ -87,6 +87,7 @@ def make_helpers(profile: Profile) -> dict:
     bits, imin, imax = profile.bits, profile.imin, profile.imax
     mask, half = (1 << bits) - 1, 1 << (bits - 1)
     fround = profile.fround
+    mpow = math.pow
     fpack, ipack = struct.Struct(profile.ffmt), struct.Struct(profile.ifmt)
 
     def wrap(v: int) -> int:
@@ -205,6 +206,19 @@ def make_helpers(profile: Profile) -> dict:
                 return NEG_NAN
         num_err(a, b)
 
+    def powk(a, y: float, b):
+        """``a ^ b`` for a numeric constant ``b`` (``y`` is it as the profile's float): the
+        common case in one call, anything unusual (NaN, domain, overflow) through ``pow_``."""
+        ca = a.__class__
+        if ca is float or ca is int:
+            try:
+                r = mpow(fround(a if ca is float else float(a)), y)
+            except (OverflowError, ValueError, ZeroDivisionError):
+                return pow_(a, b)
+            if r == r:
+                return fround(r)
+        return pow_(a, b)
+
     def unm(a):
         if a.__class__ is int:
             return wrap(-a)
@@ -316,9 +330,10 @@ def make_helpers(profile: Profile) -> dict:
     return {
         "_MISSING": MISSING, "_missing": missing,
         "_wrap": wrap, "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div,
-        "_mod": mod, "_pow": pow_, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
+        "_mod": mod, "_pow": pow_, "_powk": powk, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
         "_bnot": bnot, "_lshift": lshift, "_rshift": rshift, "_cmp": cmp, "_eqb": eqb,
         "_neqb": neqb, "_ltb": ltb, "_lteb": lteb, "_gtb": gtb, "_gteb": gteb, "_tget": tget,
         "_bad_key": bad_key, "_PLAINV": frozenset((int, float, str, Table)), "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,
+        "_HostClosure": HostClosure,
         "_IMIN": imin, "_IMAX": imax,
     }

@@ -219,8 +219,7 @@ class BuzzVM:
             return Closure(p, p.name, ar, ar[0] if ar else None, vm._fns[fid], p.nparams)
 
         def newt() -> Table:
-            if acct:
-                vm._charge(H.BBZ_OBJ_BYTES)
+            vm._charge(H.BBZ_OBJ_BYTES)
             return Table()
 
         def tput(t, k, v) -> None:
@@ -245,18 +244,25 @@ class BuzzVM:
                 vm._charge(H.BBZ_TSEG_BYTES)
             t[k] = v
 
+        imin, imax = self._prof.imin, self._prof.imax
+
+        def hcall(_c, *args):
+            """Call a host closure from Buzz code: ``vm.self`` is its table meanwhile."""
+            saved = vm.self
+            vm.self = _c.self_table
+            try:
+                r = _c.fn(vm, *args)
+            finally:
+                vm.self = saved
+            if r is None:
+                return r
+            c = r.__class__
+            if c in _PLAIN or (c is int and imin <= r <= imax):
+                return r
+            return vm._from_host(r)
+
         def host_caller(c: HostClosure):
-            def call(_c, *args):
-                saved = vm.self
-                vm.self = _c.self_table
-                try:
-                    r = _c.fn(vm, *args)
-                finally:
-                    vm.self = saved
-                if r is None or r.__class__ in _PLAIN:
-                    return r
-                return vm._from_host(r)
-            return call
+            return hcall
 
         def adapt(f, n: int):
             if f.__class__ is HostClosure:
@@ -281,8 +287,8 @@ class BuzzVM:
                                 f"records, BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries)")
             depth[0] += 1
 
-        return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": newt, "_tput": tput,
-                "_adapt": adapt, "_enter": enter, "_DEPTH": depth}
+        return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": newt if acct else Table, "_tput": tput,
+                "_adapt": adapt, "_hcall": hcall, "_enter": enter, "_DEPTH": depth}
 
     # ------------------------------------------------------------ heap model
     def _charge(self, nbytes: int) -> None:

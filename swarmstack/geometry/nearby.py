@@ -63,22 +63,22 @@ def robots_near(px, py, reach, run_id, skip, rx, ry, radius, max_radius, gparams
     """Robots of run ``run_id`` (except ``skip``) whose bodies come within ``reach`` of (px, py).
 
     A body (radius ≤ ``max_radius``) reaching that far has its centre within
-    ``reach + max_radius``: only the cells that disk touches are visited."""
-    nx, ny = int(gparams[3]), int(gparams[4])
-    base = run_id * nx * ny
+    ``reach + max_radius``: only the cells that disk touches are visited. Cells of one grid row
+    are consecutive keys, so each row of the block is one contiguous run of ``order``."""
+    nx = int(gparams[3])
+    base = run_id * nx * int(gparams[4])
     gx0, gx1, gy0, gy1 = cell_span(gparams, px, py, reach + max_radius)
     m = 0
     for gy in range(gy0, gy1 + 1):
-        for gx in range(gx0, gx1 + 1):
-            k = base + gy * nx + gx
-            for s in range(cell_start[k], cell_start[k + 1]):
-                j = order[s]
-                if j == skip:
-                    continue
-                dx = rx[j] - px
-                dy = ry[j] - py
-                rr = reach + radius[j]
-                if dx * dx + dy * dy <= rr * rr and m < out.shape[0]:
-                    out[m] = j
-                    m += 1
+        row = base + gy * nx
+        for s in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
+            j = order[s]
+            if j == skip:
+                continue
+            dx = rx[j] - px
+            dy = ry[j] - py
+            rr = reach + radius[j]
+            if dx * dx + dy * dy <= rr * rr:
+                out[m] = j  # out holds one slot per robot: it cannot overflow
+                m += 1
     return m
