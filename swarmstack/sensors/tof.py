@@ -10,6 +10,7 @@ distance before conversion: ``U(−η, η) · range`` (or ``N(0, η²) · range`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -46,7 +47,7 @@ class ToF:
     name: str = "tof_mm"
     scalar: bool = True
 
-    @property
+    @cached_property  # built once: it is read every tick
     def layout(self) -> ranging.RayLayout:
         # a ray from (px, py) pointing along the heading: ring radius and angle of the start
         # point only coincide with "forward" when py = 0, which holds for the E-Puck2
