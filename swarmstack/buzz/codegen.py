@@ -167,7 +167,6 @@ class _FnGen:
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
         slow = f"(#@{m}\n{helper}({na}, {nb}))"
-        k = self.tmp("_k")
         if ka and kb:
             text = slow
             if ka[0] == kb[0] == "int":
@@ -180,13 +179,13 @@ class _FnGen:
                 f"_fround({self._fconst(cf)} {op} {nb})"
             if kind == "int":
                 fast = self._int_fast(op, na, nb, b, a)
-                text = f"({fast} if ({k} := {ev}.__class__) is int else {fl} if {k} is float else {slow})"
+                text = f"({fast} if {ev}.__class__ is int else {fl} if {nv}.__class__ is float else {slow})"
             else:
                 text = f"({fl} if {ev}.__class__ is float else {slow})"
         else:
             fast = self._int_fast(op, na, nb, b, a)
-            text = (f"(({fast} if {k} is int else _fround({na} {op} {nb}) if {k} is float else {slow}) "
-                    f"if ({k} := {ea}.__class__) is {eb}.__class__ else {slow})")
+            text = (f"({fast} if {ea}.__class__ is {eb}.__class__ is int else _fround({na} {op} {nb}) "
+                    f"if {na}.__class__ is {nb}.__class__ is float else {slow})")
         self.stack.append(_E(text, "expr"))
 
     def divmod(self, op: str, helper: str, ins: B.Instr) -> None:
@@ -202,24 +201,23 @@ class _FnGen:
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
         slow = f"(#@{m}\n{helper}({na}, {nb}))"
-        k = self.tmp("_k")
         div = op == "//"
         if kb is not None:
             kind, c, cf = kb
             if kind == "int" and c > 0:
-                fl = f" else _fround({na} / {self._fconst(cf)}) if {k} is float" if div else ""
-                text = f"({na} {op} {nb} if ({k} := {ea}.__class__) is int and {na} >= 0{fl} else {slow})"
+                fl = f" else _fround({na} / {self._fconst(cf)}) if {na}.__class__ is float" if div else ""
+                text = f"({na} {op} {nb} if {ea}.__class__ is int and {na} >= 0{fl} else {slow})"
             elif kind == "float" and div and cf != 0:
                 text = f"(_fround({na} / {nb}) if {ea}.__class__ is float else {slow})"
             else:
-                text = slow
+                text = f"(#@{m}\n{helper}({ea}, {eb}))"
         else:
             ints = f"({na} {op} {nb} if {na} >= 0 < {nb} else {slow})"
             if div:
-                text = (f"(({ints} if {k} is int else (_fround({na} / {nb}) if {nb} else {slow}) "
-                        f"if {k} is float else {slow}) if ({k} := {ea}.__class__) is {eb}.__class__ else {slow})")
+                text = (f"({ints} if {ea}.__class__ is {eb}.__class__ is int else (_fround({na} / {nb}) "
+                        f"if {nb} else {slow}) if {na}.__class__ is {nb}.__class__ is float else {slow})")
             else:
-                text = f"({ints} if ({k} := {ea}.__class__) is {eb}.__class__ is int else {slow})"
+                text = f"({ints} if {ea}.__class__ is {eb}.__class__ is int else {slow})"
         self.stack.append(_E(text, "expr"))
 
     def power(self, ins: B.Instr) -> None:
@@ -256,7 +254,6 @@ class _FnGen:
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
         slow = f"(#@{m}\n{helper}({na}, {nb}))"
-        k = self.tmp("_k")
         icmp, fcmp = self._INT_CMP[op], self._FLOAT_CMP[op]
         if kb is not None or ka is not None:
             kind, c, cf = kb if kb is not None else ka
@@ -265,14 +262,15 @@ class _FnGen:
             fl = "(" + fcmp.format(a=fa, b=fb) + ")"
             if kind == "int":
                 il = "(" + icmp.format(a=na, b=nb) + ")"
-                cond = f"({il} if ({k} := {ev}.__class__) is int else {fl} if {k} is float else {slow})"
+                nv = na if kb is not None else nb
+                cond = f"({il} if {ev}.__class__ is int else {fl} if {nv}.__class__ is float else {slow})"
             else:
                 cond = f"({fl} if {ev}.__class__ is float else {slow})"
         else:
             il = "(" + icmp.format(a=na, b=nb) + ")"
             fl = "(" + fcmp.format(a=na, b=nb) + ")"
-            cond = (f"({il} if ({k} := {ea}.__class__) is {eb}.__class__ is int else "
-                    f"{fl} if {k} is float and {nb}.__class__ is float else {slow})")
+            cond = (f"({il} if {ea}.__class__ is {eb}.__class__ is int else "
+                    f"{fl} if {na}.__class__ is {nb}.__class__ is float else {slow})")
         self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
 
     def helper1(self, helper: str, ins: B.Instr) -> None:
@@ -306,7 +304,7 @@ class _FnGen:
         if bbz:
             if f.code:
                 self.lines.append(f"    #@{self.mark(f.code[0])}")
-            self.lines.append("    _enter()")
+            self.lines.append("    _cl.env.enter()")
             self.lines.append("    try:")
             self.ind = 2
         for ins in f.code:
@@ -314,8 +312,11 @@ class _FnGen:
         self.stmt("return None")
         if bbz:
             self.lines.append("    finally:")
-            self.lines.append("        _DEPTH[0] -= 1")
-        return [header] + self.lines
+            self.lines.append("        _cl.env.DEPTH[0] -= 1")
+        body = "\n".join(self.lines)
+        # the VM's own helpers come with the closure (``_cl.env``): hoist the hot ones
+        prologue = ["    G = _cl.env.G"] if "G[" in body else []
+        return [header] + prologue + self.lines
 
     def instr(self, ins: B.Instr) -> None:
         op, arg = ins.op, ins.arg
@@ -346,7 +347,7 @@ class _FnGen:
             self.stmt(f"L{arg} = {v.py}", ins)
             self.defined.add(arg)
         elif op == B.GLOAD:
-            st.append(_E(f"_Gg({self.g.prog.strings[arg]!r})", "expr"))
+            st.append(_E(f"_cl.gget({self.g.prog.strings[arg]!r})", "expr"))
         elif op == B.GSTORE:
             v = st.pop()
             self.flush()
@@ -354,7 +355,7 @@ class _FnGen:
         elif op == B.PUSHT:
             self.flush()
             t = self.tmp("_T")
-            self.stmt(f"{t} = _newt()", ins)
+            self.stmt(f"{t} = _cl.env.newt()", ins)
             st.append(_E(t, "temp"))
         elif op == B.DUP:
             e = st[-1]
@@ -392,9 +393,9 @@ class _FnGen:
                 self.lines.append("    " * (self.ind + 1) + f"if {k.py} in {t.py}: del {t.py}[{k.py}]")
                 self.lines.append("    " * (self.ind + 1) + f"{t.py}[{k.py}] = {vn}")
                 self.lines.append("    " * self.ind + "else:")
-                self.stmt(f"    _tput({t.py}, {k.py}, {vn})", ins)
+                self.stmt(f"    _cl.env.tput({t.py}, {k.py}, {vn})", ins)
             else:
-                self.stmt(f"_tput({t.py}, {k.py}, {v.py})", ins)
+                self.stmt(f"_cl.env.tput({t.py}, {k.py}, {v.py})", ins)
         elif op == B.CALL:
             args = [st.pop() for _ in range(arg)][::-1]
             fe = st.pop()
@@ -402,16 +403,17 @@ class _FnGen:
             n, ev = self.name_of(fe)
             argtxt = "".join(", " + a.py for a in args)
             k = self.tmp("_k")
-            st.append(_E(f"(#@{m}\n({n}.fn if ({k} := {ev}.__class__) is _Closure and {n}.nparams == {arg} "
-                          f"else _hcall if {k} is _HostClosure else (#@{m}\n_adapt({n}, {arg})))({n}{argtxt}))",
+            st.append(_E(f"(#@{m}\n({n}.fn if {ev}.__class__ is _Closure and {n}.nparams == {arg} "
+                          f"else ({n}.direct if {n}.arity == {arg} else _cl.env.hcall) if {n}.__class__ is _HostClosure "
+                          f"else (#@{m}\n_cl.env.adapt({n}, {arg})))({n}{argtxt}))",
                           "expr"))
         elif op == B.PUSHCN:
-            st.append(_E(f"_mkc({arg}, (None,))", "expr"))
+            st.append(_E(f"_cl.env.mkc({arg}, (None,))", "expr"))
         elif op == B.PUSHL:
             nc = self.g.prog.functions[arg].ncap
             slots = ", ".join((f"(L{i} if L{i} is not _MISSING else None)" if i in self.params else f"L{i}")
                               if i in self.defined else "None" for i in range(nc))
-            st.append(_E(f"_mkc({arg}, ({slots},))" if nc else f"_mkc({arg}, ())", "expr"))
+            st.append(_E(f"_cl.env.mkc({arg}, ({slots},))" if nc else f"_cl.env.mkc({arg}, ())", "expr"))
         elif op == B.RET0:
             self.flush()
             self.stmt("return None", ins)
@@ -439,7 +441,7 @@ class _FnGen:
             m = self.mark(ins)
             n, ev = self.name_of(a)
             k = self.tmp("_k")
-            st.append(_E(f"(-{n} if (({k} := {ev}.__class__) is int and {n} != {prof.imin}) or {k} is float "
+            st.append(_E(f"(-{n} if ({ev}.__class__ is int and {n} != {prof.imin}) or {n}.__class__ is float "
                           f"else (#@{m}\n_unm({n})))", "expr"))
         elif op in (B.LAND, B.LOR):
             b, a = st.pop(), st.pop()
@@ -523,14 +525,24 @@ class Generator:
                              ins.line, ins.col, fid))
         return len(self.locs) - 1
 
-    def source(self) -> tuple[str, list[int]]:
+    def source(self, names: list[str] | None = None) -> tuple[str, list[int]]:
+        """The program as Python text and its line map. With ``names``, the functions are
+        nested in a factory ``_make(<names>)`` returning ``{"_f0": ..., "_c1": ...}``: the
+        runtime helpers are then closure cells of one VM instead of globals, so many VMs
+        share one code object without evicting each other's global-lookup caches."""
         out: list[str] = []
+        made: list[str] = []
         for fid, f in enumerate(self.prog.functions):
             out.extend(_FnGen(self, fid).run())
             out.append("")
+            made.append(f"_f{fid}")
             if fid and f.nparams:
                 out.extend(_FnGen(self, fid, checked=True).run())
                 out.append("")
+                made.append(f"_c{fid}")
+        if names is not None:
+            out = [f"def _make({', '.join(names)}):"] + ["    " + l if l else l for l in out]
+            out.append("    return {" + ", ".join(f"{n!r}: {n}" for n in made) + "}")
         text = "\n".join(out)
         linemap = [-1, -1]  # index = Python line number (1-based)
         cur = -1

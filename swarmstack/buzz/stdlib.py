@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 
 from swarmstack.buzz.errors import BuzzRaise
 from swarmstack.buzz.runtime import NAN, NEG_NAN, Profile, fmt_float, type_name
@@ -164,6 +165,8 @@ def install(vm) -> None:
     def host(name):
         def deco(fn):
             hc = HostClosure(fn, name)
+            if getattr(fn, "direct", None) is not None:
+                hc.direct, hc.arity = fn.direct, 1
             vm.host_id(hc)
             return hc
         return deco
@@ -209,9 +212,9 @@ def install(vm) -> None:
                 t[clone_value(k, memo)] = clone_value(x, memo)
             return t
         if c is Closure:
-            return Closure(v.code, v.name, tuple(v.upvalues), v.self_table, v.fn, v.nparams)
+            return Closure(v.code, v.name, tuple(v.upvalues), v.self_table, v.fn, v.nparams, v.env, v.gget)
         if c is HostClosure:
-            return HostClosure(v.fn, v.name, v.self_table)
+            return HostClosure(v.fn, v.name, v.self_table, v.direct, v.arity)
         return v
 
     def b_clone(vm_, *a):
@@ -317,6 +320,19 @@ def install(vm) -> None:
                 return domain_nan
             except OverflowError:
                 return math.inf
+        if single:
+            slot = array("f", (0.0,))
+
+            def direct(_c, x):
+                # one float argument that is not NaN: f32(fn(x)) with the rounding inline
+                if x.__class__ is float and x == x:
+                    try:
+                        slot[0] = fn(x)
+                        return slot[0]
+                    except (ValueError, ZeroDivisionError, OverflowError):
+                        pass
+                return m(vm, x)
+            m.direct = direct
         return m
 
     def m_abs(vm_, *a):

@@ -38,7 +38,7 @@ class Table(dict):
         return f"Table({dict.__repr__(self)})"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class HostClosure:
     """A closure implemented in Python: ``fn(vm, *args) -> value``."""
 
@@ -47,9 +47,14 @@ class HostClosure:
     # `self`: the table this closure was stored into. The VM binds it when a closure is put
     # in a table (as the reference does, at store time); during a call it is ``vm.self``.
     self_table: Any = None
+    # optional fast entry for calls from Buzz code with exactly ``arity`` arguments:
+    # ``direct(closure, *args)`` with no ``vm`` and no ``vm.self`` (for functions that need
+    # neither, e.g. the math library); it must behave exactly as ``fn`` would
+    direct: Any = field(default=None, repr=False)
+    arity: int = field(default=-1, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class Closure:
     """A closure compiled from Buzz source.
 
@@ -68,3 +73,7 @@ class Closure:
     self_table: Any = None
     fn: Any = None
     nparams: int = 0
+    # the VM's own helpers for the generated code (its globals, table and closure makers …):
+    # the generated functions are shared by every VM running the same program
+    env: Any = field(default=None, repr=False)
+    gget: Any = field(default=None, repr=False)  # ``get`` of the VM's globals (the hottest helper)

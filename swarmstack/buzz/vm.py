@@ -116,9 +116,20 @@ def _translate(prog: B.Program, prof: Profile):
     return hit
 
 
+class _Env:
+    """One VM's helpers for generated code, reached through the running closure
+    (``_cl.env``): the generated functions themselves are shared by all VMs."""
+
+    __slots__ = ("G", "Gg", "mkc", "newt", "tput", "adapt", "hcall", "enter", "DEPTH")
+
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+
 def _translate_uncached(prog: B.Program, prof: Profile):
     gen = Generator(prog, prof)
-    text, linemap = gen.source()
+    text, linemap = gen.source([])
     # the locations are part of the key: identical code at other lines or in another file
     # must not share a line map
     locs = "\n".join(f"{l.file}:{l.line}:{l.col}:{l.fid}" for l in gen.locs)
@@ -130,7 +141,12 @@ def _translate_uncached(prog: B.Program, prof: Profile):
             code = compile(text, fname, "exec")
         except (SyntaxError, RecursionError, MemoryError) as e:  # only from corrupt bytecode
             raise ValueError(f"bytecode cannot be loaded: {e}") from None
-        hit = _CODE_CACHE[key] = (code, linemap, gen.locs)
+        # the profile's helpers are globals; each VM's own helpers come with the closures
+        # (``_Env``), so every VM running this code shares its functions (and the
+        # interpreter's caches for them)
+        ns = dict(_profile(prof.name)[1])
+        exec(code, ns)
+        hit = _CODE_CACHE[key] = (ns["_make"](), linemap, gen.locs)
         _REGISTRY[fname] = (linemap, gen.locs, prog)
     return hit, text
 
@@ -176,10 +192,10 @@ class BuzzVM:
         self.heap_peak = 0
         self._heap_threshold = 256 if self.heap_limit is None else min(256, self.heap_limit)
         self._host_ids: dict[int, int] = {}
-        (code, self._linemap, self._locs), self.python_source = _translate(program, self._prof)
+        (fns, self._linemap, self._locs), self.python_source = _translate(program, self._prof)
         ns = dict(helpers)
         ns.update(self._vm_helpers())
-        exec(code, ns)
+        ns.update(fns)
         self._fns = [ns[f"_f{i}"] for i in range(len(program.functions))]
         self._checked = {id(p): ns.get(f"_c{i}", self._fns[i]) for i, p in enumerate(program.functions)}
         self._ns = ns
@@ -211,12 +227,13 @@ class BuzzVM:
         self._fnlist = fns
         acct = self.heap_accounting
         depth = [0]
+        gget = G.get
 
         def mkc(fid: int, ar: tuple) -> Closure:
             p = protos[fid]
             if acct:
                 vm._charge(H.BBZ_OBJ_BYTES)
-            return Closure(p, p.name, ar, ar[0] if ar else None, vm._fns[fid], p.nparams)
+            return Closure(p, p.name, ar, ar[0] if ar else None, vm._fns[fid], p.nparams, env, gget)
 
         def newt() -> Table:
             vm._charge(H.BBZ_OBJ_BYTES)
@@ -235,9 +252,9 @@ class BuzzVM:
             cv = v.__class__
             if cv is Closure:
                 ar = (t,) + v.upvalues[1:] if v.upvalues else (t,)
-                v = Closure(v.code, v.name, ar, t, v.fn, v.nparams)
+                v = Closure(v.code, v.name, ar, t, v.fn, v.nparams, v.env, v.gget)
             elif cv is HostClosure:
-                v = HostClosure(v.fn, v.name, t)
+                v = HostClosure(v.fn, v.name, t, v.direct, v.arity)
             if k in t:
                 del t[k]  # the reference moves a re-set key to the end of its bucket
             elif acct and len(t) % H.BBZHEAP_ELEMS_PER_TSEG == 0:
@@ -287,7 +304,9 @@ class BuzzVM:
                                 f"records, BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries)")
             depth[0] += 1
 
-        return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": newt if acct else Table, "_tput": tput,
+        env = self._env = _Env(G=G, Gg=G.get, mkc=mkc, newt=newt if acct else Table, tput=tput,
+                               adapt=adapt, hcall=hcall, enter=enter, DEPTH=depth)
+        return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": env.newt, "_tput": tput,
                 "_adapt": adapt, "_hcall": hcall, "_enter": enter, "_DEPTH": depth}
 
     # ------------------------------------------------------------ heap model
@@ -400,7 +419,7 @@ class BuzzVM:
         self.top_level_done = True
         for hook in self.hooks:
             hook(self)
-        main = Closure(self.program.functions[0], "<main>", (), None, self._fns[0], 0)
+        main = Closure(self.program.functions[0], "<main>", (), None, self._fns[0], 0, self._env, self.globals.get)
         self._run(main, ())
         return not self.failed
 
