@@ -107,7 +107,7 @@ def run_command(file: Path, robots: int, steps: int, topology: str, drop: float,
     if run.failed:
         groups: dict[tuple, list[int]] = {}
         for r in run.failed:
-            groups.setdefault((str(r.failed_at), str(r.error)), []).append(r.id)
+            groups.setdefault((str(r.failed_at), r.report or str(r.error)), []).append(r.id)
         for (where, err), ids in groups.items():
             who = f"robot {ids[0]}" if len(ids) == 1 else "robots " + ", ".join(map(str, ids))
             console.print(f"[red]{who} failed[/] ({escape(where)}): {escape(err)}", soft_wrap=True)

@@ -42,6 +42,7 @@ class RobotResult:
     stigmergy: dict[int, dict[Any, Any]] = field(default_factory=dict)
     failed: bool = False
     error: Optional[str] = None
+    report: Optional[str] = None     # error with source line, caret and Buzz stack trace
     failed_at: Optional[str] = None  # "top level", "init", "step 12", ...
 
 
@@ -153,6 +154,9 @@ class Harness:
         msg = getattr(vm, "error", None) if vm is not None else None
         r.failed = True
         r.error = str(msg or err or "unknown error")
+        error = msg or err
+        # location, source line with a caret and the Buzz stack trace, when the VM has them
+        r.report = error.pretty() if hasattr(error, "pretty") else r.error
         r.failed_at = where
         self.packets[rid] = None
 
