@@ -33,13 +33,15 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
         "config": cfg.model_dump(mode="json"),
     }
     write_json_atomic(out_dir / "summary.json", summary)
-    sim.start()
-    setup_s = time.perf_counter() - t_setup
-    writer.log()
     done = 0
-    t0 = time.perf_counter()
     error = None
+    setup_s = 0.0
+    t0 = time.perf_counter()
     try:
+        sim.start()  # controllers' init() may raise too
+        setup_s = time.perf_counter() - t_setup
+        writer.log()
+        t0 = time.perf_counter()
         for t in range(ticks):
             sim.step()
             done = t + 1

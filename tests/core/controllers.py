@@ -58,3 +58,12 @@ class Wanderer(Controller):
 
     def reset(self, robot):
         self.steps = 0
+
+
+class CrashInInit(Controller):
+    def init(self, robot, params):
+        if robot.id == 1:
+            raise ValueError("bad parameter in init")
+
+    def step(self, robot):
+        pass

@@ -77,3 +77,13 @@ def test_controller_crash_names_robot_and_keeps_data(tmp_path):
     ticks = duckdb.sql(f"SELECT max(tick) FROM read_parquet('{out}/trajectories/*.parquet')"
                        ).fetchall()[0][0]
     assert ticks == 35  # everything up to the failing tick is on disk
+
+
+def test_controller_crash_in_init_is_reported(tmp_path):
+    path = _write(tmp_path, "tests.core.controllers:CrashInInit")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--quiet"])
+    assert result.exit_code == 1
+    assert "robot 1 of group 'e'" in result.output and "bad parameter in init" in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["ticks_done"] == 0
