@@ -4,8 +4,16 @@ Each Buzz function becomes one Python function ``_f<N>(_cl, L<k>...)``; activati
 slots become Python locals ``L0, L1, …`` (slot 0 is ``self``). Stack code is turned back
 into nested Python expressions by simulating the operand stack symbolically; structured
 control flow (``IF``/``ELSE``/``END``, ``LOOP``/``EXITZ``/``ENDLOOP``) maps to ``if`` and
-``while``. Operators inline the common case (two in-range integers) and call the
-profile's slow-path helpers (see ``runtime``) for the rest, keeping Buzz semantics exact.
+``while``. Operators inline the common cases — two integers (with the wrap-around check),
+two floats, a number with a numeric constant — with float results rounded to the profile's
+format in place (for two non-constant operands the operation is emitted as statements, so
+the buzz profile's rounding is a store to and a load from a one-slot ``array('f')``); the
+profile's helpers (see ``runtime``) take everything else, keeping Buzz semantics exact.
+
+Functions are shared by every VM running the program: what belongs to one VM (its globals,
+its closure and table makers, its host-call wrapper) is reached through the running
+closure, ``_cl.env`` (``_cl.gget`` is the globals' ``get``), never through Python globals,
+which hold only the profile's helpers.
 
 Locations: every statement, and every helper call inside an expression, is preceded by a
 ``#@<n>`` comment naming entry ``n`` of the location table. A Python traceback's line
@@ -183,10 +191,65 @@ class _FnGen:
             else:
                 text = f"({fl} if {ev}.__class__ is float else {slow})"
         else:
-            fast = self._int_fast(op, na, nb, b, a)
-            text = (f"({fast} if {ea}.__class__ is {eb}.__class__ is int else _fround({na} {op} {nb}) "
-                    f"if {na}.__class__ is {nb}.__class__ is float else {slow})")
+            self.stack.extend((a, b))
+            self.arith_stmt(op, helper, m)
+            return
         self.stack.append(_E(text, "expr"))
+
+    def arith_stmt(self, op: str, helper: str, m: int) -> None:
+        """Two non-constant operands: the operation as statements, so that the float
+        rounding is a store and a load of a one-slot float array rather than a call."""
+        b, a = self.stack.pop(), self.stack.pop()
+        for i, e in enumerate(self.stack):  # what was pushed before is evaluated before
+            if e.kind == "expr":
+                t = self.tmp("_s")
+                self.lines.append("    " * self.ind + f"{t} = {e.py}")
+                self.stack[i] = _E(t, "temp")
+        names = []
+        for e in (a, b):
+            if e.kind == "expr":
+                t = self.tmp("_s")
+                self.lines.append("    " * self.ind + f"{t} = {e.py}")
+                names.append(t)
+            else:
+                names.append(e.py)
+        na, nb = names
+        r = self.tmp("_r")
+        lo, hi = self.g.profile.imin, self.g.profile.imax
+        pad = "    " * self.ind
+        L = self.lines
+        single = self.g.profile.name == "buzz"
+
+        def fl(expr: str, ind: str) -> None:
+            if single:
+                L.append(f"{ind}_FA[0] = {expr}")
+                L.append(f"{ind}{r} = _FA[0]")
+            else:
+                L.append(f"{ind}{r} = _fround({expr})")
+
+        def slow(ind: str) -> None:
+            L.append(f"{ind}#@{m}")
+            L.append(f"{ind}{r} = {helper}({na}, {nb})")
+        L.append(f"{pad}if {na}.__class__ is {nb}.__class__ is int:")
+        if op == "//":
+            L.append(f"{pad}    if {na} >= 0 < {nb}:")
+            L.append(f"{pad}        {r} = {na} // {nb}")
+            L.append(f"{pad}    else:")
+            slow(pad + "        ")
+        else:
+            L.append(f"{pad}    {r} = {na} {op} {nb}")
+            L.append(f"{pad}    if not {lo} <= {r} <= {hi}: {r} = _wrap({r})")
+        L.append(f"{pad}elif {na}.__class__ is {nb}.__class__ is float:")
+        if op == "//":
+            L.append(f"{pad}    if {nb}:")
+            fl(f"{na} / {nb}", pad + "        ")
+            L.append(f"{pad}    else:")
+            slow(pad + "        ")
+        else:
+            fl(f"{na} {op} {nb}", pad + "    ")
+        L.append(f"{pad}else:")
+        slow(pad + "    ")
+        self.stack.append(_E(r, "temp"))
 
     def divmod(self, op: str, helper: str, ins: B.Instr) -> None:
         """Integer ``/`` and ``%``: C and Python agree when the dividend is >= 0 and the
@@ -211,6 +274,10 @@ class _FnGen:
                 text = f"(_fround({na} / {nb}) if {ea}.__class__ is float else {slow})"
             else:
                 text = f"(#@{m}\n{helper}({ea}, {eb}))"
+        elif div:
+            self.stack.extend((a, b))
+            self.arith_stmt("//", helper, m)
+            return
         else:
             ints = f"({na} {op} {nb} if {na} >= 0 < {nb} else {slow})"
             if div:
@@ -229,7 +296,38 @@ class _FnGen:
             return
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
-        self.stack.append(_E(f"(#@{m}\n_powk({a.py}, {self._fconst(kb[2])}, {b.py}))", "expr"))
+        kf = kb[2]
+        if self.g.profile.name != "buzz" or not (0 <= kf <= 8 and kf == int(kf)):
+            self.stack.append(_E(f"(#@{m}\n_powk({a.py}, {self._fconst(kf)}, {b.py}))", "expr"))
+            return
+        # a float to a small non-negative whole power as statements: the power of a binary32
+        # value cannot overflow a double, and ``math.pow`` raises nothing for it; a NaN
+        # result goes to the helper (which keeps the operand's NaN sign)
+        for i, e in enumerate(self.stack):
+            if e.kind == "expr":
+                t = self.tmp("_s")
+                self.lines.append("    " * self.ind + f"{t} = {e.py}")
+                self.stack[i] = _E(t, "temp")
+        if a.kind == "expr":
+            na = self.tmp("_s")
+            self.lines.append("    " * self.ind + f"{na} = {a.py}")
+        else:
+            na = a.py
+        r = self.tmp("_r")
+        pad = "    " * self.ind
+        self.lines += [f"{pad}if {na}.__class__ is float:",
+                       f"{pad}    _FA[0] = {na}",
+                       f"{pad}    {r} = _mpow(_FA[0], {kf!r})",
+                       f"{pad}    if {r} == {r}:",
+                       f"{pad}        _FA[0] = {r}",
+                       f"{pad}        {r} = _FA[0]",
+                       f"{pad}    else:",
+                       f"{pad}        #@{m}",
+                       f"{pad}        {r} = _pow({na}, {b.py})",
+                       f"{pad}else:",
+                       f"{pad}    #@{m}",
+                       f"{pad}    {r} = _powk({na}, {kf!r}, {b.py})"]
+        self.stack.append(_E(r, "temp"))
 
     # comparisons as the reference's three-way compare decides them, for two ints and for
     # two floats (NaN compares neither less nor greater, hence "equal")
@@ -313,10 +411,30 @@ class _FnGen:
         if bbz:
             self.lines.append("    finally:")
             self.lines.append("        _cl.env.DEPTH[0] -= 1")
-        body = "\n".join(self.lines)
-        # the VM's own helpers come with the closure (``_cl.env``): hoist the hot ones
-        prologue = ["    G = _cl.env.G"] if "G[" in body else []
-        return [header] + prologue + self.lines
+        # the VM's own helpers come with the closure (``_cl.env``); the hot ones are read into
+        # locals just before the first statement that needs them (not at all on a path
+        # that returns earlier)
+        base = "    " * (2 if bbz else 1)
+        for assign, use in (("_Gg = _cl.gget", "_Gg("), ("G = _cl.env.G", "G["),
+                            ("_newt = _cl.env.newt", "_newt()")):
+            self._hoist(base, assign, use)
+        return [header] + self.lines
+
+    def _hoist(self, base: str, assign: str, use: str) -> None:
+        lines = self.lines
+        first = next((i for i, l in enumerate(lines) if use in l), None)
+        if first is None:
+            return
+
+        def stmt_start(l: str) -> bool:  # a statement of the function body's own block
+            return (l.startswith(base) and l[len(base)] != " "
+                    and not l[len(base):].startswith(("else:", "#@")))
+        i = first
+        while i > 0 and not stmt_start(lines[i]):
+            i -= 1
+        while i > 0 and lines[i - 1].startswith(base + "#@"):
+            i -= 1  # keep the statement's location marker right above it
+        lines.insert(i, base + assign)
 
     def instr(self, ins: B.Instr) -> None:
         op, arg = ins.op, ins.arg
@@ -347,7 +465,7 @@ class _FnGen:
             self.stmt(f"L{arg} = {v.py}", ins)
             self.defined.add(arg)
         elif op == B.GLOAD:
-            st.append(_E(f"_cl.gget({self.g.prog.strings[arg]!r})", "expr"))
+            st.append(_E(f"_Gg({self.g.prog.strings[arg]!r})", "expr"))
         elif op == B.GSTORE:
             v = st.pop()
             self.flush()
@@ -355,7 +473,7 @@ class _FnGen:
         elif op == B.PUSHT:
             self.flush()
             t = self.tmp("_T")
-            self.stmt(f"{t} = _cl.env.newt()", ins)
+            self.stmt(f"{t} = _newt()", ins)
             st.append(_E(t, "temp"))
         elif op == B.DUP:
             e = st[-1]
@@ -526,10 +644,10 @@ class Generator:
         return len(self.locs) - 1
 
     def source(self, names: list[str] | None = None) -> tuple[str, list[int]]:
-        """The program as Python text and its line map. With ``names``, the functions are
-        nested in a factory ``_make(<names>)`` returning ``{"_f0": ..., "_c1": ...}``: the
-        runtime helpers are then closure cells of one VM instead of globals, so many VMs
-        share one code object without evicting each other's global-lookup caches."""
+        """The program as Python text and its line map. With ``names`` (a list, possibly
+        empty), the functions are nested in a factory ``_make(<names>)`` that returns
+        ``{"_f0": ..., "_c1": ...}``; the loader calls it once per program and profile, and
+        every VM running the program shares the functions."""
         out: list[str] = []
         made: list[str] = []
         for fid, f in enumerate(self.prog.functions):

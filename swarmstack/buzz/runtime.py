@@ -1,9 +1,10 @@
 """Buzz value semantics for generated code: the slow paths of every operator, per profile.
 
-Generated Python inlines the common case (two integers that stay in range, two numbers
-compared) and falls back to these helpers for everything else: wrap-around, floats (rounded
-to the profile's float format after every operation, as the reference computes in C
-``float``), mixed types, strings, nil and type errors. Helpers raise :class:`BuzzRaise`
+Generated Python inlines the common cases (two integers, two floats, a number with a
+numeric constant; see ``codegen``) and falls back to these helpers for everything else:
+wrap-around, mixed types, strings, nil, division by zero and type errors. Float results are
+rounded to the profile's float format after every operation, as the reference computes in C
+``float`` (binary32 through a one-slot ``array('f')``, the same conversion as C's cast). Helpers raise :class:`BuzzRaise`
 with the reference's message; the VM adds the location from the Python traceback.
 
 Profiles: ``buzz`` — 32-bit integers, IEEE single floats (the reference VM);
@@ -346,10 +347,12 @@ def make_helpers(profile: Profile) -> dict:
     return {
         "_MISSING": MISSING, "_missing": missing,
         "_wrap": wrap, "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div,
-        "_mod": mod, "_pow": pow_, "_powk": powk, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
+        "_mod": mod, "_pow": pow_, "_powk": powk, "_mpow": math.pow, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
         "_bnot": bnot, "_lshift": lshift, "_rshift": rshift, "_cmp": cmp, "_eqb": eqb,
         "_neqb": neqb, "_ltb": ltb, "_lteb": lteb, "_gtb": gtb, "_gteb": gteb, "_tget": tget,
         "_bad_key": bad_key, "_PLAINV": frozenset((int, float, str, Table)), "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,
         "_HostClosure": HostClosure,
         "_IMIN": imin, "_IMAX": imax,
+        # the buzz profile's float rounding as a statement pair, ``_FA[0] = x; y = _FA[0]``
+        "_FA": array("f", (0.0,)),
     }
