@@ -79,6 +79,7 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
     top level, init() and a few step() calls)."""
     from swarmstack.buzz.bytecode import encode
     from swarmstack.buzz.heap import BBZHEAP_SIZE
+    from swarmstack.buzz.swarm.service import SwarmService, control_step
     from swarmstack.buzz.vm import BuzzVM
 
     if profile not in ("buzz", "bittybuzz"):
@@ -89,12 +90,19 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
     vm = BuzzVM(None, filename=str(file), program=prog, profile=profile, log=lambda s: None,
                 measure_heap=True)
     vm.sources[str(file)] = _read(file)
+    # a lone robot at the origin with its swarm layer and the harness's robot API (the `pose`
+    # sensor, a `goto` that moves nothing), so scripts written for `buzz run` run here too
+    swarm_layer = SwarmService(vm, 0, profile)
+    swarm_layer.install()
+    vm.set_global("pose", vm.to_buzz({"position": {"x": 0.0, "y": 0.0, "z": 0.0},
+                                      "orientation": {"yaw": 0.0, "pitch": 0.0, "roll": 0.0}}))
+    vm.register("goto", lambda vm_, *args: None)
     vm.run_top_level()
     peak = vm.measure_heap()
     vm.init()
     peak = max(peak, vm.measure_heap())
     for _ in range(steps):
-        vm.step()
+        control_step(swarm_layer, [], None)
         peak = max(peak, vm.measure_heap())
     peak = max(peak, vm.heap_peak)
     typer.echo(f"file:            {file}")
