@@ -17,7 +17,7 @@ from numba import njit
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import NO_HIT, first_hit, hit_candidates
+from swarmstack.geometry.rays import NO_HIT, first_hit
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,62 @@ def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
               layout.elevation_m, layout.range_m, out)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _disk_along_ray(u, v, r, ca, sa, ring):
+    """Distance from a radial ray's start to a disk of radius ``r`` centred at (u, v) in the
+    robot frame (the ray leaves the origin's ring at ``ring`` along (ca, sa)); inf if missed."""
+    along = u * ca + v * sa
+    across = u * sa - v * ca
+    if across * across > r * r:
+        return np.inf
+    half = math.sqrt(r * r - across * across)
+    if along + half < ring:           # the whole disk lies behind the sensor
+        return np.inf
+    return max(along - half - ring, 0.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
+    """Distance from a radial ray's start to a rectangle (centre (bu, bv), half-sizes hx, hy,
+    rotated by (cb, sb)) given in the robot frame; inf if missed (slab method)."""
+    ox = ring * ca - bu
+    oy = ring * sa - bv
+    px = cb * ox + sb * oy          # ray origin and direction in the rectangle's frame
+    py = -sb * ox + cb * oy
+    qx = cb * ca + sb * sa
+    qy = -sb * ca + cb * sa
+    t_in = -np.inf
+    t_out = np.inf
+    if abs(qx) < 1e-12:
+        if px < -hx or px > hx:
+            return np.inf
+    else:
+        a = (-hx - px) / qx
+        b = (hx - px) / qx
+        t_in = max(t_in, min(a, b))
+        t_out = min(t_out, max(a, b))
+    if abs(qy) < 1e-12:
+        if py < -hy or py > hy:
+            return np.inf
+    else:
+        a = (-hy - py) / qy
+        b = (hy - py) / qy
+        t_in = max(t_in, min(a, b))
+        t_out = min(t_out, max(a, b))
+    if t_in > t_out or t_out < 0.0:
+        return np.inf
+    return max(t_in, 0.0)
+
+
 @njit(cache=True, error_model="numpy")
 def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
               gparams, cell_start, order, static, max_radius,
               angle_rad, ring_m, elevation_m, range_m, out):
     """Fill ``out`` float64[stop − start, K] with hit distances in metres (``range_m`` if none).
 
-    Short devices (all rays end within about two grid cells of the body) gather nearby
-    candidates once per robot; long ones (ToF, lidar) walk the grid per ray.
+    Short devices (every ray ends within one grid cell of the body: proximity) gather the
+    nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
+    a fixed radial line; long ones (ToF, lidar) walk the grid per ray.
     """
     n_rays = angle_rad.shape[0]
     reach = 0.0
@@ -71,37 +119,73 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
+    best = np.empty(n_rays)
     for i in range(start, stop):
-        nb = nc = nr = 0
-        if short:
-            gx, gy = cell_xy(gparams, x[i], y[i])
-            cell = gy * nx + gx
-            if bs[cell + 1] > bs[cell]:  # most cells are far from every wall and obstacle
-                nb = boxes_near_listed(x[i], y[i], reach, boxes, bi[bs[cell]:bs[cell + 1]],
-                                       box_idx)
-            if cs[cell + 1] > cs[cell]:
-                nc = cylinders_near_listed(x[i], y[i], reach, cylinders,
-                                           ci[cs[cell]:cs[cell + 1]], cyl_idx)
-            nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, max_radius, gparams,
-                             cell_start, order, rob_idx)
-        if short and nb + nc + nr == 0:
-            for k in range(n_rays):  # nothing within reach: every ray sees its full range
-                out[i - start, k] = range_m
+        row = i - start
+        if not short:
+            c = math.cos(yaw[i])
+            s = math.sin(yaw[i])
+            for k in range(n_rays):
+                ca = c * ray_cos[k] - s * ray_sin[k]  # heading of the ray in the world
+                sa = s * ray_cos[k] + c * ray_sin[k]
+                x0 = x[i] + ring_m[k] * ca
+                y0 = y[i] + ring_m[k] * sa
+                z0 = z[i] + elevation_m[k]
+                t = first_hit(x0, y0, z0, x0 + range_m * ca, y0 + range_m * sa, z0, run[i], i,
+                              -1, boxes, cylinders, x, y, z, radius, height, gparams,
+                              cell_start, order, max_radius)
+                out[row, k] = range_m if t >= NO_HIT else t * range_m
             continue
-        c = math.cos(yaw[i])
-        s = math.sin(yaw[i])
+        gx, gy = cell_xy(gparams, x[i], y[i])
+        cell = gy * nx + gx
+        nb = nc = 0
+        if bs[cell + 1] > bs[cell]:  # most cells are far from every wall and obstacle
+            nb = boxes_near_listed(x[i], y[i], reach, boxes, bi[bs[cell]:bs[cell + 1]], box_idx)
+        if cs[cell + 1] > cs[cell]:
+            nc = cylinders_near_listed(x[i], y[i], reach, cylinders, ci[cs[cell]:cs[cell + 1]],
+                                       cyl_idx)
+        nr = robots_near(x[i], y[i], reach, run[i], i, x, y, radius, max_radius, gparams,
+                         cell_start, order, rob_idx)
         for k in range(n_rays):
-            ca = c * ray_cos[k] - s * ray_sin[k]  # heading of the ray in the world
-            sa = s * ray_cos[k] + c * ray_sin[k]
-            x0 = x[i] + ring_m[k] * ca
-            y0 = y[i] + ring_m[k] * sa
-            z0 = z[i] + elevation_m[k]
-            x1 = x0 + range_m * ca
-            y1 = y0 + range_m * sa
-            if short:
-                t = hit_candidates(x0, y0, z0, x1, y1, z0, box_idx, nb, cyl_idx, nc, rob_idx,
-                                   nr, boxes, cylinders, x, y, z, radius, height)
-            else:
-                t = first_hit(x0, y0, z0, x1, y1, z0, run[i], i, -1, boxes, cylinders,
-                              x, y, z, radius, height, gparams, cell_start, order, max_radius)
-            out[i - start, k] = range_m if t >= NO_HIT else t * range_m
+            best[k] = range_m
+        if nb + nc + nr > 0:
+            c = math.cos(yaw[i])
+            s = math.sin(yaw[i])
+            for m in range(nr + nc):  # disks: other robots, then cylinders
+                if m < nr:
+                    j = rob_idx[m]
+                    cx, cy, rr = x[j], y[j], radius[j]
+                    z_lo, z_hi = z[j], z[j] + height[j]
+                else:
+                    j = cyl_idx[m - nr]
+                    cx, cy, rr = cylinders[j, 0], cylinders[j, 1], cylinders[j, 2]
+                    z_lo, z_hi = 0.0, cylinders[j, 3]
+                dx = cx - x[i]
+                dy = cy - y[i]
+                u = c * dx + s * dy
+                v = -s * dx + c * dy
+                for k in range(n_rays):
+                    zk = z[i] + elevation_m[k]
+                    if zk < z_lo or zk > z_hi:
+                        continue
+                    t = _disk_along_ray(u, v, rr, ray_cos[k], ray_sin[k], ring_m[k])
+                    if t < best[k]:
+                        best[k] = t
+            for m in range(nb):
+                j = box_idx[m]
+                dx = boxes[j, 0] - x[i]
+                dy = boxes[j, 1] - y[i]
+                bu = c * dx + s * dy
+                bv = -s * dx + c * dy
+                cb = boxes[j, 6] * c + boxes[j, 7] * s   # the box's yaw relative to the robot
+                sb = boxes[j, 7] * c - boxes[j, 6] * s
+                for k in range(n_rays):
+                    zk = z[i] + elevation_m[k]
+                    if zk < 0.0 or zk > boxes[j, 5]:
+                        continue
+                    t = _box_along_ray(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, ray_cos[k],
+                                       ray_sin[k], ring_m[k])
+                    if t < best[k]:
+                        best[k] = t
+        for k in range(n_rays):
+            out[row, k] = min(best[k], range_m)
