@@ -203,18 +203,3 @@ def cubic_time_left(charge, coeffs, tmax_s, speed_index, out):
         out[i] = max(0.0, tmax_s[s] - t)
     return out
 
-
-def warm_up() -> None:
-    """Compile (or load from cache) every kernel once, e.g. before timing a run."""
-    z = np.zeros(1)
-    one = np.ones(1)
-    out = np.empty(1)
-    c = np.array([[1.0, -1e-4, 0.0, 0.0]])
-    t = np.array([1e4])
-    simple_step(one, z, z, 0.1, -1e-4, -2e-4, 0.0265, out)
-    linear_step(one, z, z, 0.1, np.array([-1e-4]), 0.0265, 0.0, True, out)
-    cubic_step(one, z, z, 0.1, c, t, 0.0265, 0.0, True, False, out)
-    m = np.full((1, 4), -1e-4)
-    segment_step(one, z, z, 0.1, m, np.array([[1.0, 0.7, 0.5, 0.1]]),
-                 np.array([[0.7, 0.5, 0.1, 0.0]]), 0.0265, 0.0, True, out)
-    cubic_time_left(one, c, t, np.zeros(1, dtype=np.int64), out)

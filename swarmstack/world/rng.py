@@ -77,12 +77,3 @@ def uniform_array(keys, tick, channels):
         for c in range(channels):
             out[i, c] = uniform01(keys[i], tick, c)
     return out
-
-
-@njit(cache=True)
-def gaussian_array(keys, tick, channels):
-    out = np.empty((keys.shape[0], channels))
-    for i in range(keys.shape[0]):
-        for c in range(channels):
-            out[i, c] = gaussian(keys[i], tick, c)
-    return out

@@ -29,14 +29,6 @@ if TYPE_CHECKING:  # pragma: no cover
 POSES = "poses"
 
 
-def pose_entry(distance: float, azimuth: float, elevation: float) -> Table:
-    t = Table()
-    t["distance"] = distance
-    t["azimuth"] = azimuth
-    t["elevation"] = elevation
-    return t
-
-
 def _is_closure(v: Any) -> bool:
     return isinstance(v, (Closure, HostClosure))
 
