@@ -44,10 +44,13 @@ def register(app: typer.Typer) -> None:
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("ticks"), TimeElapsedColumn(), TimeRemainingColumn())
         with Progress(*columns, console=err, disable=quiet, transient=False) as bar:
-            task = bar.add_task(experiment.name, total=total)
+            # the first run after installation also compiles the kernels (cached afterwards)
+            task = bar.add_task(f"{experiment.name}: setting up", total=total)
             stride = max(1, total // 200)
 
             def progress(done, total_):
+                if done == 1:
+                    bar.update(task, description=experiment.name)
                 if done % stride == 0 or done == total_:
                     bar.update(task, completed=done)
 

@@ -268,7 +268,24 @@ class Simulation:
         self._started = True
         self._refresh_emitters()
         self.sense()
+        self._compile_kernels()
         self._call_controllers("init")
+
+    def _compile_kernels(self) -> None:
+        """Run the actuator and physics kernels once without changing the world, so that
+        Numba compiles (or loads) them here rather than inside the first timed tick."""
+        w = self.world
+        b = w.bodies
+        saved = w.wheel_speed.copy()
+        for g in self.groups:
+            g.wheels.apply(w, g.slice, g.keys, np.zeros_like(g.wheels_cmd))
+            apply_leds = getattr(g.kind, "apply_leds", None)
+            if apply_leds is not None and self._needs_emitters:
+                apply_leds(w, g.slice, g.leds_cmd)  # still all off: init() has not run yet
+        np.copyto(w.wheel_speed, saved)
+        integrate(b.x, b.y, b.yaw, w.wheel_speed[:, 0], w.wheel_speed[:, 1], self._axle, 0.0)
+        resolve(b.x, b.y, b.x, b.y, b.radius, b.run, w.n_runs, w.arena.boxes, w.arena.cylinders,
+                w.bounds, w.grid, w.static, w.cell_start, w.order, CONTACT_ITERATIONS)
 
     def reset(self) -> None:
         """Back to tick 0: initial poses, fresh sensor state (encoders at 0, full batteries),
