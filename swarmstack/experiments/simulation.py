@@ -117,9 +117,11 @@ class Simulation:
         n_run = sum(per_run)
         # poses: per run, groups in order (placement draws from the run's own stream)
         poses = [[None] * len(cfg.robots) for _ in range(self.runs)]
+        # occupancy cells wide enough that two cells cover any pair of touching bodies
+        occ_cell = max(0.1, 2.0 * max(k.body()["radius"] for k in kinds))
         for r in range(self.runs):
             rng = run_generator(self.seed, r)
-            occ = Occupancy.empty(0.1)
+            occ = Occupancy.empty(occ_cell)
             for gi, g in enumerate(cfg.robots):
                 radius = kinds[gi].body()["radius"]
                 try:
