@@ -226,43 +226,39 @@ def install(vm) -> None:
         _want(a[0], Table)
         return len(a[0])
 
-    def b_foreach(vm_, *a):
-        _lnum(a, 2)
+    def table_and_closure(a, n):
+        """Checks shared by foreach/map/reduce/filter: (table, closure[, …]) arguments."""
+        _lnum(a, n)
         _want(a[0], Table)
         _want_closure(a[1])
-        f = a[1]
-        for k, v in ordered_items(vm, a[0]):
+        return a[0], a[1]
+
+    def b_foreach(vm_, *a):
+        t, f = table_and_closure(a, 2)
+        for k, v in ordered_items(vm, t):
             call(f, k, v)
         return None
 
     def b_map(vm_, *a):
-        _lnum(a, 2)
-        _want(a[0], Table)
-        _want_closure(a[1])
-        f = a[1]
+        t, f = table_and_closure(a, 2)
         out = Table()
-        for k, v in ordered_items(vm, a[0]):
+        for k, v in ordered_items(vm, t):
             r = call(f, k, v)
             if r is not None:
                 tput(out, k, r)
         return out
 
     def b_reduce(vm_, *a):
-        _lnum(a, 3)
-        _want(a[0], Table)
-        _want_closure(a[1])
-        f, acc = a[1], a[2]
-        for k, v in ordered_items(vm, a[0]):
+        t, f = table_and_closure(a, 3)
+        acc = a[2]
+        for k, v in ordered_items(vm, t):
             acc = call(f, k, v, acc)
         return acc
 
     def b_filter(vm_, *a):
-        _lnum(a, 2)
-        _want(a[0], Table)
-        _want_closure(a[1])
-        f = a[1]
+        t, f = table_and_closure(a, 2)
         out = Table()
-        for k, v in ordered_items(vm, a[0]):
+        for k, v in ordered_items(vm, t):
             r = call(f, k, v)
             if not (r is None or (r.__class__ is int and r == 0)):
                 tput(out, k, v)

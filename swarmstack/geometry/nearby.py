@@ -10,16 +10,40 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from swarmstack.geometry.grid import cell_span
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _box_within(px, py, reach, boxes, k):
+    """True when box k's footprint comes within ``reach`` of (px, py)."""
+    c = boxes[k, 6]
+    s = boxes[k, 7]
+    lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
+    ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
+    ex = max(0.0, abs(lx) - boxes[k, 2])
+    ey = max(0.0, abs(ly) - boxes[k, 3])
+    return ex * ex + ey * ey <= reach * reach
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _cylinder_within(px, py, reach, cylinders, k):
+    dx = px - cylinders[k, 0]
+    dy = py - cylinders[k, 1]
+    rr = reach + cylinders[k, 2]
+    return dx * dx + dy * dy <= rr * rr
+
+
 @njit(cache=True, error_model="numpy")
 def boxes_near(px, py, reach, boxes, out):
     """Indices of boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
-    return boxes_near_listed(px, py, reach, boxes, np.arange(boxes.shape[0]), out)
+    m = 0
+    for k in range(boxes.shape[0]):
+        if _box_within(px, py, reach, boxes, k):
+            out[m] = k
+            m += 1
+    return m
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -27,13 +51,7 @@ def boxes_near_listed(px, py, reach, boxes, items, out):
     """``boxes_near`` restricted to the boxes in ``items`` (e.g. a cell's static list)."""
     m = 0
     for k in items:
-        c = boxes[k, 6]
-        s = boxes[k, 7]
-        lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
-        ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
-        ex = max(0.0, abs(lx) - boxes[k, 2])
-        ey = max(0.0, abs(ly) - boxes[k, 3])
-        if ex * ex + ey * ey <= reach * reach:
+        if _box_within(px, py, reach, boxes, k):
             out[m] = k
             m += 1
     return m
@@ -41,17 +59,21 @@ def boxes_near_listed(px, py, reach, boxes, items, out):
 
 @njit(cache=True, error_model="numpy")
 def cylinders_near(px, py, reach, cylinders, out):
-    return cylinders_near_listed(px, py, reach, cylinders, np.arange(cylinders.shape[0]), out)
+    """Indices of cylinders whose disk comes within ``reach`` of (px, py); returns the count."""
+    m = 0
+    for k in range(cylinders.shape[0]):
+        if _cylinder_within(px, py, reach, cylinders, k):
+            out[m] = k
+            m += 1
+    return m
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def cylinders_near_listed(px, py, reach, cylinders, items, out):
+    """``cylinders_near`` restricted to the cylinders in ``items``."""
     m = 0
     for k in items:
-        dx = px - cylinders[k, 0]
-        dy = py - cylinders[k, 1]
-        rr = reach + cylinders[k, 2]
-        if dx * dx + dy * dy <= rr * rr:
+        if _cylinder_within(px, py, reach, cylinders, k):
             out[m] = k
             m += 1
     return m

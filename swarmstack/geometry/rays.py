@@ -87,6 +87,21 @@ def box_interval(x0, y0, dx, dy, cx, cy, hx, hy, c, s):
     return t_in, t_out
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _box_hit(x0, y0, z0, dx, dy, dz, boxes, k):
+    """First t in [0, 1] where the segment is inside box k (a prism on the floor)."""
+    ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2], boxes[k, 3],
+                          boxes[k, 6], boxes[k, 7])
+    return _clip_z(max(ta, 0.0), min(tb, 1.0), z0, dz, 0.0, boxes[k, 5])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _disk_hit(x0, y0, z0, dx, dy, dz, cx, cy, r, z_bottom, z_top):
+    """First t in [0, 1] where the segment is inside a vertical cylinder."""
+    ta, tb = disk_interval(x0, y0, dx, dy, cx, cy, r)
+    return _clip_z(max(ta, 0.0), min(tb, 1.0), z0, dz, z_bottom, z_top)
+
+
 @njit(cache=True, error_model="numpy")
 def hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders):
     """First hit of the segment against static boxes and cylinders (which stand on the floor)."""
@@ -95,20 +110,10 @@ def hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders):
     dz = z1 - z0
     best = NO_HIT
     for k in range(boxes.shape[0]):
-        ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
-                              boxes[k, 3], boxes[k, 6], boxes[k, 7])
-        ta = max(ta, 0.0)
-        tb = min(tb, 1.0)
-        t = _clip_z(ta, tb, z0, dz, 0.0, boxes[k, 5])
-        if t < best:
-            best = t
+        best = min(best, _box_hit(x0, y0, z0, dx, dy, dz, boxes, k))
     for k in range(cylinders.shape[0]):
-        ta, tb = disk_interval(x0, y0, dx, dy, cylinders[k, 0], cylinders[k, 1], cylinders[k, 2])
-        ta = max(ta, 0.0)
-        tb = min(tb, 1.0)
-        t = _clip_z(ta, tb, z0, dz, 0.0, cylinders[k, 3])
-        if t < best:
-            best = t
+        best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, cylinders[k, 0], cylinders[k, 1],
+                                   cylinders[k, 2], 0.0, cylinders[k, 3]))
     return best
 
 
@@ -161,12 +166,8 @@ def hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b,
                     j = order[s]
                     if j == skip_a or j == skip_b:
                         continue
-                    ta, tb = disk_interval(x0, y0, dx, dy, rx[j], ry[j], radius[j])
-                    ta = max(ta, 0.0)
-                    tb = min(tb, 1.0)
-                    t = _clip_z(ta, tb, z0, dz, rz[j], rz[j] + height[j])
-                    if t < best:
-                        best = t
+                    best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j],
+                                               radius[j], rz[j], rz[j] + height[j]))
         if cx == ex and cy == ey:
             break
         if t_max_x < t_max_y:
@@ -201,22 +202,13 @@ def hit_candidates(x0, y0, z0, x1, y1, z1, box_idx, n_boxes, cyl_idx, n_cyl, rob
     dz = z1 - z0
     best = NO_HIT
     for m in range(n_boxes):
-        k = box_idx[m]
-        ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
-                              boxes[k, 3], boxes[k, 6], boxes[k, 7])
-        t = _clip_z(max(ta, 0.0), min(tb, 1.0), z0, dz, 0.0, boxes[k, 5])
-        if t < best:
-            best = t
+        best = min(best, _box_hit(x0, y0, z0, dx, dy, dz, boxes, box_idx[m]))
     for m in range(n_cyl):
         k = cyl_idx[m]
-        ta, tb = disk_interval(x0, y0, dx, dy, cylinders[k, 0], cylinders[k, 1], cylinders[k, 2])
-        t = _clip_z(max(ta, 0.0), min(tb, 1.0), z0, dz, 0.0, cylinders[k, 3])
-        if t < best:
-            best = t
+        best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, cylinders[k, 0], cylinders[k, 1],
+                                   cylinders[k, 2], 0.0, cylinders[k, 3]))
     for m in range(n_rob):
         j = rob_idx[m]
-        ta, tb = disk_interval(x0, y0, dx, dy, rx[j], ry[j], radius[j])
-        t = _clip_z(max(ta, 0.0), min(tb, 1.0), z0, dz, rz[j], rz[j] + height[j])
-        if t < best:
-            best = t
+        best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j], radius[j], rz[j],
+                                   rz[j] + height[j]))
     return best

@@ -326,21 +326,20 @@ def make_vstig_table(svc: "SwarmService", vid: int) -> Table:
             acc = call(vm, args[0], key, e.value, e.robot, acc)
         return acc
 
-    def onconflict(vm, *args):
-        nargs(vm, "onconflict", args, 1)
-        vs = vs_of(vm)
-        if vs is not None:
-            closure_arg(vm, args[0])
-            vs.onconflict = args[0]
-        return None
+    def hook_setter(attr):
+        """``onconflict(f)`` / ``onconflictlost(f)``: store the script's hook on the stigmergy."""
+        def set_hook(vm, *args):
+            nargs(vm, attr, args, 1)
+            vs = vs_of(vm)
+            if vs is not None:
+                closure_arg(vm, args[0])
+                setattr(vs, attr, args[0])
+            return None
 
-    def onconflictlost(vm, *args):
-        nargs(vm, "onconflictlost", args, 1)
-        vs = vs_of(vm)
-        if vs is not None:
-            closure_arg(vm, args[0])
-            vs.onconflictlost = args[0]
-        return None
+        return set_hook
+
+    onconflict = hook_setter("onconflict")
+    onconflictlost = hook_setter("onconflictlost")
 
     for name, fn in (("foreach", foreach), ("reduce", reduce_), ("map", map_), ("size", size),
                      ("put", put), ("get", get), ("onconflict", onconflict),
