@@ -22,6 +22,7 @@ class FakeVM:
         self._globals = {"id": robot_id}
         self.failed = False
         self.error = None
+        self.self = None
         self.log = log or (lambda s: None)
 
     def globals(self):
@@ -35,7 +36,11 @@ class FakeVM:
 
     def call(self, f, *args):
         if isinstance(f, HostClosure):
-            return f.fn(self, *args)
+            saved, self.self = self.self, f.self_table  # as the VM does while a host closure runs
+            try:
+                return f.fn(self, *args)
+            finally:
+                self.self = saved
         if isinstance(f, Closure):
             return f.code(self, *args)
         raise SwarmRuntimeError("type mismatch: expected closure")

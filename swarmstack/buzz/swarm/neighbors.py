@@ -1,7 +1,8 @@
 """The ``neighbors`` structure seen from Buzz.
 
 As in the reference (``buzzneighbors.c``), a neighbours structure is a table whose ``poses``
-field maps robot id -> ``{distance, azimuth, elevation}`` and whose methods work on that field:
+field maps robot id -> ``{distance, azimuth, elevation}`` and whose methods work on the
+``poses`` of the table they are bound to (``self``):
 
 ``get(id)``, ``count()``, ``foreach(f(id, data))``, ``map(f(id, data))`` (a new structure with the
 returned values), ``reduce(f(id, data, acc), acc0)``, ``filter(f(id, data))`` (a new structure
@@ -13,6 +14,13 @@ returns everyone and ``nonkin()`` nobody). The global ``neighbors`` also has
 The table is rebuilt every step from the packets heard that step (a robot is a neighbour when
 one of its packets arrived, even an empty one). Distances are in **metres** and angles in
 radians (the ARGoS integration reports centimetres; swarmstack uses SI units throughout).
+
+The methods are made once per robot; a structure only binds them. The methods of a structure
+returned by ``map``/``filter``/``kin``/``nonkin`` are bound to the data it was made with (a
+method copied into another table works on that table's ``poses``, as in the reference), so a
+structure and its methods form no reference cycle and are freed as soon as the script drops
+them -- a swarm of scripts calling ``neighbors.map(f).reduce(g, acc)`` every step then leaves
+nothing for Python's cycle collector.
 """
 
 from __future__ import annotations
@@ -63,32 +71,98 @@ def type_name(v: Any) -> str:
     return type(v).__name__
 
 
-def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bool = False) -> Table:
-    """A neighbours structure over ``poses``; ``with_comm`` adds broadcast/listen/ignore."""
-    t = Table()
-    if poses is not None:
-        t[POSES] = poses
+class _Made:
+    """What the methods of a structure made by ``map``/``filter``/``kin``/``nonkin`` are bound
+    to: its data (a Table, or None for an empty structure). Not a Buzz value, and not counted
+    as heap."""
 
-    def data():
-        p = t.get(POSES)
-        return p if isinstance(p, dict) else None
+    __slots__ = ("poses",)
 
-    def get(vm, *args):
-        _nargs(vm, "neighbors.get", args, 1)
-        p = data()
-        return None if p is None else p.get(args[0])
+    def __init__(self, poses: Table | None):
+        self.poses = poses
 
-    def count(vm, *args):
-        _nargs(vm, "neighbors.count", args, 0)
-        p = data()
+
+def _poses(bound: Any) -> Table | None:
+    """The data a method works on, from the table (or :class:`_Made`) it is bound to."""
+    if bound.__class__ is _Made:
+        return bound.poses
+    if bound.__class__ is Table:
+        p = bound.get(POSES)
+        return p if p.__class__ is Table else None
+    return None
+
+
+class NeighborMethods:
+    """One robot's neighbour methods: ``fn(vm, *args)`` entries that read the bound table from
+    ``vm.self``, and ``direct(closure, *args)`` entries (exact arity) that read it from
+    ``closure.self_table``."""
+
+    # name, arity, extra (only on the global ``neighbors``)
+    SPECS = (("get", 1, False), ("filter", 1, False), ("kin", 0, False), ("nonkin", 0, False),
+             ("foreach", 1, False), ("map", 1, False), ("reduce", 2, False), ("count", 0, False),
+             ("broadcast", 2, True), ("listen", 2, True), ("ignore", 1, True))
+
+    def __init__(self, svc: "SwarmService"):
+        self.svc = svc
+        self.entries: list[tuple[str, Any, Any, int]] = []
+        self.extra: list[tuple[str, Any, Any, int]] = []
+        for name, arity, extra in self.SPECS:
+            impl = getattr(self, "_" + name)
+            fn, direct = self._entries(name, impl, arity)
+            (self.extra if extra else self.entries).append((name, fn, direct, arity))
+
+    @staticmethod
+    def _entries(name: str, impl, arity: int):
+        qual = "neighbors." + name
+
+        def fn(vm, *args):
+            _nargs(vm, qual, args, arity)
+            return impl(vm.self, *args)
+
+        if arity == 0:
+            def direct(c):
+                return impl(c.self_table)
+        elif arity == 1:
+            def direct(c, a):
+                return impl(c.self_table, a)
+        else:
+            def direct(c, a, b):
+                return impl(c.self_table, a, b)
+        return fn, direct
+
+    # ------------------------------------------------------------ structures
+    def bind(self, t: Table, bound: Any, entries) -> Table:
+        for name, fn, direct, arity in entries:
+            t[name] = HostClosure(fn, "neighbors." + name, bound, direct, arity)
+        return t
+
+    def make(self, poses: Table | None) -> Table:
+        """A new structure over ``poses`` (None: an empty structure without data)."""
+        t = Table()
+        if poses is not None:
+            t[POSES] = poses
+        return self.bind(t, _Made(poses), self.entries)
+
+    def make_global(self) -> Table:
+        """The global ``neighbors``: bound to itself, with broadcast/listen/ignore."""
+        t = Table()
+        t[POSES] = Table()
+        return self.bind(t, t, self.entries + self.extra)
+
+    # ------------------------------------------------------------ methods
+    def _get(self, bound, rid):
+        p = _poses(bound)
+        return None if p is None else p.get(rid)
+
+    def _count(self, bound):
+        p = _poses(bound)
         return 0 if p is None else len(p)
 
-    def foreach(vm, *args):
-        _nargs(vm, "neighbors.foreach", args, 1)
-        p = data()
+    def _foreach(self, bound, f):
+        p = _poses(bound)
         if p is None:
             return None
-        f = args[0]
+        vm = self.svc.vm
         _closure_arg(vm, "neighbors.foreach", f)
         if f.__class__ is Closure and f.nparams == 2:  # the VM's own fast path, inlined
             ff = f.fn
@@ -99,12 +173,11 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
                 call(vm, f, rid, d)
         return None
 
-    def map_(vm, *args):
-        _nargs(vm, "neighbors.map", args, 1)
-        p = data()
+    def _map(self, bound, f):
+        p = _poses(bound)
         if p is None:
-            return make_neighbors_table(svc, None)
-        f = args[0]
+            return self.make(None)
+        vm = self.svc.vm
         _closure_arg(vm, "neighbors.map", f)
         out = Table()
         if f.__class__ is Closure and f.nparams == 2:
@@ -118,14 +191,13 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
                 r = call(vm, f, rid, d)
                 if r is not None:
                     out[rid] = r
-        return make_neighbors_table(svc, out)
+        return self.make(out)
 
-    def reduce_(vm, *args):
-        _nargs(vm, "neighbors.reduce", args, 2)
-        f, acc = args
-        p = data()
+    def _reduce(self, bound, f, acc):
+        p = _poses(bound)
         if p is None:
             return acc
+        vm = self.svc.vm
         _closure_arg(vm, "neighbors.reduce", f)
         if f.__class__ is Closure and f.nparams == 3:
             ff = f.fn
@@ -136,72 +208,59 @@ def make_neighbors_table(svc: "SwarmService", poses: Table | None, with_comm: bo
                 acc = call(vm, f, rid, d, acc)
         return acc
 
-    def filter_(vm, *args):
-        _nargs(vm, "neighbors.filter", args, 1)
-        p = data()
+    def _filter(self, bound, f):
+        p = _poses(bound)
         if p is None:
-            return make_neighbors_table(svc, None)
-        f = args[0]
+            return self.make(None)
+        vm = self.svc.vm
         _closure_arg(vm, "neighbors.filter", f)
         out = Table()
         for rid, d in list(p.items()):
             if _truthy(call(vm, f, rid, d)):
                 out[rid] = d
-        return make_neighbors_table(svc, out)
+        return self.make(out)
 
-    def kin(vm, *args):
-        _nargs(vm, "neighbors.kin", args, 0)
-        svc.check_no_kin(vm, "neighbors.kin()")
-        p = data()
+    def _kin(self, bound):
+        svc = self.svc
+        svc.check_no_kin(svc.vm, "neighbors.kin()")
+        p = _poses(bound)
         if p is None:
-            return make_neighbors_table(svc, None)
+            return self.make(None)
         sid = svc.swarm.current()
         if sid is None:
-            return make_neighbors_table(svc, Table(p))
+            return self.make(Table(p))
         robot_in = svc.swarm.robot_in
-        return make_neighbors_table(svc, Table((r, d) for r, d in p.items() if robot_in(r, sid)))
+        return self.make(Table((r, d) for r, d in p.items() if robot_in(r, sid)))
 
-    def nonkin(vm, *args):
-        _nargs(vm, "neighbors.nonkin", args, 0)
-        svc.check_no_kin(vm, "neighbors.nonkin()")
+    def _nonkin(self, bound):
+        svc = self.svc
+        svc.check_no_kin(svc.vm, "neighbors.nonkin()")
         sid = svc.swarm.current()
-        p = data()
+        p = _poses(bound)
         if sid is None or p is None:
-            return make_neighbors_table(svc, None)
+            return self.make(None)
         robot_in = svc.swarm.robot_in
-        return make_neighbors_table(svc, Table((r, d) for r, d in p.items() if not robot_in(r, sid)))
+        return self.make(Table((r, d) for r, d in p.items() if not robot_in(r, sid)))
 
-    for name, fn in (("get", get), ("filter", filter_), ("kin", kin), ("nonkin", nonkin),
-                     ("foreach", foreach), ("map", map_), ("reduce", reduce_), ("count", count)):
-        t[name] = HostClosure(fn, "neighbors." + name)
+    def _broadcast(self, bound, topic, value):
+        svc = self.svc
+        if not isinstance(topic, str):
+            fail(svc.vm, f"type mismatch: expected string, got {type_name(topic)}")
+        svc.check_broadcast_value(svc.vm, value)
+        svc.out.append_broadcast(topic, value)
+        return None
 
-    if with_comm:
-        def broadcast(vm, *args):
-            _nargs(vm, "neighbors.broadcast", args, 2)
-            topic, value = args
-            if not isinstance(topic, str):
-                fail(vm, f"type mismatch: expected string, got {type_name(topic)}")
-            svc.check_broadcast_value(vm, value)
-            svc.out.append_broadcast(topic, value)
-            return None
+    def _listen(self, bound, topic, f):
+        svc = self.svc
+        if not isinstance(topic, str):
+            fail(svc.vm, f"type mismatch: expected string, got {type_name(topic)}")
+        _closure_arg(svc.vm, "neighbors.listen", f)
+        svc.listeners[topic] = f
+        return None
 
-        def listen(vm, *args):
-            _nargs(vm, "neighbors.listen", args, 2)
-            topic, f = args
-            if not isinstance(topic, str):
-                fail(vm, f"type mismatch: expected string, got {type_name(topic)}")
-            _closure_arg(vm, "neighbors.listen", f)
-            svc.listeners[topic] = f
-            return None
-
-        def ignore(vm, *args):
-            _nargs(vm, "neighbors.ignore", args, 1)
-            topic = args[0]
-            if not isinstance(topic, str):
-                fail(vm, f"type mismatch: expected string, got {type_name(topic)}")
-            svc.listeners.pop(topic, None)
-            return None
-
-        for name, fn in (("broadcast", broadcast), ("listen", listen), ("ignore", ignore)):
-            t[name] = HostClosure(fn, "neighbors." + name)
-    return t
+    def _ignore(self, bound, topic):
+        svc = self.svc
+        if not isinstance(topic, str):
+            fail(svc.vm, f"type mismatch: expected string, got {type_name(topic)}")
+        svc.listeners.pop(topic, None)
+        return None

@@ -29,7 +29,7 @@ from swarmstack.buzz.values import Table
 
 from . import messages as M
 from ._vmapi import call_from_host, fail
-from .neighbors import make_neighbors_table
+from .neighbors import NeighborMethods
 from .outqueue import OutQueue
 from .radio import Reception
 from .stigmergy import Entry, VStig, conflict_hooks, make_stigmergy_module
@@ -49,7 +49,8 @@ class SwarmService:
         self.listeners: dict[str, Any] = {}
         self.vstigs: dict[int, VStig] = {}
         self.swarm = SwarmState()
-        self.neighbors = make_neighbors_table(self, Table(), with_comm=True)
+        self.neighbor_methods = NeighborMethods(self)
+        self.neighbors = self.neighbor_methods.make_global()
         self.malformed = 0  # messages that could not be decoded
         self._rounded: dict[tuple, dict] = {}
         self.steps = 0
