@@ -43,14 +43,20 @@ class Loc:
 
 
 class _E:
-    """A symbolic stack entry: Python source for the value, and optionally a bool form."""
+    """A symbolic stack entry: Python source for the value, and optionally a bool form.
 
-    __slots__ = ("py", "kind", "slot", "cond", "const", "depth")
+    ``vt`` is what the value is known to be, whatever the operands: ``"num"`` (an integer or
+    a float: every operator's result) or ``"table"`` (a table just made by a constructor,
+    whose constant keys stored so far are ``keys``); None when unknown."""
+
+    __slots__ = ("py", "kind", "slot", "cond", "const", "depth", "vt", "keys")
 
     def __init__(self, py: str, kind: str, slot: int = -1, cond: str | None = None, const=None,
-                 depth: int = 0):
+                 depth: int = 0, vt: str | None = None):
         self.py, self.kind, self.slot, self.cond, self.const = py, kind, slot, cond, const
         self.depth = depth
+        self.vt = vt
+        self.keys: set | None = set() if vt == "table" else None
 
     @property
     def simple(self) -> bool:
@@ -70,6 +76,11 @@ class _FnGen:
         self.stack: list[_E] = []
         self.ntemp = 0
         self.defined: set[int] = set()
+        # local slots known to hold a table at this point of the code: a table access that
+        # did not fail proves it until the slot is stored to (or control flow merges)
+        self.tables: set[int] = set()
+        # per open if: (what held before it, what held at the end of its then-branch)
+        self.saved_tables: list[list] = []
 
     # -------------------------------------------------------------- helpers
     def tmp(self, prefix: str = "_t") -> str:
@@ -91,7 +102,7 @@ class _FnGen:
             if e.kind == "expr" or (e.kind == "local" and (slot is None or e.slot == slot)):
                 t = self.tmp("_s")
                 self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp")
+                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
 
     def name_of(self, e: _E) -> tuple[str, str]:
         """(name to reuse, expression that evaluates it first) for an operand."""
@@ -170,7 +181,7 @@ class _FnGen:
         m = self.mark(ins)
         ka, kb = self._num_const(a), self._num_const(b)
         if (a.kind == "const" and ka is None) or (b.kind == "const" and kb is None):
-            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr"))
+            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr", vt="num"))
             return
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
@@ -194,7 +205,7 @@ class _FnGen:
             self.stack.extend((a, b))
             self.arith_stmt(op, helper, m)
             return
-        self.stack.append(_E(text, "expr"))
+        self.stack.append(_E(text, "expr", vt="num"))
 
     def arith_stmt(self, op: str, helper: str, m: int) -> None:
         """Two non-constant operands: the operation as statements, so that the float
@@ -204,7 +215,7 @@ class _FnGen:
             if e.kind == "expr":
                 t = self.tmp("_s")
                 self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp")
+                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
         names = []
         for e in (a, b):
             if e.kind == "expr":
@@ -230,7 +241,17 @@ class _FnGen:
         def slow(ind: str) -> None:
             L.append(f"{ind}#@{m}")
             L.append(f"{ind}{r} = {helper}({na}, {nb})")
-        L.append(f"{pad}if {na}.__class__ is {nb}.__class__ is int:")
+        # floats first: robot scripts do most of their arithmetic on floats, and a
+        # failed test costs the other path only one more comparison
+        L.append(f"{pad}if {na}.__class__ is {nb}.__class__ is float:")
+        if op == "//":
+            L.append(f"{pad}    if {nb}:")
+            fl(f"{na} / {nb}", pad + "        ")
+            L.append(f"{pad}    else:")
+            slow(pad + "        ")
+        else:
+            fl(f"{na} {op} {nb}", pad + "    ")
+        L.append(f"{pad}elif {na}.__class__ is {nb}.__class__ is int:")
         if op == "//":
             L.append(f"{pad}    if {na} >= 0 < {nb}:")
             L.append(f"{pad}        {r} = {na} // {nb}")
@@ -239,17 +260,9 @@ class _FnGen:
         else:
             L.append(f"{pad}    {r} = {na} {op} {nb}")
             L.append(f"{pad}    if not {lo} <= {r} <= {hi}: {r} = _wrap({r})")
-        L.append(f"{pad}elif {na}.__class__ is {nb}.__class__ is float:")
-        if op == "//":
-            L.append(f"{pad}    if {nb}:")
-            fl(f"{na} / {nb}", pad + "        ")
-            L.append(f"{pad}    else:")
-            slow(pad + "        ")
-        else:
-            fl(f"{na} {op} {nb}", pad + "    ")
         L.append(f"{pad}else:")
         slow(pad + "    ")
-        self.stack.append(_E(r, "temp"))
+        self.stack.append(_E(r, "temp", vt="num"))
 
     def divmod(self, op: str, helper: str, ins: B.Instr) -> None:
         """Integer ``/`` and ``%``: C and Python agree when the dividend is >= 0 and the
@@ -259,7 +272,7 @@ class _FnGen:
         m = self.mark(ins)
         ka, kb = self._num_const(a), self._num_const(b)
         if a.kind == "const" or (b.kind == "const" and kb is None):
-            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr"))
+            self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr", vt="num"))
             return
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
@@ -285,7 +298,7 @@ class _FnGen:
                         f"if {nb} else {slow}) if {na}.__class__ is {nb}.__class__ is float else {slow})")
             else:
                 text = f"({ints} if {ea}.__class__ is {eb}.__class__ is int else {slow})"
-        self.stack.append(_E(text, "expr"))
+        self.stack.append(_E(text, "expr", vt="num"))
 
     def power(self, ins: B.Instr) -> None:
         """``^`` by a numeric constant: one helper call that rounds inline."""
@@ -298,7 +311,7 @@ class _FnGen:
         m = self.mark(ins)
         kf = kb[2]
         if self.g.profile.name != "buzz" or not (0 <= kf <= 8 and kf == int(kf)):
-            self.stack.append(_E(f"(#@{m}\n_powk({a.py}, {self._fconst(kf)}, {b.py}))", "expr"))
+            self.stack.append(_E(f"(#@{m}\n_powk({a.py}, {self._fconst(kf)}, {b.py}))", "expr", vt="num"))
             return
         # a float to a small non-negative whole power as statements: the power of a binary32
         # value cannot overflow a double, and ``math.pow`` raises nothing for it; a NaN
@@ -307,7 +320,7 @@ class _FnGen:
             if e.kind == "expr":
                 t = self.tmp("_s")
                 self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp")
+                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
         if a.kind == "expr":
             na = self.tmp("_s")
             self.lines.append("    " * self.ind + f"{na} = {a.py}")
@@ -327,7 +340,7 @@ class _FnGen:
                        f"{pad}else:",
                        f"{pad}    #@{m}",
                        f"{pad}    {r} = _powk({na}, {kf!r}, {b.py})"]
-        self.stack.append(_E(r, "temp"))
+        self.stack.append(_E(r, "temp", vt="num"))
 
     # comparisons as the reference's three-way compare decides them, for two ints and for
     # two floats (NaN compares neither less nor greater, hence "equal")
@@ -347,7 +360,7 @@ class _FnGen:
             else:
                 guard, na, nb = g
                 cond = f"({na} {op} {nb} if {guard} else (#@{m}\n{helper}({na}, {nb})))"
-            self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
+            self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
             return
         na, ea = self.name_of(a)
         nb, eb = self.name_of(b)
@@ -369,15 +382,15 @@ class _FnGen:
             fl = "(" + fcmp.format(a=na, b=nb) + ")"
             cond = (f"({il} if {ea}.__class__ is {eb}.__class__ is int else "
                     f"{fl} if {na}.__class__ is {nb}.__class__ is float else {slow})")
-        self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
+        self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
 
     def helper1(self, helper: str, ins: B.Instr) -> None:
         a = self.stack.pop()
-        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}))", "expr"))
+        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}))", "expr", vt="num"))
 
     def helper2(self, helper: str, ins: B.Instr) -> None:
         b, a = self.stack.pop(), self.stack.pop()
-        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}, {b.py}))", "expr"))
+        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}, {b.py}))", "expr", vt="num"))
 
     # -------------------------------------------------------------- main loop
     def run(self) -> list[str]:
@@ -464,6 +477,7 @@ class _FnGen:
             self.flush(arg)
             self.stmt(f"L{arg} = {v.py}", ins)
             self.defined.add(arg)
+            self.tables.discard(arg)
         elif op == B.GLOAD:
             st.append(_E(f"_Gg({self.g.prog.strings[arg]!r})", "expr"))
         elif op == B.GSTORE:
@@ -474,7 +488,7 @@ class _FnGen:
             self.flush()
             t = self.tmp("_T")
             self.stmt(f"{t} = _newt()", ins)
-            st.append(_E(t, "temp"))
+            st.append(_E(t, "temp", vt="table"))
         elif op == B.DUP:
             e = st[-1]
             if not e.simple:
@@ -489,11 +503,16 @@ class _FnGen:
         elif op == B.TGET:
             k, t = st.pop(), st.pop()
             m = self.mark(ins)
-            if k.kind == "const" and type(k.const) is str:
+            known = t.kind == "local" and t.slot in self.tables
+            if known and k.kind == "const" and type(k.const) in (str, int):
+                st.append(_E(f"{t.py}.get({k.py})", "expr"))
+            elif k.kind == "const" and type(k.const) is str:
                 n, ev = self.name_of(t)
                 st.append(_E(f"({n}.get({k.py}) if {ev}.__class__ is _Table else (#@{m}\n_tget({n}, {k.py})))", "expr"))
             else:
                 st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
+            if t.kind == "local":
+                self.tables.add(t.slot)  # the code that follows runs only if this access did not fail
         elif op == B.TPUT:
             v, k, t = st.pop(), st.pop(), st.pop()
             self.flush()
@@ -505,13 +524,33 @@ class _FnGen:
                     tn = self.tmp("_s")
                     self.stmt(f"{tn} = {t.py}", ins)
                     t = _E(tn, "temp")
-                vn = self.tmp("_v")
-                self.stmt(f"{vn} = {v.py}", ins)
-                self.stmt(f"if {t.py}.__class__ is _Table and {vn}.__class__ in _PLAINV:", ins)
-                self.lines.append("    " * (self.ind + 1) + f"if {k.py} in {t.py}: del {t.py}[{k.py}]")
-                self.lines.append("    " * (self.ind + 1) + f"{t.py}[{k.py}] = {vn}")
-                self.lines.append("    " * self.ind + "else:")
-                self.stmt(f"    _cl.env.tput({t.py}, {k.py}, {vn})", ins)
+                plain = v.vt is not None or (v.kind == "const" and type(v.const) in (int, float, str))
+                fresh, again = t.vt == "table", True
+                if fresh:
+                    # a table being built by a constructor: no other code holds it yet, so
+                    # a key not stored before is absent, and a number needs no check
+                    again = k.const in t.keys
+                    t.keys.add(k.const)
+                known = t.kind == "local" and t.slot in self.tables
+                if t.kind == "local":
+                    self.tables.add(t.slot)  # a store into a non-table fails
+                if (fresh or known) and plain:
+                    vp = v.py
+                    if again:
+                        if not v.simple:  # the value may read the key: evaluate it first
+                            vp = self.tmp("_v")
+                            self.stmt(f"{vp} = {v.py}", ins)
+                        self.stmt(f"if {k.py} in {t.py}: del {t.py}[{k.py}]", ins)
+                    self.stmt(f"{t.py}[{k.py}] = {vp}", ins)
+                else:
+                    vn = self.tmp("_v")
+                    self.stmt(f"{vn} = {v.py}", ins)
+                    check = "" if plain else f" and {vn}.__class__ in _PLAINV"
+                    self.stmt(f"if {t.py}.__class__ is _Table{check}:", ins)
+                    self.lines.append("    " * (self.ind + 1) + f"if {k.py} in {t.py}: del {t.py}[{k.py}]")
+                    self.lines.append("    " * (self.ind + 1) + f"{t.py}[{k.py}] = {vn}")
+                    self.lines.append("    " * self.ind + "else:")
+                    self.stmt(f"    _cl.env.tput({t.py}, {k.py}, {vn})", ins)
             else:
                 self.stmt(f"_cl.env.tput({t.py}, {k.py}, {v.py})", ins)
         elif op == B.CALL:
@@ -560,17 +599,17 @@ class _FnGen:
             n, ev = self.name_of(a)
             k = self.tmp("_k")
             st.append(_E(f"(-{n} if ({ev}.__class__ is int and {n} != {prof.imin}) or {n}.__class__ is float "
-                          f"else (#@{m}\n_unm({n})))", "expr"))
+                          f"else (#@{m}\n_unm({n})))", "expr", vt="num"))
         elif op in (B.LAND, B.LOR):
             b, a = st.pop(), st.pop()
             ta = self.truth(a)
             tb = self.truth(b)
             cond = f"({ta} {'&' if op == B.LAND else '|'} {tb})"
-            st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
+            st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
         elif op == B.LNOT:
             a = st.pop()
             cond = f"(not {self.truth(a)})"
-            st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond))
+            st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
         elif op == B.BAND:
             self.helper2("_band", ins)
         elif op == B.BOR:
@@ -598,10 +637,14 @@ class _FnGen:
             cond = self.truth(c)
             self.flush()
             self.stmt(f"if {cond}:", ins)
+            self.saved_tables.append([set(self.tables), None])
             self.ind += 1
             self.lines.append("    " * self.ind + "pass")
         elif op == B.ELSE:
             self.flush()
+            before = self.saved_tables[-1]
+            before[1] = self.tables
+            self.tables = set(before[0])  # what the then-branch learnt doesn't hold here
             self.ind -= 1
             self.lines.append("    " * self.ind + "else:")
             self.ind += 1
@@ -609,8 +652,14 @@ class _FnGen:
         elif op == B.END or op == B.ENDLOOP:
             self.flush()
             self.ind -= 1
+            if op == B.END:  # what holds on both paths
+                before, then_end = self.saved_tables.pop()
+                self.tables &= then_end if then_end is not None else before
+            else:
+                self.tables = set()
         elif op == B.LOOP:
             self.flush()
+            self.tables = set()  # the body runs again after stores later in it
             self.stmt("while True:", ins)
             self.ind += 1
             self.lines.append("    " * self.ind + "pass")
