@@ -32,6 +32,7 @@ from .service import SwarmService
 from .topology import InMemoryRadio, Topology, make_topology
 
 LogFn = Callable[[int, str], None]
+_NUMBERS = frozenset((int, float))
 
 
 @dataclass
@@ -136,15 +137,19 @@ class Harness:
         return log
 
     def _goto(self, rid: int) -> HostClosure:
+        commands = self.commands
+
         def goto(vm, *args):
             if len(args) < 2:
                 return None
-            x, y = args[0], args[1]
-            if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-                self.commands[rid] = (float(x), float(y))
+            return direct(None, args[0], args[1])
+
+        def direct(_c, x, y):  # goto(x, y) called from Buzz with exactly two arguments
+            if x.__class__ in _NUMBERS and y.__class__ in _NUMBERS:
+                commands[rid] = (float(x), float(y))
             return None
 
-        return HostClosure(goto, "goto")
+        return HostClosure(goto, "goto", direct=direct, arity=2)
 
     def _fail(self, rid: int, where: str, err: Any = None) -> None:
         r = self.results[rid]
@@ -220,24 +225,25 @@ class Harness:
         cap = self.radio.payload_cap
         decoded: dict = {}
         stepno = self.step_count + 1
+        results, services, vms, wants_pose = self.results, self.services, self.vms, self._wants_pose
+        packets = self.packets
         for rid in range(self.n):
-            r = self.results[rid]
-            if r.failed:
+            if results[rid].failed:
                 continue
-            svc = self.services[rid]
-            vm = self.vms[rid]
+            svc = services[rid]
+            vm = vms[rid]
             try:
-                if self._wants_pose[rid]:
+                if wants_pose[rid]:
                     vm.set_global("pose", self._pose(rid))
                 svc.receive(inboxes[rid], decoded)
-                if self._vm_failed(vm):
+                if getattr(vm, "failed", False):
                     self._fail(rid, f"step {stepno} (incoming messages)")
                     continue
                 vm.step()
-                if self._vm_failed(vm):
+                if getattr(vm, "failed", False):
                     self._fail(rid, f"step {stepno}")
                     continue
-                self.packets[rid] = svc.emit(cap)
+                packets[rid] = svc.emit(cap)
             except Exception as e:
                 self._fail(rid, f"step {stepno}", e)
         if self.move:

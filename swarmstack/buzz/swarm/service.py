@@ -94,11 +94,10 @@ class SwarmService:
         in it are copied for each receiver."""
         poses = Table()
         msgs: list[tuple[int, tuple]] = []
-        rounded = self._rounded
-        for rec in inbox:
-            sender, payload, d, az, el = rec
+        cached = self._rounded.get
+        for sender, payload, d, az, el in inbox:
             key = (d, az, el)
-            pose = rounded.get(key)
+            pose = cached(key)
             if pose is None:
                 pose = self._round_pose(key)
             poses[sender] = Table(pose)
@@ -117,11 +116,12 @@ class SwarmService:
             for m in ms:
                 msgs.append((sender, m))
         self.neighbors["poses"] = poses
-        vm = self.vm
-        for sender, m in msgs:
-            self._dispatch(sender, m)
-            if vm.failed:
-                return  # a listener or conflict hook failed: the VM stops here
+        if msgs:
+            vm = self.vm
+            for sender, m in msgs:
+                self._dispatch(sender, m)
+                if vm.failed:
+                    return  # a listener or conflict hook failed: the VM stops here
         self.swarm.age()
 
     def _round_pose(self, key: tuple) -> dict:
