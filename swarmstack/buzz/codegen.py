@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from swarmstack.buzz import bytecode as B
 from swarmstack.buzz.runtime import Profile
+from swarmstack.buzz.stdlib import INLINE_MATH
 
 _MARK = re.compile(r"#@(\d+)$")
 MAX_NEST = 8  # operators nested in one Python expression before spilling to a temporary
@@ -49,7 +50,7 @@ class _E:
     a float: every operator's result) or ``"table"`` (a table just made by a constructor,
     whose constant keys stored so far are ``keys``); None when unknown."""
 
-    __slots__ = ("py", "kind", "slot", "cond", "const", "depth", "vt", "keys")
+    __slots__ = ("py", "kind", "slot", "cond", "const", "depth", "vt", "keys", "origin")
 
     def __init__(self, py: str, kind: str, slot: int = -1, cond: str | None = None, const=None,
                  depth: int = 0, vt: str | None = None):
@@ -57,6 +58,7 @@ class _E:
         self.depth = depth
         self.vt = vt
         self.keys: set | None = set() if vt == "table" else None
+        self.origin: str | None = None  # "math.<name>" for a read of a math library field
 
     @property
     def simple(self) -> bool:
@@ -384,6 +386,34 @@ class _FnGen:
                     f"{fl} if {na}.__class__ is {nb}.__class__ is float else {slow})")
         self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
 
+    @staticmethod
+    def call_expr(n: str, ev: str, argtxt: str, nargs: int, m: int) -> str:
+        """A call of the value named ``n`` (evaluated by ``ev``): a Buzz closure with as many
+        parameters as arguments directly, a host closure through its direct entry when it
+        has one for this many arguments, anything else through the VM's adapter."""
+        return (f"(#@{m}\n({n}.fn if {ev}.__class__ is _Closure and {n}.nparams == {nargs} "
+                f"else ({n}.direct if {n}.arity == {nargs} else _cl.env.hcall) if {n}.__class__ is _HostClosure "
+                f"else (#@{m}\n_cl.env.adapt({n}, {nargs})))({n}{argtxt}))")
+
+    def inline_math(self, name: str, fe: _E, a: _E, m: int) -> None:
+        """``math.<name>(x)``: when the callee is the standard library's function and ``x`` a
+        float it takes without error, libm and the float rounding inline; otherwise the call."""
+        self.flush()  # what was pushed before is evaluated before
+        pad = "    " * self.ind
+        fn = self.tmp("_t")
+        x, r = self.tmp("_s"), self.tmp("_r")
+        domain = f"-_INF < {x} < _INF" if INLINE_MATH[name][1] == "finite" else f"{x} >= 0.0"
+        self.lines += [f"{pad}{fn} = {fe.py}",
+                       f"{pad}{x} = {a.py}",
+                       f"{pad}if {x}.__class__ is float and {domain} and {fn}.__class__ is _HostClosure "
+                       f"and {fn}.direct is _MD_{name}:",
+                       f"{pad}    _FA[0] = _libm_{name}({x})",
+                       f"{pad}    {r} = _FA[0]",
+                       f"{pad}else:",
+                       f"{pad}    #@{m}",
+                       f"{pad}    {r} = {self.call_expr(fn, fn, ', ' + x, 1, m)}"]
+        self.stack.append(_E(r, "temp"))
+
     def helper1(self, helper: str, ins: B.Instr) -> None:
         a = self.stack.pop()
         self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}))", "expr", vt="num"))
@@ -509,6 +539,8 @@ class _FnGen:
             elif k.kind == "const" and type(k.const) is str:
                 n, ev = self.name_of(t)
                 st.append(_E(f"({n}.get({k.py}) if {ev}.__class__ is _Table else (#@{m}\n_tget({n}, {k.py})))", "expr"))
+                if t.py == "_Gg('math')":
+                    st[-1].origin = "math." + k.const
             else:
                 st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
             if t.kind == "local":
@@ -557,13 +589,13 @@ class _FnGen:
             args = [st.pop() for _ in range(arg)][::-1]
             fe = st.pop()
             m = self.mark(ins)
-            n, ev = self.name_of(fe)
-            argtxt = "".join(", " + a.py for a in args)
-            k = self.tmp("_k")
-            st.append(_E(f"(#@{m}\n({n}.fn if {ev}.__class__ is _Closure and {n}.nparams == {arg} "
-                          f"else ({n}.direct if {n}.arity == {arg} else _cl.env.hcall) if {n}.__class__ is _HostClosure "
-                          f"else (#@{m}\n_cl.env.adapt({n}, {arg})))({n}{argtxt}))",
-                          "expr"))
+            name = (fe.origin or "")[5:]
+            if arg == 1 and prof.name == "buzz" and name in INLINE_MATH:
+                self.inline_math(name, fe, args[0], m)
+            else:
+                n, ev = self.name_of(fe)
+                argtxt = "".join(", " + a.py for a in args)
+                st.append(_E(self.call_expr(n, ev, argtxt, arg, m), "expr"))
         elif op == B.PUSHCN:
             st.append(_E(f"_cl.env.mkc({arg}, (None,))", "expr"))
         elif op == B.PUSHL:

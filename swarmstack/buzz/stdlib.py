@@ -16,6 +16,7 @@ id ``% 10``) iterated bucket by bucket, each bucket in insertion order.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from array import array
@@ -146,6 +147,76 @@ REFERENCE_CLOSURE_IDS = {name: i for i, name in enumerate(
 
 _UMAX = 0xFFFFFFFF
 _FUMAX = f32(float(_UMAX))
+
+
+def _num_arg(v, which: str = "") -> float:
+    if v.__class__ is float:
+        return v
+    if v.__class__ is int:
+        return f32(float(v))
+    if which:
+        raise BuzzRaise(f"type mismatch: expected float or integer for argument {which}, got {type_name(v)}")
+    raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
+
+
+@functools.lru_cache(maxsize=None)
+def unary_math(profile: str, fn, domain_nan: float = NEG_NAN):
+    """The host function of a one-argument ``math`` function (``math.sin`` ...) for a profile:
+    ``m(vm, x)``, with ``m.direct(closure, x)`` the fast entry in the buzz profile. Shared by
+    every VM of the profile (it needs none of them), so generated code can recognise it.
+    ``domain_nan`` is the NaN C's libm returns for an argument outside the domain (its sign
+    shows when printed: ``-nan`` or ``nan``)."""
+    single = profile == "buzz"
+    fround = Profile(profile).fround
+
+    def m(vm_, *a):
+        if len(a) != 1:
+            _lnum(a, 1)
+        x = a[0]
+        if x.__class__ is not float:
+            x = _num_arg(x)
+        elif x != x:
+            return x  # C keeps a NaN argument's sign; Python's math module does not
+        try:
+            return f32(fn(x)) if single else fround(f32(fn(x)))
+        except (ValueError, ZeroDivisionError):
+            if x != x:
+                return x
+            if fn in (math.log, math.log2, math.log10) and x == 0:
+                return -math.inf
+            return domain_nan
+        except OverflowError:
+            return math.inf
+    if single:
+        slot = array("f", (0.0,))
+
+        def direct(_c, x):
+            # one float argument that is not NaN: f32(fn(x)) with the rounding inline
+            if x.__class__ is float and x == x:
+                try:
+                    slot[0] = fn(x)
+                    return slot[0]
+                except (ValueError, ZeroDivisionError, OverflowError):
+                    pass
+            return m(None, x)
+        m.direct = direct
+    return m
+
+
+# ``math`` functions that generated code of the buzz profile computes inline when the callee
+# is the standard one: name -> (libm function, the float arguments it takes without error)
+INLINE_MATH = {"sin": (math.sin, "finite"), "cos": (math.cos, "finite"), "sqrt": (math.sqrt, "nonneg")}
+
+
+def inline_math_helpers(profile: str) -> dict:
+    """Names generated code uses to inline ``INLINE_MATH`` calls (empty for other profiles)."""
+    if profile != "buzz":
+        return {}
+    out = {}
+    for name, (fn, _) in INLINE_MATH.items():
+        out[f"_MD_{name}"] = unary_math(profile, fn).direct
+        out[f"_libm_{name}"] = fn
+    return out
 
 
 def install(vm) -> None:
@@ -284,52 +355,10 @@ def install(vm) -> None:
         G["is" + tname] = host("is" + tname)(is_fn)
 
     # ---------------------------------------------------------------- math
-    def num_arg(v, which: str = "") -> float:
-        if v.__class__ is float:
-            return v
-        if v.__class__ is int:
-            return f32(float(v))
-        if which:
-            raise BuzzRaise(f"type mismatch: expected float or integer for argument {which}, got {type_name(v)}")
-        raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
-
-    single = vm.profile == "buzz"
+    num_arg = _num_arg
 
     def unary_f(fn, domain_nan=NEG_NAN):
-        """A float function of one number; ``domain_nan`` is the NaN C's libm returns for an
-        argument outside the domain (its sign shows when printed: ``-nan`` or ``nan``)."""
-        def m(vm_, *a):
-            if len(a) != 1:
-                _lnum(a, 1)
-            x = a[0]
-            if x.__class__ is not float:
-                x = num_arg(x)
-            elif x != x:
-                return x  # C keeps a NaN argument's sign; Python's math module does not
-            try:
-                return f32(fn(x)) if single else fround(f32(fn(x)))
-            except (ValueError, ZeroDivisionError):
-                if x != x:
-                    return x
-                if fn in (math.log, math.log2, math.log10) and x == 0:
-                    return -math.inf
-                return domain_nan
-            except OverflowError:
-                return math.inf
-        if single:
-            slot = array("f", (0.0,))
-
-            def direct(_c, x):
-                # one float argument that is not NaN: f32(fn(x)) with the rounding inline
-                if x.__class__ is float and x == x:
-                    try:
-                        slot[0] = fn(x)
-                        return slot[0]
-                    except (ValueError, ZeroDivisionError, OverflowError):
-                        pass
-                return m(vm, x)
-            m.direct = direct
-        return m
+        return unary_math(vm.profile, fn, domain_nan)
 
     def m_abs(vm_, *a):
         _lnum(a, 1)

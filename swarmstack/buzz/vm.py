@@ -79,8 +79,12 @@ _BYTECODE_CACHE: dict[str, B.Program] = {}
 def _profile(name: str) -> tuple[Profile, dict]:
     p = _PROFILES.get(name)
     if p is None:
+        from swarmstack.buzz.stdlib import inline_math_helpers
+
         prof = Profile(name)
-        p = _PROFILES[name] = (prof, make_helpers(prof))
+        helpers = make_helpers(prof)
+        helpers.update(inline_math_helpers(name))
+        p = _PROFILES[name] = (prof, helpers)
     return p
 
 

@@ -129,3 +129,34 @@ foreach(t, function(k, v) { log(k, "=", v) })
 """
     assert run(src, "buzz")[0] == run(src, "bittybuzz")[0]
     assert len(run(src, "buzz")[0]) == 4
+
+
+MATH_ARGS = ("0.0", "-0.0", "0.5", "-2.5", "1000.0", "3", "-7", "1.0 / 0.0", "-1.0 / 0.0",
+             "0.0 / 0.0", "-(0.0 / 0.0)", "0.00001 * 0.00001 * 0.00001 * 0.00001 * 0.00001 * 0.00001 * 0.00001 * 0.00001", '"s"', "nil", "{}")
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "sqrt"])
+def test_inline_math_calls_equal_plain_calls(fn):
+    # ``math.f(x)`` is computed inline; calling the same closure through a variable is not
+    cases = "\n".join(
+        f"t = {x}\nlog(math.{fn}(t))\nlog(call1(math.{fn}, t))" for x in MATH_ARGS
+        if x not in ('"s"', "nil", "{}"))
+    lines, vm = run(f"function call1(f, x) {{ return f(x) }}\n{cases}\n")
+    assert not vm.failed, vm.error
+    assert lines[0::2] == lines[1::2] and len(lines) == 2 * (len(MATH_ARGS) - 3)
+    for bad in ('"s"', "nil", "{}"):
+        a, _ = run(f"math.{fn}({bad})")
+        b, _ = run(f"function call1(f, x) {{ return f(x) }}\ncall1(math.{fn}, {bad})")
+        _, va = run(f"math.{fn}({bad})")
+        _, vb = run(f"function call1(f, x) {{ return f(x) }}\ncall1(math.{fn}, {bad})")
+        assert va.failed and vb.failed and va.error.message == vb.error.message
+
+
+def test_inline_math_respects_a_replaced_function():
+    lines, vm = run("""
+math.cos = function(x) { return 42 }
+log(math.cos(0.5))
+math = {.sin = function(x) { return x * 2 }}
+log(math.sin(1.5))
+""")
+    assert lines == ["42", "3.000000"]
