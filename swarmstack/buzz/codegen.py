@@ -33,6 +33,22 @@ from swarmstack.buzz.stdlib import INLINE_MATH
 
 _MARK = re.compile(r"#@(\d+)$")
 MAX_NEST = 8  # operators nested in one Python expression before spilling to a temporary
+MAX_TREE = 16  # operators in one float block
+_TREE_OPS = frozenset((B.ADD, B.SUB, B.MUL, B.DIV, B.POW, B.UNM))
+_PURE_PUSHES = frozenset((B.LLOAD, B.PUSHI, B.PUSHF))  # they don't need pending trees emitted
+
+
+def _tree_size(e) -> int:
+    return 0 if e.kind != "tree" else 1 + sum(_tree_size(x) for x in e.tree[2:])
+
+
+def _tree_leaves(e, out: list) -> None:
+    """Names of the tree's variable operands, each once, in evaluation order."""
+    if e.kind == "tree":
+        for x in e.tree[2:]:
+            _tree_leaves(x, out)
+    elif e.kind != "const" and e.py not in out:
+        out.append(e.py)
 
 
 @dataclass
@@ -50,7 +66,7 @@ class _E:
     a float: every operator's result) or ``"table"`` (a table just made by a constructor,
     whose constant keys stored so far are ``keys``); None when unknown."""
 
-    __slots__ = ("py", "kind", "slot", "cond", "const", "depth", "vt", "keys", "origin")
+    __slots__ = ("py", "kind", "slot", "cond", "const", "depth", "vt", "keys", "origin", "tree")
 
     def __init__(self, py: str, kind: str, slot: int = -1, cond: str | None = None, const=None,
                  depth: int = 0, vt: str | None = None):
@@ -59,6 +75,8 @@ class _E:
         self.vt = vt
         self.keys: set | None = set() if vt == "table" else None
         self.origin: str | None = None  # "math.<name>" for a read of a math library field
+        # kind "tree": arithmetic not emitted yet, ``(opcode, instr, operand entries...)``
+        self.tree: tuple | None = None
 
     @property
     def simple(self) -> bool:
@@ -414,6 +432,157 @@ class _FnGen:
                        f"{pad}    {r} = {self.call_expr(fn, fn, ', ' + x, 1, m)}"]
         self.stack.append(_E(r, "temp"))
 
+    def unm(self, ins: B.Instr) -> None:
+        a = self.stack.pop()
+        m = self.mark(ins)
+        n, ev = self.name_of(a)
+        self.stack.append(_E(f"(-{n} if ({ev}.__class__ is int and {n} != {self.g.profile.imin}) "
+                             f"or {n}.__class__ is float else (#@{m}\n_unm({n})))", "expr", vt="num"))
+
+    # -------------------------------------------------------------- float blocks
+    # Arithmetic is kept as a tree until its value is needed. A tree of two or more
+    # operators becomes one block guarded by a single test that every variable operand is a
+    # float: inside it, each operator is a float operation and a rounding, with no further
+    # tests; a zero divisor or a NaN power leaves the block for the per-operator code,
+    # which then computes the whole tree again (its operands are plain variables, so
+    # nothing is evaluated twice that could be observed).
+    def tree_node(self, op: int, ins: B.Instr) -> bool:
+        """Push ``op`` as a tree node if its operands allow; False if they don't."""
+        st = self.stack
+        if self.g.profile.name != "buzz":
+            return False
+
+        def leaf_or_tree(e: _E) -> bool:
+            return e.kind in ("tree", "local", "temp") or (
+                e.kind == "const" and type(e.const) in (int, float))
+
+        if op == B.UNM:
+            a = st[-1]
+            if a.kind not in ("tree", "local", "temp") or _tree_size(a) >= MAX_TREE:
+                return False
+            st.pop()
+            node = _E("", "tree", vt="num")
+            node.tree = (op, ins, a)
+            st.append(node)
+            return True
+        if len(st) < 2:
+            return False
+        b, a = st[-1], st[-2]
+        if not (leaf_or_tree(a) and leaf_or_tree(b)) or (a.kind == "const" and b.kind == "const"):
+            return False
+        if _tree_size(a) + _tree_size(b) >= MAX_TREE:
+            return False
+        if op == B.POW:
+            kb = self._num_const(b)
+            if kb is None or a.kind == "const" or not (0 <= kb[2] <= 8 and kb[2] == int(kb[2])):
+                return False
+        st.pop()
+        st.pop()
+        node = _E("", "tree", vt="num")
+        node.tree = (op, ins, a, b)
+        st.append(node)
+        return True
+
+    def settle(self) -> None:
+        """Emit every pending tree, bottom of the stack first (what was pushed before is
+        evaluated before)."""
+        st = self.stack
+        if not any(e.kind == "tree" for e in st):
+            return
+        for i, e in enumerate(st):
+            if e.kind == "tree":
+                for j in range(i):  # earlier pending expressions are evaluated first
+                    if st[j].kind == "expr":
+                        t = self.tmp("_s")
+                        self.lines.append("    " * self.ind + f"{t} = {st[j].py}")
+                        st[j] = _E(t, "temp", vt="num" if st[j].vt == "num" else None)
+                st[i] = self.emit_tree(e)
+
+    def emit_tree(self, e: _E) -> _E:
+        if _tree_size(e) == 1:
+            return self.replay(e)
+        leaves: list[str] = []
+        _tree_leaves(e, leaves)
+        r = self.tmp("_r")
+        pad = "    " * self.ind
+        L = self.lines
+        L.append(f"{pad}{r} = _MISSING")
+        L.append(f"{pad}if {' and '.join(f'{n}.__class__ is float' for n in leaves)}:")
+        L.append(f"{pad}    try:")
+        body: list[str] = []
+        last = self._float_code(e, body)
+        L.extend(f"{pad}        {line}" for line in body)
+        L.append(f"{pad}        {r} = {last}")
+        L.append(f"{pad}    except _FLOATX:")
+        L.append(f"{pad}        pass")
+        L.append(f"{pad}if {r} is _MISSING:")
+        self.ind += 1
+        res = self.replay(e, spill=True)
+        self.lines.append("    " * self.ind + f"{r} = {res.py}")
+        self.ind -= 1
+        return _E(r, "temp", vt="num")
+
+    def _float_code(self, e: _E, body: list[str]) -> str:
+        """Lines computing the tree in binary32 (every operand a float); the result's name."""
+        if e.kind != "tree":
+            if e.kind == "const":
+                return self._fconst(self._num_const(e)[2])
+            return e.py
+        op = e.tree[0]
+        if op == B.UNM:
+            a = self._float_code(e.tree[2], body)
+            t = self.tmp("_f")
+            body.append(f"{t} = -{a}")
+            return t
+        a = self._float_code(e.tree[2], body)
+        t = self.tmp("_f")
+        if op == B.POW:
+            k = self._num_const(e.tree[3])[2]
+            if e.tree[2].kind != "tree":  # a variable: as the power operator, round it first
+                body.append(f"_FA[0] = {a}")
+                a = "_FA[0]"
+            body += [f"_FA[0] = _mpow({a}, {k!r})", f"{t} = _FA[0]",
+                     f"if {t} != {t}: raise _FLOAT_EXIT  # a NaN keeps its operand's sign"]
+            return t
+        b = self._float_code(e.tree[3], body)
+        sym = {B.ADD: "+", B.SUB: "-", B.MUL: "*", B.DIV: "/"}[op]
+        body += [f"_FA[0] = {a} {sym} {b}", f"{t} = _FA[0]"]
+        return t
+
+    def replay(self, e: _E, spill: bool = False) -> _E:
+        """The tree through the per-operator code generators (as if never deferred)."""
+        saved, self.stack = self.stack, []
+        try:
+            self._replay(e, spill)
+            return self.stack.pop()
+        finally:
+            self.stack = saved
+
+    def _replay(self, e: _E, spill: bool) -> None:
+        if e.kind != "tree":
+            self.stack.append(e)
+            return
+        op, ins = e.tree[0], e.tree[1]
+        for operand in e.tree[2:]:
+            self._replay(operand, spill)
+        if op == B.UNM:
+            self.unm(ins)
+        elif op == B.ADD:
+            self.arith("+", "_add", ins)
+        elif op == B.SUB:
+            self.arith("-", "_sub", ins)
+        elif op == B.MUL:
+            self.arith("*", "_mul", ins)
+        elif op == B.DIV:
+            self.divmod("//", "_div", ins)
+        else:
+            self.power(ins)
+        top = self.stack[-1]
+        if spill and top.kind == "expr":  # keep nesting shallow in long trees
+            t = self.tmp("_s")
+            self.lines.append("    " * self.ind + f"{t} = {top.py}")
+            self.stack[-1] = _E(t, "temp", vt="num")
+
     def helper1(self, helper: str, ins: B.Instr) -> None:
         a = self.stack.pop()
         self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}))", "expr", vt="num"))
@@ -483,6 +652,10 @@ class _FnGen:
         op, arg = ins.op, ins.arg
         st = self.stack
         prof = self.g.profile
+        if op in _TREE_OPS and self.tree_node(op, ins):
+            return
+        if op not in _PURE_PUSHES:
+            self.settle()
         if st and st[-1].depth > MAX_NEST:
             # Python limits how deeply parentheses nest: evaluate long chains into temporaries
             # (the whole pending stack, bottom first, so the evaluation order is unchanged)
@@ -626,12 +799,7 @@ class _FnGen:
             v = st.pop().const
             st.append(self.const(prof.wrap(-v) if type(v) is int else -v))
         elif op == B.UNM:
-            a = st.pop()
-            m = self.mark(ins)
-            n, ev = self.name_of(a)
-            k = self.tmp("_k")
-            st.append(_E(f"(-{n} if ({ev}.__class__ is int and {n} != {prof.imin}) or {n}.__class__ is float "
-                          f"else (#@{m}\n_unm({n})))", "expr", vt="num"))
+            self.unm(ins)
         elif op in (B.LAND, B.LOR):
             b, a = st.pop(), st.pop()
             ta = self.truth(a)

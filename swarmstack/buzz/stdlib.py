@@ -159,13 +159,17 @@ def _num_arg(v, which: str = "") -> float:
     raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
 
 
-@functools.lru_cache(maxsize=None)
 def unary_math(profile: str, fn, domain_nan: float = NEG_NAN):
     """The host function of a one-argument ``math`` function (``math.sin`` ...) for a profile:
     ``m(vm, x)``, with ``m.direct(closure, x)`` the fast entry in the buzz profile. Shared by
     every VM of the profile (it needs none of them), so generated code can recognise it.
     ``domain_nan`` is the NaN C's libm returns for an argument outside the domain (its sign
     shows when printed: ``-nan`` or ``nan``)."""
+    return _unary_math(profile, fn, domain_nan)  # one cache key however it is called
+
+
+@functools.lru_cache(maxsize=None)
+def _unary_math(profile: str, fn, domain_nan: float):
     single = profile == "buzz"
     fround = Profile(profile).fround
 

@@ -152,6 +152,15 @@ def test_inline_math_calls_equal_plain_calls(fn):
         assert va.failed and vb.failed and va.error.message == vb.error.message
 
 
+def test_standard_math_functions_are_the_ones_generated_code_inlines():
+    from swarmstack.buzz.vm import _profile
+
+    _, vm = run("x = 1")
+    helpers = _profile("buzz")[1]
+    for name in ("sin", "cos", "sqrt"):
+        assert vm.globals["math"][name].direct is helpers[f"_MD_{name}"]
+
+
 def test_inline_math_respects_a_replaced_function():
     lines, vm = run("""
 math.cos = function(x) { return 42 }
