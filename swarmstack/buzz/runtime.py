@@ -157,6 +157,8 @@ def make_helpers(profile: Profile) -> dict:
                 raise BuzzRaise("division by zero")
             q = abs(a) // abs(b)
             return wrap(q if (a < 0) == (b < 0) else -q)
+        if ca is float and cb is int and b:  # a sum divided by a count: the common mixed case
+            return fround(a / fround(b))
         x, y = num_pair(a, b)
         return fround(fdiv(x, y))
 
