@@ -375,9 +375,14 @@ class BuzzVM:
 
     def to_buzz(self, obj) -> Any:
         """Python -> Buzz: dicts become tables, lists/tuples tables indexed from 0, bools 1/0,
-        callables host closures; Buzz values pass through."""
+        callables host closures; Buzz values pass through. A dict that already is a table of
+        this VM (keys and values Buzz values, numbers in the profile's range, closures bound
+        to it; as the VM and the swarm layer make them) is the table itself, anything else is
+        converted into a new table."""
         c = obj.__class__
-        if obj is None or c is str or c is Table or c is Closure or c is HostClosure:
+        if obj is None or c is str or c is Closure or c is HostClosure:
+            return obj
+        if c is dict and self._is_table(obj):
             return obj
         if c is bool:
             return 1 if obj else 0
@@ -394,6 +399,36 @@ class BuzzVM:
         if hasattr(obj, "item"):  # numpy scalars
             return self.to_buzz(obj.item())
         raise TypeError(f"cannot convert {type(obj).__name__} to a Buzz value")
+
+    def _is_table(self, d: dict) -> bool:
+        """Whether ``d`` (and every table in it) already holds only this VM's values."""
+        fround, imin, imax = self._prof.fround, self._prof.imin, self._prof.imax
+        seen: set[int] = set()
+        todo = [d]
+        while todo:
+            t = todo.pop()
+            if id(t) in seen:
+                continue
+            seen.add(id(t))
+            for k, v in t.items():
+                for x in (k, v):
+                    cx = x.__class__
+                    if cx is str:
+                        continue
+                    if cx is int:
+                        if not imin <= x <= imax:
+                            return False
+                    elif cx is float:
+                        if x == x and fround(x) != x:
+                            return False
+                    elif x is v and cx is dict:
+                        todo.append(v)
+                    elif x is v and (cx is Closure or cx is HostClosure):
+                        if v.self_table is not t:
+                            return False
+                    else:
+                        return False
+        return True
 
     @staticmethod
     def from_buzz(value) -> Any:

@@ -100,7 +100,7 @@ class SwarmService:
             pose = cached(key)
             if pose is None:
                 pose = self._round_pose(key)
-            poses[sender] = Table(pose)
+            poses[sender] = pose.copy()  # a table of its own for each receiver and step
             if not payload:
                 continue
             if decoded is not None:
