@@ -7,7 +7,7 @@ control flow (``IF``/``ELSE``/``END``, ``LOOP``/``EXITZ``/``ENDLOOP``) maps to `
 ``while``. Operators inline the common cases — two integers (with the wrap-around check),
 two floats, a number with a numeric constant — with float results rounded to the profile's
 format in place (for two non-constant operands the operation is emitted as statements, so
-the buzz profile's rounding is a store to and a load from a one-slot ``array('f')``); the
+the buzz profile's rounding is a store to and a load from a one-slot binary32 buffer); the
 profile's helpers (see ``runtime``) take everything else, keeping Buzz semantics exact.
 
 Functions are shared by every VM running the program: what belongs to one VM (its globals,

@@ -19,10 +19,9 @@ from __future__ import annotations
 import functools
 import math
 import re
-from array import array
 
 from swarmstack.buzz.errors import BuzzRaise
-from swarmstack.buzz.runtime import NAN, NEG_NAN, Profile, fmt_float, type_name
+from swarmstack.buzz.runtime import NAN, NEG_NAN, Profile, float32_slot, fmt_float, type_name
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
 f32 = Profile("buzz").fround  # C's double -> float conversion (+-inf past the range)
@@ -192,7 +191,7 @@ def _unary_math(profile: str, fn, domain_nan: float):
         except OverflowError:
             return math.inf
     if single:
-        slot = array("f", (0.0,))
+        slot = float32_slot()
 
         def direct(_c, x):
             # one float argument that is not NaN: f32(fn(x)) with the rounding inline
