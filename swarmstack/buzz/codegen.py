@@ -348,9 +348,8 @@ class _FnGen:
             na = a.py
         r = self.tmp("_r")
         pad = "    " * self.ind
-        self.lines += [f"{pad}if {na}.__class__ is float:",
-                       f"{pad}    _FA[0] = {na}",
-                       f"{pad}    {r} = _mpow(_FA[0], {kf!r})",
+        self.lines += [f"{pad}if {na}.__class__ is float:",  # a VM float is binary32 already
+                       f"{pad}    {r} = _mpow({na}, {kf!r})",
                        f"{pad}    if {r} == {r}:",
                        f"{pad}        _FA[0] = {r}",
                        f"{pad}        {r} = _FA[0]",
@@ -538,9 +537,6 @@ class _FnGen:
         t = self.tmp("_f")
         if op == B.POW:
             k = self._num_const(e.tree[3])[2]
-            if e.tree[2].kind != "tree":  # a variable: as the power operator, round it first
-                body.append(f"_FA[0] = {a}")
-                a = "_FA[0]"
             body += [f"_FA[0] = _mpow({a}, {k!r})", f"{t} = _FA[0]",
                      f"if {t} != {t}: raise _FLOAT_EXIT  # a NaN keeps its operand's sign"]
             return t

@@ -69,7 +69,7 @@ MAX_CALL_DEPTH = 2000  # Buzz calls deep before "stack overflow" (buzz profile)
 _HOST_FRAMES = 3       # Python frames of a Buzz -> host -> Buzz round trip that are not Buzz
 
 _PROFILES: dict[str, tuple[Profile, dict]] = {}
-_PLAIN = frozenset((float, str, Table, Closure, HostClosure))
+_PLAIN = frozenset((str, Table, Closure, HostClosure))
 _CODE_CACHE: dict[str, tuple[Any, list[int], list[Loc]]] = {}
 _REGISTRY: dict[str, tuple[list[int], list[Loc], B.Program]] = {}
 _PROGRAM_CACHE: dict[tuple, tuple[B.Program, list]] = {}
@@ -266,6 +266,7 @@ class BuzzVM:
             t[k] = v
 
         imin, imax = self._prof.imin, self._prof.imax
+        fround = self._prof.fround
 
         def hcall(_c, *args):
             """Call a host closure from Buzz code: ``vm.self`` is its table meanwhile."""
@@ -280,6 +281,8 @@ class BuzzVM:
             c = r.__class__
             if c in _PLAIN or (c is int and imin <= r <= imax):
                 return r
+            if c is float:  # every float a script sees is the profile's (pow relies on it)
+                return fround(r)
             return vm._from_host(r)
 
         def host_caller(c: HostClosure):
@@ -361,7 +364,9 @@ class BuzzVM:
             return self._prof.wrap(r) if not (self._prof.imin <= r <= self._prof.imax) else r
         if c is bool:
             return 1 if r else 0
-        if c is float or r is None or c is str or c is Table or c is Closure or c is HostClosure:
+        if c is float:
+            return self._prof.fround(r)
+        if r is None or c is str or c is Table or c is Closure or c is HostClosure:
             return r
         return self.to_buzz(r)
 
