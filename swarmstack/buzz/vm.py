@@ -55,6 +55,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
 from swarmstack.buzz import bytecode as B
@@ -517,10 +518,13 @@ class BuzzVM:
     def _run(self, fn, args: tuple) -> Any:
         if self.failed:
             return None
-        old = sys.getrecursionlimit()
-        need = _stack_depth() + MAX_CALL_DEPTH + 100
-        if need > old:
-            sys.setrecursionlimit(need)
+        if _RESERVED[0]:  # a caller made room for MAX_CALL_DEPTH Buzz calls (see reserved_stack)
+            old = need = 0
+        else:
+            old = sys.getrecursionlimit()
+            need = _stack_depth() + MAX_CALL_DEPTH + 100
+            if need > old:
+                sys.setrecursionlimit(need)
         try:
             if fn.__class__ is Closure and fn.nparams == len(args):
                 return fn.fn(fn, *args)
@@ -601,6 +605,29 @@ class BuzzVM:
                 return None
         lines = src.split("\n")
         return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+_RESERVED = [0]
+_RESERVE_FRAMES = 50  # frames between a reserved_stack() block and the Buzz code it runs
+
+
+@contextmanager
+def reserved_stack():
+    """Run many VMs' entry points (``step()`` ...) with the Python stack room for
+    ``MAX_CALL_DEPTH`` Buzz calls made once, instead of measured on every entry (a
+    multi-robot loop's hot path). Entry points called inside must be within
+    ``_RESERVE_FRAMES`` frames of this block."""
+    old = sys.getrecursionlimit()
+    need = _stack_depth() + _RESERVE_FRAMES + MAX_CALL_DEPTH + 100
+    if need > old:
+        sys.setrecursionlimit(need)
+    _RESERVED[0] += 1
+    try:
+        yield
+    finally:
+        _RESERVED[0] -= 1
+        if need > old:
+            sys.setrecursionlimit(old)
 
 
 def _stack_depth() -> int:

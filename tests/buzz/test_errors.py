@@ -80,3 +80,16 @@ def test_recursion_through_builtins_counts_buzz_calls():
     vm, out = run_vm(src)
     assert out == ["800"]
     assert vm.error.message == f"stack overflow: call depth exceeds {MAX_CALL_DEPTH}"
+
+
+def test_recursion_limit_is_the_same_inside_the_swarm_harness():
+    # the harness makes the Python stack room once per step for every robot
+    from swarmstack.buzz.swarm import Harness
+
+    src = ("function d(n) { if (n == 0) return 0\n return 1 + d(n - 1) }\n"
+           "function step() { if (id == 0) { log(d(1990)) } else { d(id * 10000) } }\n")
+    h = Harness(src, 2, filename="deep.bzz")
+    run = h.run(1)
+    assert run.robots[0].logs == ["1990"] and not run.robots[0].failed
+    assert run.robots[1].failed
+    assert run.robots[1].error.endswith(f"stack overflow: call depth exceeds {MAX_CALL_DEPTH}")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from swarmstack.buzz.values import HostClosure, Table
+from swarmstack.buzz.vm import reserved_stack
 
 from .service import SwarmService
 from .topology import InMemoryRadio, Topology, make_topology
@@ -227,6 +228,13 @@ class Harness:
         stepno = self.step_count + 1
         results, services, vms, wants_pose = self.results, self.services, self.vms, self._wants_pose
         packets = self.packets
+        with reserved_stack():
+            self._step_robots(inboxes, decoded, stepno, cap, results, services, vms, wants_pose, packets)
+        if self.move:
+            self._apply_moves()
+        self.step_count = stepno
+
+    def _step_robots(self, inboxes, decoded, stepno, cap, results, services, vms, wants_pose, packets):
         for rid in range(self.n):
             if results[rid].failed:
                 continue
@@ -246,9 +254,6 @@ class Harness:
                 packets[rid] = svc.emit(cap)
             except Exception as e:
                 self._fail(rid, f"step {stepno}", e)
-        if self.move:
-            self._apply_moves()
-        self.step_count = stepno
 
     def _pose(self, rid: int) -> Table:
         x, y, z = self.topology.positions[rid]

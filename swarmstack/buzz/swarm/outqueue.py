@@ -121,6 +121,9 @@ class OutQueue:
     # ------------------------------------------------------------ packing
     def pack(self, cap: int | None) -> bytes:
         """Remove the messages that fit in ``cap`` bytes (None: no cap) and return the frame."""
+        if not (self.broadcast or self.swarm_list is not None or self.vput or self.vquery
+                or self.join or self.leave):
+            return b""  # the common step: nothing to say (the empty frame still marks presence)
         buf = bytearray()
         used = 0
         # BROADCAST
