@@ -96,10 +96,9 @@ class SwarmService:
         msgs: list[tuple[int, tuple]] = []
         cached = self._rounded.get
         for sender, payload, d, az, el in inbox:
-            key = (d, az, el)
-            pose = cached(key)
+            pose = cached((d, az, el))
             if pose is None:
-                pose = self._round_pose(key)
+                pose = self._round_pose((d, az, el))
             poses[sender] = pose.copy()  # a table of its own for each receiver and step
             if not payload:
                 continue
