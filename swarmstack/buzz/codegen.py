@@ -38,6 +38,12 @@ _TREE_OPS = frozenset((B.ADD, B.SUB, B.MUL, B.DIV, B.POW, B.UNM))
 _PURE_PUSHES = frozenset((B.LLOAD, B.PUSHI, B.PUSHF))  # they don't need pending trees emitted
 
 
+def _pow_expr(x: str, k: float) -> str:
+    """``x ^ k`` in double for a binary32 ``x``: a square is exact as a product (so libm's
+    pow returns the same), any other power is libm's."""
+    return f"{x} * {x}" if k == 2.0 else f"_mpow({x}, {k!r})"
+
+
 def _tree_size(e) -> int:
     return 0 if e.kind != "tree" else 1 + sum(_tree_size(x) for x in e.tree[2:])
 
@@ -349,7 +355,7 @@ class _FnGen:
         r = self.tmp("_r")
         pad = "    " * self.ind
         self.lines += [f"{pad}if {na}.__class__ is float:",  # a VM float is binary32 already
-                       f"{pad}    {r} = _mpow({na}, {kf!r})",
+                       f"{pad}    {r} = {_pow_expr(na, kf)}",
                        f"{pad}    if {r} == {r}:",
                        f"{pad}        _FA[0] = {r}",
                        f"{pad}        {r} = _FA[0]",
@@ -537,7 +543,7 @@ class _FnGen:
         t = self.tmp("_f")
         if op == B.POW:
             k = self._num_const(e.tree[3])[2]
-            body += [f"_FA[0] = _mpow({a}, {k!r})", f"{t} = _FA[0]",
+            body += [f"_FA[0] = {_pow_expr(a, k)}", f"{t} = _FA[0]",
                      f"if {t} != {t}: raise _FLOAT_EXIT  # a NaN keeps its operand's sign"]
             return t
         b = self._float_code(e.tree[3], body)

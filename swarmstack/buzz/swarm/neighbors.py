@@ -25,6 +25,7 @@ nothing for Python's cycle collector.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from swarmstack.buzz.values import Closure, HostClosure, Table
@@ -36,6 +37,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
 POSES = "poses"
 _new_host_closure = object.__new__
+_refs = sys.getrefcount
+
+
+def _refs_through_map() -> int:
+    """What ``sum(map(sys.getrefcount, items))`` counts per item beyond the item's holders."""
+    o = object()
+    return sum(map(_refs, (o,))) - 2  # held by ``o`` and the tuple
+
+
+# reference counts, inside ``make``, of a kept-aside structure that nothing else holds: the
+# structure (the spare tuple, make's local, the argument), its _Made (eight methods, the spare
+# tuple, make's local, the argument) and its eight methods (the structure, the snapshot, the
+# methods tuple, plus what map adds)
+_N_METHODS = 8
+_T_REFS = 3
+_MADE_REFS = _N_METHODS + 3
+_CLOSURE_REFS = _N_METHODS * (3 + _refs_through_map())
 
 
 def _is_closure(v: Any) -> bool:
@@ -105,6 +123,7 @@ class NeighborMethods:
 
     def __init__(self, svc: "SwarmService"):
         self.svc = svc
+        self._spare: tuple | None = None  # (structure, its entries as made, _Made, methods)
         self.entries: list[tuple[str, Any, Any, int]] = []
         self.extra: list[tuple[str, Any, Any, int]] = []
         for name, arity, extra in self.SPECS:
@@ -142,11 +161,28 @@ class NeighborMethods:
         return t
 
     def make(self, poses: Table | None) -> Table:
-        """A new structure over ``poses`` (None: an empty structure without data)."""
+        """A new structure over ``poses`` (None: an empty structure without data).
+
+        Scripts make one or more structures per step and drop them at once (``neighbors
+        .map(f).reduce(g, acc)``). The last structure made is kept aside; when nothing but
+        this keeps it or its methods (CPython's reference counts say so) and it is as it was
+        made, it is handed out again with the new data instead of building nine objects: no
+        script can tell, since nothing of it is reachable from the script."""
+        spare = self._spare
+        if poses is not None and spare is not None:
+            t, snap, made, closures = spare
+            if (_refs(t) == _T_REFS and _refs(made) == _MADE_REFS and t == snap
+                    and sum(map(_refs, closures)) == _CLOSURE_REFS):
+                t[POSES] = snap[POSES] = made.poses = poses
+                return t
         t = Table()
         if poses is not None:
             t[POSES] = poses
-        return self.bind(t, _Made(poses), self.entries)
+        made = _Made(poses)
+        self.bind(t, made, self.entries)
+        if poses is not None:
+            self._spare = (t, dict(t), made, tuple(v for k, v in t.items() if k != POSES))
+        return t
 
     def make_global(self) -> Table:
         """The global ``neighbors``: bound to itself, with broadcast/listen/ignore."""
