@@ -692,7 +692,7 @@ class _FnGen:
         elif op == B.PUSHT:
             self.flush()
             t = self.tmp("_T")
-            self.stmt(f"{t} = _newt()", ins)
+            self.stmt(f"{t} = _newt()" if self.g.count_heap else f"{t} = {{}}", ins)
             st.append(_E(t, "temp", vt="table"))
         elif op == B.DUP:
             e = st[-1]
@@ -884,9 +884,12 @@ class _FnGen:
 class Generator:
     """Translates a whole program; ``locs`` and ``linemap`` locate generated lines."""
 
-    def __init__(self, prog: B.Program, profile: Profile):
+    def __init__(self, prog: B.Program, profile: Profile, count_heap: bool = False):
         self.prog = prog
         self.profile = profile
+        # with a heap model, every table is made through the VM (which charges it); without
+        # one a constructor is a dict display
+        self.count_heap = count_heap
         self.locs: list[Loc] = []
 
     def mark(self, ins: B.Instr, fid: int) -> int:

@@ -112,12 +112,12 @@ def _mtime(path: str) -> float:
         return -1.0
 
 
-def _translate(prog: B.Program, prof: Profile):
-    """Python code for ``prog`` (cached on the program object, per profile)."""
+def _translate(prog: B.Program, prof: Profile, count_heap: bool = False):
+    """Python code for ``prog`` (cached on the program object, per profile and heap model)."""
     cache = prog.__dict__.setdefault("_translations", {})
-    hit = cache.get(prof.name)
+    hit = cache.get((prof.name, count_heap))
     if hit is None:
-        hit = cache[prof.name] = _translate_uncached(prog, prof)
+        hit = cache[(prof.name, count_heap)] = _translate_uncached(prog, prof, count_heap)
     return hit
 
 
@@ -132,8 +132,8 @@ class _Env:
             setattr(self, k, v)
 
 
-def _translate_uncached(prog: B.Program, prof: Profile):
-    gen = Generator(prog, prof)
+def _translate_uncached(prog: B.Program, prof: Profile, count_heap: bool = False):
+    gen = Generator(prog, prof, count_heap=count_heap)
     text, linemap = gen.source([])
     # the locations are part of the key: identical code at other lines or in another file
     # must not share a line map
@@ -197,7 +197,8 @@ class BuzzVM:
         self.heap_peak = 0
         self._heap_threshold = 256 if self.heap_limit is None else min(256, self.heap_limit)
         self._host_ids: dict[int, int] = {}
-        (fns, self._linemap, self._locs), self.python_source = _translate(program, self._prof)
+        (fns, self._linemap, self._locs), self.python_source = _translate(
+            program, self._prof, self.heap_accounting)
         ns = dict(helpers)
         ns.update(self._vm_helpers())
         ns.update(fns)
