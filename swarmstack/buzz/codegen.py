@@ -448,7 +448,7 @@ class _FnGen:
     # Arithmetic is kept as a tree until its value is needed. A tree of two or more
     # operators becomes one block guarded by a single test that every variable operand is a
     # float: inside it, each operator is a float operation and a rounding, with no further
-    # tests; a zero divisor or a NaN power leaves the block for the per-operator code,
+    # tests; a zero divisor leaves the block for the per-operator code,
     # which then computes the whole tree again (its operands are plain variables, so
     # nothing is evaluated twice that could be observed).
     def tree_node(self, op: int, ins: B.Instr) -> bool:
@@ -518,7 +518,7 @@ class _FnGen:
         last = self._float_code(e, body)
         L.extend(f"{pad}        {line}" for line in body)
         L.append(f"{pad}        {r} = {last}")
-        L.append(f"{pad}    except _FLOATX:")
+        L.append(f"{pad}    except ZeroDivisionError:")
         L.append(f"{pad}        pass")
         L.append(f"{pad}if {r} is _MISSING:")
         self.ind += 1
@@ -543,8 +543,9 @@ class _FnGen:
         t = self.tmp("_f")
         if op == B.POW:
             k = self._num_const(e.tree[3])[2]
-            body += [f"_FA[0] = {_pow_expr(a, k)}", f"{t} = _FA[0]",
-                     f"if {t} != {t}: raise _FLOAT_EXIT  # a NaN keeps its operand's sign"]
+            # a NaN base comes out as itself (libm's pow and the product both return the NaN
+            # operand), as the power helper gives it
+            body += [f"_FA[0] = {_pow_expr(a, k)}", f"{t} = _FA[0]"]
             return t
         b = self._float_code(e.tree[3], body)
         sym = {B.ADD: "+", B.SUB: "-", B.MUL: "*", B.DIV: "/"}[op]

@@ -34,10 +34,6 @@ def fmt_float(x: float) -> str:
 MISSING = type("Missing", (), {"__repr__": lambda self: "<missing argument>"})()
 
 
-class FloatBlockExit(Exception):
-    """Raised inside a float block of generated code when its result needs the per-operator
-    code (a NaN power: the helper keeps the operand's NaN sign)."""
-
 TYPE_NAMES = {type(None): "nil", int: "integer", float: "float", str: "string", Table: "table",
               Closure: "closure", HostClosure: "closure"}
 INF = float("inf")
@@ -370,6 +366,4 @@ def make_helpers(profile: Profile) -> dict:
         "_IMIN": imin, "_IMAX": imax,
         # the buzz profile's float rounding as a statement pair, ``_FA[0] = x; y = _FA[0]``
         "_FA": float32_slot(),
-        # how a float block of generated code hands over to the per-operator code
-        "_FLOAT_EXIT": FloatBlockExit(), "_FLOATX": (ZeroDivisionError, FloatBlockExit),
     }
