@@ -130,6 +130,14 @@ class _FnGen:
                 self.lines.append("    " * self.ind + f"{t} = {e.py}")
                 self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
 
+    def flush_exprs(self) -> None:
+        """Materialise pending expressions (not locals: the statements that follow store none)."""
+        for i, e in enumerate(self.stack):
+            if e.kind == "expr":
+                t = self.tmp("_s")
+                self.lines.append("    " * self.ind + f"{t} = {e.py}")
+                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
+
     def name_of(self, e: _E) -> tuple[str, str]:
         """(name to reuse, expression that evaluates it first) for an operand."""
         if e.kind == "const":
@@ -421,7 +429,7 @@ class _FnGen:
     def inline_math(self, name: str, fe: _E, a: _E, m: int) -> None:
         """``math.<name>(x)``: when the callee is the standard library's function and ``x`` a
         float it takes without error, libm and the float rounding inline; otherwise the call."""
-        self.flush()  # what was pushed before is evaluated before
+        self.flush_exprs()  # what was pushed before is evaluated before
         pad = "    " * self.ind
         fn = self.tmp("_t")
         x, r = self.tmp("_s"), self.tmp("_r")
@@ -511,20 +519,20 @@ class _FnGen:
         r = self.tmp("_r")
         pad = "    " * self.ind
         L = self.lines
-        L.append(f"{pad}{r} = _MISSING")
         L.append(f"{pad}if {' and '.join(f'{n}.__class__ is float' for n in leaves)}:")
         L.append(f"{pad}    try:")
         body: list[str] = []
         last = self._float_code(e, body)
         L.extend(f"{pad}        {line}" for line in body)
         L.append(f"{pad}        {r} = {last}")
-        L.append(f"{pad}    except ZeroDivisionError:")
-        L.append(f"{pad}        pass")
-        L.append(f"{pad}if {r} is _MISSING:")
-        self.ind += 1
-        res = self.replay(e, spill=True)
-        self.lines.append("    " * self.ind + f"{r} = {res.py}")
-        self.ind -= 1
+        # the per-operator code twice (after a zero divisor, and for other operands) rather
+        # than a flag tested on the fast path
+        for header in ("    except ZeroDivisionError:", "else:"):
+            L.append(pad + header)
+            self.ind += 1 + header.startswith("    ")
+            res = self.replay(e, spill=True)
+            self.lines.append("    " * self.ind + f"{r} = {res.py}")
+            self.ind -= 1 + header.startswith("    ")
         return _E(r, "temp", vt="num")
 
     def _float_code(self, e: _E, body: list[str]) -> str:
