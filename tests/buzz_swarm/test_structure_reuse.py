@@ -1,12 +1,15 @@
-"""Neighbour structures made by map/filter/kin/nonkin behave as new objects every time.
+"""Neighbour tables and structures behave as new objects every time, whatever is reused.
 
-The swarm layer hands a dropped structure out again instead of building a new one when
-nothing reachable from the script still refers to it or to its methods. These scripts keep
-structures, methods and modified structures across steps: each must see exactly what a
-fresh structure would give.
+The swarm layer hands a dropped structure (map/filter/kin/nonkin) out again instead of
+building a new one when nothing reachable from the script still refers to it or to its
+methods, and rebuilds a still robot's neighbour table from last step's data when the same
+silent packets arrive. These scripts keep structures, methods and tables across steps, change
+them, move and start talking: each must see exactly what fresh objects would give.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from swarmstack.buzz.swarm import Harness
 
@@ -98,3 +101,44 @@ function step() {
 }
 """)
     assert logs == [str(2 * 2 * k) for k in range(1, 5)]
+
+
+@pytest.mark.parametrize("move", [False, True])
+def test_silent_steps_then_a_message_and_moving_robots(move):
+    # neighbour tables are rebuilt from unchanged silent packets by a shortcut: messages that
+    # start later, moves and the tables' independence must all show as without it
+    src = """
+t = 0
+got = 0
+function init() { neighbors.listen("hi", function(topic, value, rid) { got = value }) }
+function step() {
+  t = t + 1
+  if (id == 0 and t == 3) { neighbors.broadcast("hi", 42) }
+  if (id == 1) {
+    log(t, " ", got, " ", neighbors.get(0).distance > 0, " ", neighbors.count())
+    neighbors.get(0).distance = -1.0
+  }
+  goto(0.01, 0.0)
+}
+"""
+    h = Harness(src, 3, filename="quiet.bzz", topology="line", move=move)
+    run = h.run(6)
+    assert run.ok
+    logs = run.robots[1].logs
+    assert logs == ["1 0 1 2", "2 0 1 2", "3 0 1 2", "4 42 1 2", "5 42 1 2", "6 42 1 2"]
+
+
+def test_still_robots_see_fresh_neighbour_tables_every_step():
+    src = """
+t = 0
+function step() {
+  t = t + 1
+  if (t == 1) { first = neighbors.get(1 - id) }
+  else { log(first == neighbors.get(1 - id), " ", neighbors.get(1 - id).distance == first.distance,
+             " ", neighbors.get(1 - id).azimuth == 9.0) }
+  neighbors.get(1 - id).azimuth = 9.0
+}
+"""
+    h = Harness(src, 2, filename="fresh.bzz", topology="line")
+    run = h.run(4)
+    assert run.ok and run.robots[0].logs == ["0 1 0", "0 1 0", "0 1 0"]
