@@ -163,3 +163,21 @@ def test_pack_respects_cap_and_priority(ops, cap):
     prio = [M.decode_message(m)[0] for m in sent]
     order = [M.BROADCAST, M.SWARM_LIST, M.VSTIG_PUT, M.VSTIG_QUERY, M.SWARM_JOIN, M.SWARM_LEAVE]
     assert [order.index(k) for k in prio] == sorted(order.index(k) for k in prio)
+
+
+def test_radio_receptions_follow_packets_and_moves_across_steps():
+    topo = make_topology("line", 3)
+    radio = InMemoryRadio(topo)
+    quiet = [b"", b"", b""]
+    first = radio.exchange(quiet)
+    again = radio.exchange(list(quiet))
+    assert again == first and radio.sent == 8  # 4 links, twice
+    talk = radio.exchange([b"", b"x", b""])
+    assert sorted(r[1] for r in talk[0]) == [b"x"] and sorted(r[1] for r in talk[2]) == [b"x"]
+    assert radio.exchange(quiet) == first
+    x, y, z = topo.positions[0]
+    topo.positions[0] = (x - 1.0, y, z)
+    topo.moved()
+    moved = radio.exchange(quiet)
+    assert [round(r[2], 6) for r in moved[1]] != [round(r[2], 6) for r in first[1]]
+    assert radio.sent == 20
