@@ -177,6 +177,8 @@ class BuzzVM:
         self.hooks: list[Callable[[BuzzVM], Any]] = []
         self.top_level_done = False
         self._prof, helpers = _profile(profile)
+        # a Python float as this VM's float (binary32 / binary16), for hosts feeding sensors
+        self.round_float: Callable[[float], float] = self._prof.fround
         if program is None:
             if source is None:
                 raise ValueError("BuzzVM needs source text or a compiled program")

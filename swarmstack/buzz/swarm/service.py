@@ -53,6 +53,8 @@ class SwarmService:
         self.neighbors = self.neighbor_methods.make_global()
         self.malformed = 0  # messages that could not be decoded
         self._rounded: dict[tuple, dict] = {}
+        # a host float as the VM holds it: the profile's rounding when the VM offers it
+        self._float = getattr(vm, "round_float", None) or getattr(vm, "to_buzz", None)
         # (last inbox, [(sender, pose)]) when it held only empty packets, one per sender
         self._quiet: Optional[tuple[list, list]] = None
         self.steps = 0
@@ -138,8 +140,11 @@ class SwarmService:
     def _round_pose(self, key: tuple) -> dict:
         """Distance/azimuth/elevation as the VM's float type (binary32 for Buzz, as the
         reference pushes C floats), cached because static robots hear the same values."""
-        conv = getattr(self.vm, "to_buzz", None)
-        d, az, el = (conv(float(x)) for x in key) if conv is not None else key
+        conv = self._float
+        if conv is not None:
+            d, az, el = conv(float(key[0])), conv(float(key[1])), conv(float(key[2]))
+        else:
+            d, az, el = key
         if len(self._rounded) > 4096:
             self._rounded.clear()
         pose = self._rounded[key] = {"distance": d, "azimuth": az, "elevation": el}

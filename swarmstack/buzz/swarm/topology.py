@@ -99,14 +99,18 @@ class Topology:
             return out
         p = np.asarray(self.positions, dtype=float).reshape(n, 3)
         diff = p[:, None, :] - p[None, :, :]  # diff[i, j] = sender i seen from receiver j
-        hd = np.hypot(diff[..., 0], diff[..., 1])
-        dist = np.sqrt(hd * hd + diff[..., 2] ** 2)
-        az = np.arctan2(diff[..., 1], diff[..., 0])
-        el = np.arctan2(diff[..., 2], hd)
-        ok = dist <= self.range_m
+        reach = self.range_m * (1 + 1e-9)  # a margin for the square; the test is on distances
+        ok = np.einsum("ijk,ijk->ij", diff, diff) <= reach * reach
         np.fill_diagonal(ok, False)
-        for i, j in zip(*np.nonzero(ok)):
-            out[i].append((int(j), float(dist[i, j]), float(az[i, j]), float(el[i, j])))
+        ii, jj = np.nonzero(ok)
+        dx, dy, dz = diff[ii, jj].T  # bearings only for the pairs in range
+        hd = np.hypot(dx, dy)
+        dist = np.sqrt(hd * hd + dz * dz)
+        keep = dist <= self.range_m  # the same test as before, on the distance itself
+        # as Python numbers in bulk: indexing numpy arrays one pair at a time is slow
+        for i, j, d, a, e in zip(ii[keep].tolist(), jj[keep].tolist(), dist[keep].tolist(),
+                                 np.arctan2(dy, dx)[keep].tolist(), np.arctan2(dz, hd)[keep].tolist()):
+            out[i].append((j, d, a, e))
         return out
 
     def hops_from(self, src: int) -> list[Optional[int]]:
