@@ -52,9 +52,8 @@ class SwarmService:
         self.neighbor_methods = NeighborMethods(self)
         self.neighbors = self.neighbor_methods.make_global()
         self.malformed = 0  # messages that could not be decoded
-        self._rounded: dict[tuple, dict] = {}
         # a host float as the VM holds it: the profile's rounding when the VM offers it
-        self._float = getattr(vm, "round_float", None) or getattr(vm, "to_buzz", None)
+        self._float = getattr(vm, "round_float", None) or getattr(vm, "to_buzz", None) or float
         # (last inbox, [(sender, pose)]) when it held only empty packets, one per sender
         self._quiet: Optional[tuple[list, list]] = None
         self.steps = 0
@@ -104,14 +103,14 @@ class SwarmService:
             return
         poses = Table()
         msgs: list[tuple[int, tuple]] = []
-        cached = self._rounded.get
+        f = self._float
         heard = []
         for sender, payload, d, az, el in inbox:
-            pose = cached((d, az, el))
-            if pose is None:
-                pose = self._round_pose((d, az, el))
-            poses[sender] = pose.copy()  # a table of its own for each receiver and step
-            heard.append((sender, pose))
+            # distance/azimuth/elevation as the VM's floats (binary32 for Buzz: the reference
+            # pushes C floats)
+            pose = {"distance": f(d), "azimuth": f(az), "elevation": f(el)}
+            poses[sender] = pose
+            heard.append((sender, pose.copy()))  # as heard, for a silent step to come
             if not payload:
                 continue
             if decoded is not None:
@@ -136,19 +135,6 @@ class SwarmService:
                 if vm.failed:
                     return  # a listener or conflict hook failed: the VM stops here
         self.swarm.age()
-
-    def _round_pose(self, key: tuple) -> dict:
-        """Distance/azimuth/elevation as the VM's float type (binary32 for Buzz, as the
-        reference pushes C floats), cached because static robots hear the same values."""
-        conv = self._float
-        if conv is not None:
-            d, az, el = conv(float(key[0])), conv(float(key[1])), conv(float(key[2]))
-        else:
-            d, az, el = key
-        if len(self._rounded) > 4096:
-            self._rounded.clear()
-        pose = self._rounded[key] = {"distance": d, "azimuth": az, "elevation": el}
-        return pose
 
     def _decode(self, payload: bytes):
         try:
