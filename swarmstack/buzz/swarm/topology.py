@@ -97,13 +97,14 @@ class Topology:
         out: list[list[tuple[int, float, float, float]]] = [[] for _ in range(n)]
         if self.range_m is None or n < 2:
             return out
-        p = np.asarray(self.positions, dtype=float).reshape(n, 3)
-        diff = p[:, None, :] - p[None, :, :]  # diff[i, j] = sender i seen from receiver j
+        x, y, z = np.array(self.positions, dtype=float).reshape(n, 3).T.copy()
+        # [i, j] = sender i seen from receiver j, one coordinate at a time (2-D arrays)
+        dx, dy, dz = x[:, None] - x, y[:, None] - y, z[:, None] - z
         reach = self.range_m * (1 + 1e-9)  # a margin for the square; the test is on distances
-        ok = np.einsum("ijk,ijk->ij", diff, diff) <= reach * reach
+        ok = dx * dx + dy * dy + dz * dz <= reach * reach
         np.fill_diagonal(ok, False)
         ii, jj = np.nonzero(ok)
-        dx, dy, dz = diff[ii, jj].T  # bearings only for the pairs in range
+        dx, dy, dz = dx[ii, jj], dy[ii, jj], dz[ii, jj]  # bearings only for the pairs in range
         hd = np.hypot(dx, dy)
         dist = np.sqrt(hd * hd + dz * dz)
         keep = dist <= self.range_m  # the same test as before, on the distance itself
