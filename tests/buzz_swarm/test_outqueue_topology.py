@@ -181,3 +181,20 @@ def test_radio_receptions_follow_packets_and_moves_across_steps():
     moved = radio.exchange(quiet)
     assert [round(r[2], 6) for r in moved[1]] != [round(r[2], 6) for r in first[1]]
     assert radio.sent == 20
+
+
+@pytest.mark.parametrize("planar", [True, False])
+def test_range_links_match_a_pairwise_computation(planar):
+    import random
+
+    rng = random.Random(3)
+    pos = [(rng.random(), rng.random(), 0.0 if planar else rng.random() * 0.2) for _ in range(40)]
+    r = 0.25
+    fast = Topology(list(pos), range_m=r).receivers()
+    links = [[j for j in range(40) if j != i and math.dist(pos[i], pos[j]) <= r] for i in range(40)]
+    slow = Topology(list(pos), links=links).receivers()
+    assert [[j for j, *_ in row] for row in fast] == [[j for j, *_ in row] for row in slow]
+    for a, b in zip(fast, slow):
+        for (_, d1, az1, el1), (_, d2, az2, el2) in zip(a, b):
+            assert d1 == pytest.approx(d2, abs=1e-12) and az1 == pytest.approx(az2, abs=1e-12)
+            assert el1 == pytest.approx(el2, abs=1e-12)

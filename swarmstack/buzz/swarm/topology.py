@@ -98,19 +98,28 @@ class Topology:
         if self.range_m is None or n < 2:
             return out
         x, y, z = np.array(self.positions, dtype=float).reshape(n, 3).T.copy()
+        flat = bool((z == z[0]).all())  # a planar swarm: no heights to compare, elevation 0
         # [i, j] = sender i seen from receiver j, one coordinate at a time (2-D arrays)
-        dx, dy, dz = x[:, None] - x, y[:, None] - y, z[:, None] - z
+        dx, dy = x[:, None] - x, y[:, None] - y
+        d2 = dx * dx + dy * dy
+        if not flat:
+            dz = z[:, None] - z
+            d2 += dz * dz
         reach = self.range_m * (1 + 1e-9)  # a margin for the square; the test is on distances
-        ok = dx * dx + dy * dy + dz * dz <= reach * reach
+        ok = d2 <= reach * reach
         np.fill_diagonal(ok, False)
-        ii, jj = np.nonzero(ok)
-        dx, dy, dz = dx[ii, jj], dy[ii, jj], dz[ii, jj]  # bearings only for the pairs in range
+        ii, jj = np.nonzero(ok)  # row-major: grouped by sender
+        dx, dy = dx[ii, jj], dy[ii, jj]  # bearings only for the pairs in range
         hd = np.hypot(dx, dy)
-        dist = np.sqrt(hd * hd + dz * dz)
+        if flat:
+            dist, el = hd, np.zeros_like(hd)
+        else:
+            dz = dz[ii, jj]
+            dist, el = np.sqrt(hd * hd + dz * dz), np.arctan2(dz, hd)
         keep = dist <= self.range_m  # the same test as before, on the distance itself
         # as Python numbers in bulk: indexing numpy arrays one pair at a time is slow
         for i, j, d, a, e in zip(ii[keep].tolist(), jj[keep].tolist(), dist[keep].tolist(),
-                                 np.arctan2(dy, dx)[keep].tolist(), np.arctan2(dz, hd)[keep].tolist()):
+                                 np.arctan2(dy, dx)[keep].tolist(), el[keep].tolist()):
             out[i].append((j, d, a, e))
         return out
 
