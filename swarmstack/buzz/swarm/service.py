@@ -54,7 +54,8 @@ class SwarmService:
         self.malformed = 0  # messages that could not be decoded
         # a host float as the VM holds it: the profile's rounding when the VM offers it
         self._float = getattr(vm, "round_float", None) or getattr(vm, "to_buzz", None) or float
-        # (last inbox, [(sender, pose)]) when it held only empty packets, one per sender
+        # (last inbox, [(sender, distance, azimuth, elevation)]) when it held only empty
+        # packets, one per sender
         self._quiet: Optional[tuple[list, list]] = None
         self.steps = 0
 
@@ -98,7 +99,8 @@ class SwarmService:
         if self._quiet is not None and inbox == self._quiet[0]:
             # the same silent packets from the same places as last step (a static swarm that
             # only listens): new tables with the same neighbour data, nothing to handle
-            self.neighbors["poses"] = {sender: pose.copy() for sender, pose in self._quiet[1]}
+            self.neighbors["poses"] = {s: {"distance": d, "azimuth": a, "elevation": e}
+                                       for s, d, a, e in self._quiet[1]}
             self.swarm.age()
             return
         poses = Table()
@@ -108,9 +110,9 @@ class SwarmService:
         for sender, payload, d, az, el in inbox:
             # distance/azimuth/elevation as the VM's floats (binary32 for Buzz: the reference
             # pushes C floats)
-            pose = {"distance": f(d), "azimuth": f(az), "elevation": f(el)}
-            poses[sender] = pose
-            heard.append((sender, pose.copy()))  # as heard, for a silent step to come
+            d, az, el = f(d), f(az), f(el)
+            poses[sender] = {"distance": d, "azimuth": az, "elevation": el}
+            heard.append((sender, d, az, el))  # for a silent step to come
             if not payload:
                 continue
             if decoded is not None:
