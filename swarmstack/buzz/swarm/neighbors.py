@@ -18,9 +18,9 @@ radians (the ARGoS integration reports centimetres; swarmstack uses SI units thr
 The methods are made once per robot; a structure only binds them. The methods of a structure
 returned by ``map``/``filter``/``kin``/``nonkin`` are bound to the data it was made with (a
 method copied into another table works on that table's ``poses``, as in the reference), so a
-structure and its methods form no reference cycle and are freed as soon as the script drops
-them -- a swarm of scripts calling ``neighbors.map(f).reduce(g, acc)`` every step then leaves
-nothing for Python's cycle collector.
+structure and its methods form no reference cycle: a swarm of scripts calling
+``neighbors.map(f).reduce(g, acc)`` every step leaves nothing for Python's cycle collector,
+and a structure the script has dropped is handed out again (see :meth:`NeighborMethods.make`).
 """
 
 from __future__ import annotations
