@@ -10,6 +10,17 @@ format in place (for two non-constant operands the operation is emitted as state
 the buzz profile's rounding is a store to and a load from a one-slot binary32 buffer); the
 profile's helpers (see ``runtime``) take everything else, keeping Buzz semantics exact.
 
+In the buzz profile, three more things spare tests at run time, each with its fallback:
+
+* arithmetic is kept as a tree until its value is needed; a tree of two or more operators
+  becomes a *float block*, one test that every variable operand is a float and then plain
+  float operations and roundings (see ``_FnGen.tree_node``);
+* what an access proves is remembered: a local read or written as a table is a table until
+  it is stored to or control flow merges, and a table being built by a constructor holds
+  only the keys stored so far (``_FnGen.tables``, ``_E.vt``);
+* ``math.sin/cos/sqrt(x)`` of a float run libm inline when the callee is the standard
+  library's function (``_FnGen.inline_math``).
+
 Functions are shared by every VM running the program: what belongs to one VM (its globals,
 its closure and table makers, its host-call wrapper) is reached through the running
 closure, ``_cl.env`` (``_cl.gget`` is the globals' ``get``), never through Python globals,
