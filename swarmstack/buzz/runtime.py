@@ -43,12 +43,12 @@ def type_name(v) -> str:
     return TYPE_NAMES.get(v.__class__, "userdata")
 
 
-def float32_slot():
-    """A one-slot binary32 buffer: ``s[0] = x; y = s[0]`` is C's double -> float conversion
+def float32_slot(n: int = 1):
+    """An ``n``-slot binary32 buffer: ``s[0] = x; y = s[0]`` is C's double -> float conversion
     (round to nearest even, +-inf past the range, a NaN's sign and payload kept). A
     memoryview's item store converts with a plain C cast, a third cheaper than an
     ``array('f')``'s (which parses an argument format on every store)."""
-    return memoryview(bytearray(4)).cast("f")
+    return memoryview(bytearray(4 * n)).cast("f")
 
 
 def _rounder(fmt: str):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
+from swarmstack.buzz.runtime import float32_slot
 from swarmstack.buzz.values import Table
 
 from . import messages as M
@@ -54,6 +55,8 @@ class SwarmService:
         self.malformed = 0  # messages that could not be decoded
         # a host float as the VM holds it: the profile's rounding when the VM offers it
         self._float = getattr(vm, "round_float", None) or getattr(vm, "to_buzz", None) or float
+        # the buzz profile's floats are binary32: neighbour data rounded through this buffer
+        self._f32 = float32_slot(3) if profile == "buzz" and hasattr(vm, "round_float") else None
         # (last inbox, [(sender, distance, azimuth, elevation)]) when it held only empty
         # packets, one per sender
         self._quiet: Optional[tuple[list, list]] = None
@@ -106,11 +109,18 @@ class SwarmService:
         poses = Table()
         msgs: list[tuple[int, tuple]] = []
         f = self._float
+        f32 = self._f32
         heard = []
         for sender, payload, d, az, el in inbox:
             # distance/azimuth/elevation as the VM's floats (binary32 for Buzz: the reference
             # pushes C floats)
-            d, az, el = f(d), f(az), f(el)
+            if f32 is not None:  # the three at once, without a call
+                f32[0] = d
+                f32[1] = az
+                f32[2] = el
+                d, az, el = f32
+            else:
+                d, az, el = f(d), f(az), f(el)
             poses[sender] = {"distance": d, "azimuth": az, "elevation": el}
             heard.append((sender, d, az, el))  # for a silent step to come
             if not payload:
