@@ -467,9 +467,9 @@ class _FnGen:
     # Arithmetic is kept as a tree until its value is needed. A tree of two or more
     # operators becomes one block guarded by a single test that every variable operand is a
     # float: inside it, each operator is a float operation and a rounding, with no further
-    # tests; a zero divisor leaves the block for the per-operator code,
-    # which then computes the whole tree again (its operands are plain variables, so
-    # nothing is evaluated twice that could be observed).
+    # tests. A zero divisor leaves the block for the per-operator code, which then computes
+    # the whole tree again (its operands are plain variables, so nothing that could be
+    # observed is evaluated twice).
     def tree_node(self, op: int, ins: B.Instr) -> bool:
         """Push ``op`` as a tree node if its operands allow; False if they don't."""
         st = self.stack
