@@ -111,6 +111,7 @@ class SwarmService:
         f = self._float
         f32 = self._f32
         heard = []
+        silent = True
         for sender, payload, d, az, el in inbox:
             # distance/azimuth/elevation as the VM's floats (binary32 for Buzz: the reference
             # pushes C floats)
@@ -125,6 +126,7 @@ class SwarmService:
             heard.append((sender, d, az, el))  # for a silent step to come
             if not payload:
                 continue
+            silent = False
             if decoded is not None:
                 got = decoded.get(sender)
                 if got is None or got[0] is not payload:
@@ -138,8 +140,9 @@ class SwarmService:
             for m in ms:
                 msgs.append((sender, m))
         self.neighbors["poses"] = poses
-        silent = all(not rec[1] for rec in inbox) if isinstance(inbox, list) else False
-        self._quiet = (list(inbox), heard) if silent and len(heard) == len(poses) else None
+        # remembered when it was a list with one empty packet per sender
+        silent = silent and len(heard) == len(poses) and isinstance(inbox, list)
+        self._quiet = (list(inbox), heard) if silent else None
         if msgs:
             vm = self.vm
             for sender, m in msgs:
