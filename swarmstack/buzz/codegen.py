@@ -46,6 +46,7 @@ _MARK = re.compile(r"#@(\d+)$")
 MAX_NEST = 8  # operators nested in one Python expression before spilling to a temporary
 MAX_TREE = 16  # operators in one float block
 _TREE_OPS = frozenset((B.ADD, B.SUB, B.MUL, B.DIV, B.POW, B.UNM))
+_OPERATORS = _TREE_OPS | {B.MOD}
 _PURE_PUSHES = frozenset((B.LLOAD, B.PUSHI, B.PUSHF))  # they don't need pending trees emitted
 
 
@@ -133,21 +134,24 @@ class _FnGen:
             self.lines.append(f"{pad}#@{self.mark(ins)}")
         self.lines.append(pad + text)
 
+    def spill(self, e: _E) -> _E:
+        """Evaluate ``e`` into a temporary now; the temporary stands for it from here on."""
+        t = self.tmp("_s")
+        self.lines.append("    " * self.ind + f"{t} = {e.py}")
+        return _E(t, "temp", vt="num" if e.vt == "num" else None)
+
     def flush(self, slot: int | None = None) -> None:
         """Materialise pending stack values so a statement can't reorder their evaluation."""
         for i, e in enumerate(self.stack):
             if e.kind == "expr" or (e.kind == "local" and (slot is None or e.slot == slot)):
-                t = self.tmp("_s")
-                self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
+                self.stack[i] = self.spill(e)
 
-    def flush_exprs(self) -> None:
-        """Materialise pending expressions (not locals: the statements that follow store none)."""
-        for i, e in enumerate(self.stack):
+    def flush_exprs(self, upto: int | None = None) -> None:
+        """Materialise the pending expressions (below ``upto``), not the locals: for code
+        whose statements store none."""
+        for i, e in enumerate(self.stack[:upto]):
             if e.kind == "expr":
-                t = self.tmp("_s")
-                self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
+                self.stack[i] = self.spill(e)
 
     def name_of(self, e: _E) -> tuple[str, str]:
         """(name to reuse, expression that evaluates it first) for an operand."""
@@ -256,20 +260,8 @@ class _FnGen:
         """Two non-constant operands: the operation as statements, so that the float
         rounding is a store and a load of a one-slot float array rather than a call."""
         b, a = self.stack.pop(), self.stack.pop()
-        for i, e in enumerate(self.stack):  # what was pushed before is evaluated before
-            if e.kind == "expr":
-                t = self.tmp("_s")
-                self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
-        names = []
-        for e in (a, b):
-            if e.kind == "expr":
-                t = self.tmp("_s")
-                self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                names.append(t)
-            else:
-                names.append(e.py)
-        na, nb = names
+        self.flush_exprs()  # what was pushed before is evaluated before
+        na, nb = ((self.spill(e) if e.kind == "expr" else e).py for e in (a, b))
         r = self.tmp("_r")
         lo, hi = self.g.profile.imin, self.g.profile.imax
         pad = "    " * self.ind
@@ -361,16 +353,8 @@ class _FnGen:
         # a float to a small non-negative whole power as statements: the power of a binary32
         # value cannot overflow a double, and ``math.pow`` raises nothing for it; a NaN
         # result goes to the helper (which keeps the operand's NaN sign)
-        for i, e in enumerate(self.stack):
-            if e.kind == "expr":
-                t = self.tmp("_s")
-                self.lines.append("    " * self.ind + f"{t} = {e.py}")
-                self.stack[i] = _E(t, "temp", vt="num" if e.vt == "num" else None)
-        if a.kind == "expr":
-            na = self.tmp("_s")
-            self.lines.append("    " * self.ind + f"{na} = {a.py}")
-        else:
-            na = a.py
+        self.flush_exprs()
+        na = (self.spill(a) if a.kind == "expr" else a).py
         r = self.tmp("_r")
         pad = "    " * self.ind
         self.lines += [f"{pad}if {na}.__class__ is float:",  # a VM float is binary32 already
@@ -456,6 +440,23 @@ class _FnGen:
                        f"{pad}    {r} = {self.call_expr(fn, fn, ', ' + x, 1, m)}"]
         self.stack.append(_E(r, "temp"))
 
+    def operator(self, op: int, ins: B.Instr) -> None:
+        """The per-operator code of an arithmetic opcode, on the operands on the stack."""
+        if op == B.ADD:
+            self.arith("+", "_add", ins)
+        elif op == B.SUB:
+            self.arith("-", "_sub", ins)
+        elif op == B.MUL:
+            self.arith("*", "_mul", ins)
+        elif op == B.DIV:
+            self.divmod("//", "_div", ins)
+        elif op == B.MOD:
+            self.divmod("%", "_mod", ins)
+        elif op == B.POW:
+            self.power(ins)
+        else:
+            self.unm(ins)
+
     def unm(self, ins: B.Instr) -> None:
         a = self.stack.pop()
         m = self.mark(ins)
@@ -515,11 +516,7 @@ class _FnGen:
             return
         for i, e in enumerate(st):
             if e.kind == "tree":
-                for j in range(i):  # earlier pending expressions are evaluated first
-                    if st[j].kind == "expr":
-                        t = self.tmp("_s")
-                        self.lines.append("    " * self.ind + f"{t} = {st[j].py}")
-                        st[j] = _E(t, "temp", vt="num" if st[j].vt == "num" else None)
+                self.flush_exprs(i)  # earlier pending expressions are evaluated first
                 st[i] = self.emit_tree(e)
 
     def emit_tree(self, e: _E) -> _E:
@@ -584,26 +581,11 @@ class _FnGen:
         if e.kind != "tree":
             self.stack.append(e)
             return
-        op, ins = e.tree[0], e.tree[1]
         for operand in e.tree[2:]:
             self._replay(operand, spill)
-        if op == B.UNM:
-            self.unm(ins)
-        elif op == B.ADD:
-            self.arith("+", "_add", ins)
-        elif op == B.SUB:
-            self.arith("-", "_sub", ins)
-        elif op == B.MUL:
-            self.arith("*", "_mul", ins)
-        elif op == B.DIV:
-            self.divmod("//", "_div", ins)
-        else:
-            self.power(ins)
-        top = self.stack[-1]
-        if spill and top.kind == "expr":  # keep nesting shallow in long trees
-            t = self.tmp("_s")
-            self.lines.append("    " * self.ind + f"{t} = {top.py}")
-            self.stack[-1] = _E(t, "temp", vt="num")
+        self.operator(e.tree[0], e.tree[1])
+        if spill and self.stack[-1].kind == "expr":  # keep nesting shallow in long trees
+            self.stack[-1] = self.spill(self.stack[-1])
 
     def helper1(self, helper: str, ins: B.Instr) -> None:
         a = self.stack.pop()
@@ -805,23 +787,11 @@ class _FnGen:
             v = st.pop()
             self.flush()
             self.stmt(f"return {v.py}", ins)
-        elif op == B.ADD:
-            self.arith("+", "_add", ins)
-        elif op == B.SUB:
-            self.arith("-", "_sub", ins)
-        elif op == B.MUL:
-            self.arith("*", "_mul", ins)
-        elif op == B.DIV:
-            self.divmod("//", "_div", ins)
-        elif op == B.MOD:
-            self.divmod("%", "_mod", ins)
-        elif op == B.POW:
-            self.power(ins)
         elif op == B.UNM and st[-1].kind == "const" and type(st[-1].const) in (int, float):
             v = st.pop().const
             st.append(self.const(prof.wrap(-v) if type(v) is int else -v))
-        elif op == B.UNM:
-            self.unm(ins)
+        elif op in _OPERATORS:
+            self.operator(op, ins)
         elif op in (B.LAND, B.LOR):
             b, a = st.pop(), st.pop()
             ta = self.truth(a)
