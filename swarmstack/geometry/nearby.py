@@ -35,23 +35,31 @@ def _cylinder_within(px, py, reach, cylinders, k):
     return dx * dx + dy * dy <= rr * rr
 
 
-@njit(cache=True, error_model="numpy")
-def boxes_near(px, py, reach, boxes, out):
-    """Indices of boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
+@njit(cache=True, error_model="numpy", inline="always")
+def boxes_near_listed(px, py, reach, boxes, items, out):
+    """Indices among ``items`` (an index array, e.g. a cell's static list, or a range) of the
+    boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
     m = 0
-    for k in range(boxes.shape[0]):
+    for k in items:
         if _box_within(px, py, reach, boxes, k):
             out[m] = k
             m += 1
     return m
 
 
+@njit(cache=True, error_model="numpy")
+def boxes_near(px, py, reach, boxes, out):
+    """``boxes_near_listed`` over every box."""
+    return boxes_near_listed(px, py, reach, boxes, range(boxes.shape[0]), out)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
-def boxes_near_listed(px, py, reach, boxes, items, out):
-    """``boxes_near`` restricted to the boxes in ``items`` (e.g. a cell's static list)."""
+def cylinders_near_listed(px, py, reach, cylinders, items, out):
+    """Indices among ``items`` of the cylinders whose disk comes within ``reach`` of (px, py);
+    returns the count."""
     m = 0
     for k in items:
-        if _box_within(px, py, reach, boxes, k):
+        if _cylinder_within(px, py, reach, cylinders, k):
             out[m] = k
             m += 1
     return m
@@ -59,24 +67,8 @@ def boxes_near_listed(px, py, reach, boxes, items, out):
 
 @njit(cache=True, error_model="numpy")
 def cylinders_near(px, py, reach, cylinders, out):
-    """Indices of cylinders whose disk comes within ``reach`` of (px, py); returns the count."""
-    m = 0
-    for k in range(cylinders.shape[0]):
-        if _cylinder_within(px, py, reach, cylinders, k):
-            out[m] = k
-            m += 1
-    return m
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def cylinders_near_listed(px, py, reach, cylinders, items, out):
-    """``cylinders_near`` restricted to the cylinders in ``items``."""
-    m = 0
-    for k in items:
-        if _cylinder_within(px, py, reach, cylinders, k):
-            out[m] = k
-            m += 1
-    return m
+    """``cylinders_near_listed`` over every cylinder."""
+    return cylinders_near_listed(px, py, reach, cylinders, range(cylinders.shape[0]), out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
