@@ -17,7 +17,7 @@ from numba import njit
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import NO_HIT, first_hit
+from swarmstack.geometry.rays import NO_HIT, box_interval, first_hit
 
 
 @dataclass(frozen=True)
@@ -66,32 +66,9 @@ def _disk_along_ray(u, v, r, ca, sa, ring):
 @njit(cache=True, error_model="numpy", inline="always")
 def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
     """Distance from a radial ray's start to a rectangle (centre (bu, bv), half-sizes hx, hy,
-    rotated by (cb, sb)) given in the robot frame; inf if missed (slab method)."""
-    ox = ring * ca - bu
-    oy = ring * sa - bv
-    px = cb * ox + sb * oy          # ray origin and direction in the rectangle's frame
-    py = -sb * ox + cb * oy
-    qx = cb * ca + sb * sa
-    qy = -sb * ca + cb * sa
-    t_in = -np.inf
-    t_out = np.inf
-    if abs(qx) < 1e-12:
-        if px < -hx or px > hx:
-            return np.inf
-    else:
-        a = (-hx - px) / qx
-        b = (hx - px) / qx
-        t_in = max(t_in, min(a, b))
-        t_out = min(t_out, max(a, b))
-    if abs(qy) < 1e-12:
-        if py < -hy or py > hy:
-            return np.inf
-    else:
-        a = (-hy - py) / qy
-        b = (hy - py) / qy
-        t_in = max(t_in, min(a, b))
-        t_out = min(t_out, max(a, b))
-    if t_in > t_out or t_out < 0.0:
+    rotated by (cb, sb)) given in the robot frame; inf if missed."""
+    t_in, t_out = box_interval(ring * ca, ring * sa, ca, sa, bu, bv, hx, hy, cb, sb)
+    if t_out < 0.0:  # behind the start, or missed (the interval is then (NO_HIT, -1))
         return np.inf
     return max(t_in, 0.0)
 
