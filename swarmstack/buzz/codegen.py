@@ -307,7 +307,7 @@ class _FnGen:
         inlined with rounding; everything else takes the helper."""
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
-        ka, kb = self._num_const(a), self._num_const(b)
+        kb = self._num_const(b)
         if a.kind == "const" or (b.kind == "const" and kb is None):
             self.stack.append(_E(f"(#@{m}\n{helper}({a.py}, {b.py}))", "expr", vt="num"))
             return

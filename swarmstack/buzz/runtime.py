@@ -231,22 +231,6 @@ def make_helpers(profile: Profile) -> dict:
                 return fround(r)
         return pow_(a, b)
 
-    if profile.name == "buzz":
-        slot = float32_slot()
-
-        def powk(a, y: float, b):  # noqa: F811 - the same with the float rounding inline
-            ca = a.__class__
-            if ca is float or ca is int:
-                slot[0] = a
-                try:
-                    r = mpow(slot[0], y)
-                except (OverflowError, ValueError, ZeroDivisionError):
-                    return pow_(a, b)
-                if r == r:
-                    slot[0] = r
-                    return slot[0]
-            return pow_(a, b)
-
     def unm(a):
         if a.__class__ is int:
             return wrap(-a)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError,
                       model_validator)
 
-from swarmstack.experiments.quantities import Angle, Duration, Length, Speed
+from swarmstack.experiments.quantities import Angle, Duration, Length
 from swarmstack.world.colors import to_rgb
 
 Color = Annotated[tuple[int, int, int], BeforeValidator(to_rgb)]

@@ -109,7 +109,6 @@ class ResultsWriter:
                 self.sensor_tables[g.slice.name] = (
                     names, ChunkedTable(self.out_dir / "sensors" / g.slice.name,
                                         chunk_ticks * g.slice.n))
-        b = sim.world.bodies
         self._group_index = np.concatenate(
             [np.full(g.slice.n, k, dtype=np.int16) for k, g in enumerate(sim.groups)])
 

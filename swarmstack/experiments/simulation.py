@@ -9,7 +9,6 @@ never cross runs, so each run evolves exactly as it would alone.
 
 from __future__ import annotations
 
-import math
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -8,7 +8,6 @@ grid or the whole static scene for each ray.
 
 from __future__ import annotations
 
-import math
 
 from numba import njit
 

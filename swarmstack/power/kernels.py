@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 # Newton on the cubic stops when the step is below this (s); times are at most ~2e4 s, where one

@@ -1,6 +1,5 @@
 """Controllers used by the core tests (importable as tests.core.controllers:Name)."""
 
-import numpy as np
 
 from swarmstack import BatchedController, Controller
 

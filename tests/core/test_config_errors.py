@@ -1,6 +1,5 @@
 """Bad experiment files: one clear line per problem, naming the file and the key path."""
 
-import json
 from pathlib import Path
 
 import pytest

@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-import pytest
 
 from swarmstack import Simulation
 from swarmstack.sensors.camera import blobs

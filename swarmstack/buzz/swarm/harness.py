@@ -166,9 +166,6 @@ class Harness:
         r.failed_at = where
         self.packets[rid] = None
 
-    def _vm_failed(self, vm: Any) -> bool:
-        return bool(getattr(vm, "failed", False))
-
     def load(self) -> "Harness":
         """Create the VMs, install the swarm layer, run each top level then ``init()``."""
         if self._loaded:
@@ -210,7 +207,7 @@ class Harness:
                 except Exception as e:
                     self._fail(rid, where, e)
                     break
-                if self._vm_failed(vm):
+                if getattr(vm, "failed", False):
                     self._fail(rid, where)
                     break
             if not self.results[rid].failed:
