@@ -83,6 +83,16 @@ def pyplot():
     return plt
 
 
+def style_axes(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> None:
+    """The validations' plot style: labels, title, a small legend and a light grid."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+
+
 def save_plot(fig, path: Path, layout: bool = True) -> Path:
     """Lay out, write (PNG, 120 dpi) and close a matplotlib figure; returns ``path``."""
     if layout:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 from swarmstack.experiments.reproduce.epuck2_tof import drive_scenario
 from swarmstack.robots import epuck2
@@ -48,11 +48,8 @@ def reproduce(out_dir: Path) -> Reproduction:
         ax.plot(100 * dist[:, k], enc[:, k, 0], lw=1.8, label=f"{100 * v:.1f} cm/s")
     d = np.linspace(0, 100 * dist.max(), 50)
     ax.plot(d, spm * d / 100, "k--", lw=0.9, label="7763.66 steps/m")
-    ax.set_xlabel("distance travelled (cm)")
-    ax.set_ylabel("encoder steps (left = right)")
-    ax.set_title("E-Puck2 simulated encoders vs distance (stop at ToF ≤ 40 mm)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    style_axes(ax, "distance travelled (cm)", "encoder steps (left = right)",
+               "E-Puck2 simulated encoders vs distance (stop at ToF ≤ 40 mm)")
     png = save_plot(fig, out_dir / "epuck2_encoders.png")
     notes = ("The paper (§4.1.5, Fig. 8) compares the plug-in with a real robot graphically and "
              "gives no numbers or speed list (speeds 2.5–15 cm/s are our choice). Checked here: "

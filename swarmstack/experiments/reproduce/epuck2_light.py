@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 from swarmstack.robots import epuck2
 from swarmstack.sensors import light
@@ -93,11 +93,8 @@ def reproduce(out_dir: Path) -> Reproduction:
     for s, i in enumerate(INTENSITIES):
         line, = ax.plot(100 * d, _eq2(d, i), lw=1.0, label=f"Eq. 2, i = {i:g}")
         ax.plot(100 * DISTANCES_M[::4], sim[s, ::4], "o", ms=3, color=line.get_color())
-    ax.set_xlabel("distance light → sensor (cm)")
-    ax.set_ylabel("light reading (4095 = dark, 0 = saturated)")
-    ax.set_title("E-Puck2 light sensor: simulated (dots) vs Eq. 2")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    style_axes(ax, "distance light → sensor (cm)", "light reading (4095 = dark, 0 = saturated)",
+               "E-Puck2 light sensor: simulated (dots) vs Eq. 2")
     png = save_plot(fig, out_dir / "epuck2_light.png")
     notes = ("Eq. 2 (γ = 0.075) is the paper's transfer function (§4.1.2), and Fig. 5(c) shows "
              "the plug-in's response for several intensities; those curves are checked exactly "

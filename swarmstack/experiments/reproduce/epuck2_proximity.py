@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 from swarmstack.robots import epuck2
 from swarmstack.sensors import proximity
@@ -78,11 +78,8 @@ def reproduce(out_dir: Path) -> Reproduction:
             label="e-puck v1 model (normalised)")
     for k, m in zip(SENSORS, ("o", "x")):
         ax.plot(100 * DISTANCES_M, sim[k], m, ms=4, label=f"simulated PROX{k}")
-    ax.set_xlabel("distance to the wall (cm)")
-    ax.set_ylabel("proximity reading (0–4095)")
-    ax.set_title("E-Puck2 proximity sensor response")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    style_axes(ax, "distance to the wall (cm)", "proximity reading (0–4095)",
+               "E-Puck2 proximity sensor response")
     png = save_plot(fig, out_dir / "epuck2_proximity.png")
     notes = ("Eq. 1 and its coefficients are the paper's (§4.1.1); the real-robot mean/max "
              "readings of Fig. 4(b) are not published as numbers, so only the simulated sensor "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 from swarmstack.robots import epuck2
 
@@ -92,11 +92,8 @@ def reproduce(out_dir: Path) -> Reproduction:
     for k, v in enumerate(speeds):
         line, = ax.plot(t, tof[:, k], lw=1.8, label=f"{100 * v:.1f} cm/s")
         ax.plot(t, ideal[:, k], ls="--", lw=0.9, color=line.get_color())
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("ToF reading (mm)")
-    ax.set_title("E-Puck2 ToF while driving into an obstacle 30 cm away (dashed: ideal)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    style_axes(ax, "time (s)", "ToF reading (mm)",
+               "E-Puck2 ToF while driving into an obstacle 30 cm away (dashed: ideal)")
     png = save_plot(fig, out_dir / "epuck2_tof.png")
     notes = ("The paper (§4.1.4, Fig. 7) compares against a real robot and publishes no numbers "
              "and no speed list; the speeds here (2.5–15 cm/s) are our choice. What can be "
