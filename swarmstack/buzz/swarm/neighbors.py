@@ -192,15 +192,15 @@ class NeighborMethods:
 
     # ------------------------------------------------------------ methods
     def _get(self, bound, rid):
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         return None if p is None else p.get(rid)
 
     def _count(self, bound):
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         return 0 if p is None else len(p)
 
     def _foreach(self, bound, f):
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         if p is None:
             return None
         vm = self.svc.vm
@@ -215,7 +215,7 @@ class NeighborMethods:
         return None
 
     def _map(self, bound, f):
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         if p is None:
             return self.make(None)
         vm = self.svc.vm
@@ -235,7 +235,7 @@ class NeighborMethods:
         return self.make(out)
 
     def _reduce(self, bound, f, acc):
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         if p is None:
             return acc
         vm = self.svc.vm
@@ -250,7 +250,7 @@ class NeighborMethods:
         return acc
 
     def _filter(self, bound, f):
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         if p is None:
             return self.make(None)
         vm = self.svc.vm
@@ -264,7 +264,7 @@ class NeighborMethods:
     def _kin(self, bound):
         svc = self.svc
         svc.check_no_kin(svc.vm, "neighbors.kin()")
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         if p is None:
             return self.make(None)
         sid = svc.swarm.current()
@@ -277,7 +277,7 @@ class NeighborMethods:
         svc = self.svc
         svc.check_no_kin(svc.vm, "neighbors.nonkin()")
         sid = svc.swarm.current()
-        p = bound.poses if bound.__class__ is _Made else _poses(bound)
+        p = _poses(bound)
         if sid is None or p is None:
             return self.make(None)
         robot_in = svc.swarm.robot_in
