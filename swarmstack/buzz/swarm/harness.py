@@ -223,15 +223,15 @@ class Harness:
         cap = self.radio.payload_cap
         decoded: dict = {}
         stepno = self.step_count + 1
-        results, services, vms, wants_pose = self.results, self.services, self.vms, self._wants_pose
-        packets = self.packets
-        with reserved_stack():
-            self._step_robots(inboxes, decoded, stepno, cap, results, services, vms, wants_pose, packets)
+        with reserved_stack():  # room for Buzz recursion, made once for every robot
+            self._step_robots(inboxes, decoded, stepno, cap)
         if self.move:
             self._apply_moves()
         self.step_count = stepno
 
-    def _step_robots(self, inboxes, decoded, stepno, cap, results, services, vms, wants_pose, packets):
+    def _step_robots(self, inboxes, decoded: dict, stepno: int, cap: Optional[int]) -> None:
+        results, services, vms, wants_pose = self.results, self.services, self.vms, self._wants_pose
+        packets = self.packets
         for rid in range(self.n):
             if results[rid].failed:
                 continue
