@@ -66,3 +66,12 @@ class CrashInInit(Controller):
 
     def step(self, robot):
         pass
+
+
+class RandomWheelsLeds(BatchedController):
+    """Random wheels and a colour per robot that changes with the tick (lit LEDs for cameras)."""
+
+    def step(self, group):
+        group.wheels[:] = (group.uniform(2) * 2.0 - 1.0) * 0.12
+        colour = (group.uniform(3) * 255).astype("uint8")
+        group.leds[:] = colour[:, None, :]
