@@ -49,3 +49,16 @@ def apply_led_commands(led_rgb_cmd, owner, channel_mask, rgb_out, start):
                     rgb_out[start + i, e, ch] = led_rgb_cmd[i, led, ch]
                 else:
                     rgb_out[start + i, e, ch] = 0
+
+
+class Leds:
+    """The ``leds`` command (uint8[n, L, 3]) → the group's emitter colours, per the type's
+    :class:`~swarmstack.robots.base.EmitterLayout` (owner of each emitter, channels per LED)."""
+
+    def __init__(self, owner, channels):
+        self.owner = owner
+        self.channels = channels
+
+    def apply(self, world, group, keys, commands, drive) -> None:
+        apply_led_commands(commands["leds"], self.owner, self.channels, world.emitters.rgb,
+                           group.start)

@@ -26,16 +26,13 @@ def _apply(cmd, max_speed, kind, level, keys, tick, out):
 
 @dataclass(frozen=True)
 class Wheels:
-    """Clamp commands to ±``max_speed_m_s``; optional relative speed noise (0 by default)."""
+    """Clamp the ``wheels`` command (m/s, left/right) to ±``max_speed_m_s``, with optional
+    relative speed noise (0 by default), into the drive state's ``wheel_speed``."""
 
-    axle_m: float
     max_speed_m_s: float
     noise: str = "none"
     noise_level: float = 0.0
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 2))
-
-    def apply(self, world, group, keys, commands) -> None:
-        _apply(commands, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
-               keys[:, STREAM["wheels"]], world.tick, world.wheel_speed[group.slice])
+    def apply(self, world, group, keys, commands, drive) -> None:
+        _apply(commands["wheels"], self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
+               keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"])

@@ -1,11 +1,18 @@
 """What controllers see: live views on the readings and command arrays.
 
 Views are built once; sensors refresh the arrays in place every tick, so reading
-``robot.proximity`` costs an attribute lookup, not a copy. Writing through the setters stores
-into the group's command arrays, which the actuators apply after all controllers ran.
+``robot.proximity`` costs an attribute lookup, not a copy. Commands are written into the
+group's command arrays (through the robot type's host functions, e.g. ``set_wheels``), which
+the actuators apply after all controllers ran.
+
+Per-robot views are made from the robot type: each host function of ``RobotType.host_api``
+becomes a method (``robot.set_wheels(l, r)`` is ``set_wheels(robot, l, r)``), so a new type
+brings its own controller API with no code here.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -15,25 +22,26 @@ from swarmstack.world.rng import STREAM, uniform_array
 class RobotView:
     """One robot, as its controller sees it.
 
-    Readings (present when enabled in the experiment file), in device units:
+    Readings of the enabled devices are attributes in device units (E-Puck2:
     ``proximity`` int32[8] 0–4095 · ``light`` int32[8] 4095 (dark) – 0 (saturated) ·
     ``ground`` int32[3] 0 (black) – 1023 (white) · ``tof_mm`` 0-d int32 20–2000 ·
     ``encoders`` int32[2] steps (left, right), wrapping int16 · ``camera`` float64[B, 5]
-    (column px, row px, r, g, b; unused rows −1) · ``battery`` 0-d float64 charge 0–1.
+    (column px, row px, r, g, b; unused rows −1) · ``battery`` 0-d float64 charge 0–1).
     Also ``id`` (inside the run), ``run``, ``rng`` (a NumPy Generator of this robot's own stream),
-    ``tick`` and ``dt``.
+    ``commands`` (this robot's row of each command array), ``params`` (its run's controller
+    parameters), ``tick`` and ``dt``.
     """
 
     def __init__(self, group_name: str, index: int, robot_id: int, run: int, readings: dict,
-                 wheels: np.ndarray, leds: np.ndarray | None, rng: np.random.Generator, clock):
+                 commands: dict, rng: np.random.Generator, clock, params: dict | None = None):
         self._group = group_name
         self._index = index
-        self._wheels = wheels[index]
-        self._leds = leds[index] if leds is not None else None
         self._clock = clock
         self.id = robot_id
         self.run = run
         self.rng = rng
+        self.params = params if params is not None else {}
+        self.commands = {name: arr[index] for name, arr in commands.items()}
         for name, arr in readings.items():
             setattr(self, name, arr[index] if arr.ndim > 1 else arr[index:index + 1].reshape(()))
 
@@ -52,38 +60,45 @@ class RobotView:
     def dt(self) -> float:
         return self._clock.dt
 
-    def set_wheels(self, left_m_s: float, right_m_s: float) -> None:
-        """Wheel speeds in m/s (clamped to the robot's maximum by the actuator)."""
-        self._wheels[0] = left_m_s
-        self._wheels[1] = right_m_s
 
-    def set_led(self, index: int, rgb) -> None:
-        """LED ``index`` (0-based) to ``(r, g, b)`` bytes; channels an LED lacks are ignored."""
-        self._leds[index] = rgb
+_VIEW_CLASSES: dict[int, type] = {}
 
-    def set_leds(self, rgb) -> None:
-        """All LEDs to one colour."""
-        self._leds[:] = rgb
+
+def robot_view_class(robot_type) -> type:
+    """The per-robot view class of a robot type: :class:`RobotView` plus its host functions."""
+    cls = _VIEW_CLASSES.get(id(robot_type))
+    if cls is None:
+        methods = {h.name: h.fn for h in robot_type.host_api}
+        name = "".join(p.capitalize() for p in robot_type.name.split("_")) + "Robot"
+        cls = type(name, (RobotView,), {"__doc__": robot_type.doc or RobotView.__doc__,
+                                        "_robot_type": robot_type, **methods})
+        _VIEW_CLASSES[id(robot_type)] = cls
+    return cls
 
 
 class GroupView:
     """A whole robot group across all runs of a batch: every array has robots on axis 0.
 
-    Same reading names as :class:`RobotView` (full arrays); commands are written into
-    ``wheels`` float64[n, 2] (m/s) and ``leds`` uint8[n, n_leds, 3]. ``robot_id`` and ``run``
-    say who each row is. ``uniform(k)`` draws float64[n, k] in [0, 1) from each robot's own
-    stream for this tick, so a batched run reproduces the same run simulated alone.
+    Same reading names as :class:`RobotView` (full arrays); commands are arrays named after the
+    type's commands (E-Puck2: ``wheels`` float64[n, 2] m/s and ``leds`` uint8[n, 10, 3]).
+    ``robot_id`` and ``run`` say who each row is. ``uniform(k)`` draws float64[n, k] in [0, 1)
+    from each robot's own stream for this tick, so a batched run reproduces the same run
+    simulated alone. ``run_params[r]`` are run ``r``'s controller parameters;
+    ``param(name, default)`` gives one of them per robot (float64[n]) for vectorised use.
     """
 
-    def __init__(self, name: str, readings: dict, wheels, leds, robot_id, run, keys, clock):
+    def __init__(self, name: str, readings: dict, commands: dict, robot_id, run, keys, clock,
+                 run_params: list | None = None):
         self.name = name
-        self.wheels = wheels
-        self.leds = leds
+        self.commands = commands
         self.robot_id = robot_id
         self.run = run
+        self.run_params = run_params if run_params is not None else [{}]
         self._keys = np.ascontiguousarray(keys[:, STREAM["controller"]])
         self._clock = clock
         self._draws = 0
+        for k, v in commands.items():
+            setattr(self, k, v)
         for k, v in readings.items():
             setattr(self, k, v)
 
@@ -95,7 +110,7 @@ class GroupView:
 
     @property
     def n(self) -> int:
-        return self.wheels.shape[0]
+        return self.robot_id.shape[0]
 
     @property
     def tick(self) -> int:
@@ -104,6 +119,11 @@ class GroupView:
     @property
     def dt(self) -> float:
         return self._clock.dt
+
+    def param(self, name: str, default: Any = None) -> np.ndarray:
+        """Parameter ``name`` of each robot's run, as float64[n]."""
+        per_run = np.array([float(p.get(name, default)) for p in self.run_params])
+        return per_run[self.run]
 
     def uniform(self, k: int = 1) -> np.ndarray:
         """float64[n, k] uniform draws; successive calls within a tick give fresh numbers."""

@@ -14,6 +14,8 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationE
                       model_validator)
 
 from swarmstack.experiments.quantities import Angle, Duration, Length
+from swarmstack.robots import base as robot_types
+from swarmstack.robots.options import BatteryOptions, CameraOptions, NoiseOptions, WheelsOptions
 from swarmstack.world.colors import to_rgb
 
 Color = Annotated[tuple[int, int, int], BeforeValidator(to_rgb)]
@@ -129,43 +131,15 @@ class FloorCfg(Strict):
         return self
 
 
-class NoiseCfg(Strict):
-    enabled: bool = True
-    noise: Literal["none", "uniform", "gaussian"] = "none"
-    level: float = Field(0.0, ge=0)
+# Device and actuator options are declared by the robot types that carry them
+# (``swarmstack.robots.options``); the names below stay for existing imports.
+NoiseCfg, CameraCfg, BatteryCfg, WheelsCfg = NoiseOptions, CameraOptions, BatteryOptions, \
+    WheelsOptions
 
 
-class CameraCfg(NoiseCfg):
-    max_blobs: int = Field(64, ge=1, le=4096)
-
-
-class BatteryCfg(Strict):
-    enabled: bool = True
-    model: Literal["simple", "linear", "cubic", "approximated"] = "simple"
-    start_charge: float = Field(1.0, ge=0, le=1)
-    interpolation: Literal["published", "plain"] = "published"
-    data_file: Optional[str] = None
-
-
-def _switch(cls):
+def _switch(value):
     """``sensor = true`` / ``false`` or a table of options."""
-
-    def parse(value):
-        if isinstance(value, bool):
-            return {"enabled": value}
-        return value
-
-    return Annotated[cls, BeforeValidator(parse)]
-
-
-class SensorsCfg(Strict):
-    proximity: _switch(NoiseCfg) = NoiseCfg(enabled=False)
-    light: _switch(NoiseCfg) = NoiseCfg(enabled=False)
-    ground: _switch(NoiseCfg) = NoiseCfg(enabled=False)
-    tof: _switch(NoiseCfg) = NoiseCfg(enabled=False)
-    encoders: _switch(NoiseCfg) = NoiseCfg(enabled=False)
-    camera: _switch(CameraCfg) = CameraCfg(enabled=False)
-    battery: _switch(BatteryCfg) = BatteryCfg(enabled=False)
+    return {"enabled": value} if isinstance(value, bool) else value
 
 
 class PlacementCfg(Strict):
@@ -199,19 +173,37 @@ class ControllerCfg(Strict):
     params: dict[str, Any] = {}
 
 
-class WheelsCfg(Strict):
-    noise: Literal["none", "uniform", "gaussian"] = "none"
-    level: float = Field(0.0, ge=0, le=1)
-
-
 class RobotGroupCfg(Strict):
+    """A group of robots of one type. ``sensors`` maps device names of that type to their
+    options; actuator options (``wheels = { noise = … }``) go under the actuator's name and are
+    gathered in ``actuators``. Both are checked against the type by :func:`parse_experiment`."""
+
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")
-    type: Literal["epuck2"] = "epuck2"
+    type: str = "epuck2"
     count: Optional[int] = Field(None, ge=1, le=1_000_000)
     placement: PlacementCfg = PlacementCfg()
     controller: Optional[ControllerCfg] = None
-    sensors: SensorsCfg = SensorsCfg()
-    wheels: WheelsCfg = WheelsCfg()
+    sensors: dict[str, Any] = {}
+    actuators: dict[str, Any] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_actuator_options(cls, data):
+        # `wheels = {…}` reads naturally in a file; keys naming an actuator of the group's type
+        # move into `actuators` (other unknown keys stay, to be refused as unknown)
+        if not isinstance(data, dict):
+            return data
+        try:
+            rt = robot_types.get(data.get("type", "epuck2"))
+        except (KeyError, TypeError):
+            return data
+        out = dict(data)
+        moved = {k: out.pop(k) for k in list(out)
+                 if k not in cls.model_fields and rt.actuator(k) is not None}
+        if moved:
+            acts = out.get("actuators")
+            out["actuators"] = {**(acts if isinstance(acts, dict) else {}), **moved}
+        return out
 
     @model_validator(mode="after")
     def _count(self):
@@ -230,9 +222,9 @@ class RobotGroupCfg(Strict):
 
 class OutputCfg(Strict):
     trajectories: bool = True
+    velocities: bool = False                    # log vx, vy, vz (m/s) with the trajectories
     every: int = Field(1, ge=1)                 # log every k-th tick
-    sensors: list[Literal["proximity", "light", "ground", "tof", "encoders", "battery",
-                          "camera"]] = []
+    sensors: list[str] = []                     # device names whose readings are logged
     chunk_ticks: int = Field(1000, ge=1)        # rows are flushed to disk every chunk
 
 
@@ -286,7 +278,9 @@ def _message(err: dict) -> str:
     return msg
 
 
-def format_validation_error(source: str, exc: ValidationError) -> list[str]:
+def format_validation_error(source: str, exc: ValidationError, sep: str = ": ") -> list[str]:
+    """One ``SOURCE: key.path: message`` line per problem (``sep`` joins source and path: a
+    source that is itself a key path, e.g. ``FILE: robots[0].sensors.camera``, takes ".")."""
     problems = []
     seen = set()
     for err in exc.errors():
@@ -299,15 +293,62 @@ def format_validation_error(source: str, exc: ValidationError) -> list[str]:
         if path in seen:
             continue
         seen.add(path)
-        problems.append(f"{source}: {path}: {_message(err)}")
+        joined = f"{source}{sep}{path}" if path != "(top level)" or sep == ": " else source
+        problems.append(f"{joined}: {_message(err)}")
     return problems
 
 
-def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
+def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
+    """The group's sensors and actuator options, validated against its robot type."""
+    where = f"{source}: robots[{i}]"
     try:
-        return ExperimentCfg.model_validate(data)
+        rt = robot_types.get(g.type)
+    except KeyError as exc:
+        problems.append(f"{where}.type: {exc.args[0]}")
+        return g
+    sensors = {}
+    for name, value in g.sensors.items():
+        spec = rt.devices.get(name)
+        if spec is None:
+            problems.append(f"{where}.sensors.{name}: {rt.name} has no {name}; it has "
+                            f"{', '.join(rt.devices) or 'no sensors'}")
+            continue
+        try:
+            sensors[name] = spec.options.model_validate(_switch(value))
+        except ValidationError as exc:
+            problems.extend(format_validation_error(f"{where}.sensors.{name}", exc, sep="."))
+    actuators = {}
+    for name, value in g.actuators.items():
+        spec = rt.actuator(name)
+        if spec is None or spec.options is None:
+            has = [a.name for a in rt.actuators if a.options is not None]
+            problems.append(f"{where}.{name}: {rt.name} has no actuator options {name!r}"
+                            + (f"; it has {', '.join(has)}" if has else ""))
+            continue
+        try:
+            actuators[name] = spec.options.model_validate(value)
+        except ValidationError as exc:
+            problems.extend(format_validation_error(f"{where}.{name}", exc, sep="."))
+    return g.model_copy(update={"sensors": sensors, "actuators": actuators})
+
+
+def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
+    """Validate an experiment (a dict as read from TOML); raises :class:`ConfigError`."""
+    try:
+        cfg = ExperimentCfg.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(source, exc)) from None
+    problems: list[str] = []
+    groups = [_check_group(source, i, g, problems) for i, g in enumerate(cfg.robots)]
+    known = {d for g in groups if g.type in robot_types.ROBOT_TYPES
+             for d in robot_types.ROBOT_TYPES[g.type].devices}
+    for k, name in enumerate(cfg.output.sensors):
+        if known and name not in known:
+            problems.append(f"{source}: output.sensors[{k}]: no robot type of this experiment "
+                            f"has a sensor {name!r} (they have: {', '.join(sorted(known))})")
+    if problems:
+        raise ConfigError(problems)
+    return cfg.model_copy(update={"robots": groups})
 
 
 def load_experiment(path: Path) -> ExperimentCfg:

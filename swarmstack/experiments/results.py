@@ -96,9 +96,10 @@ class ResultsWriter:
     """Trajectories of all robots and the sensor logs the experiment asks for."""
 
     def __init__(self, out_dir: Path, sim, chunk_ticks: int, sensors: list[str],
-                 trajectories: bool = True):
+                 trajectories: bool = True, velocities: bool = False):
         self.out_dir = Path(out_dir)
         self.sim = sim
+        self.velocities = velocities
         n = sim.world.bodies.n
         self.traj = ChunkedTable(self.out_dir / "trajectories", chunk_ticks * n) \
             if trajectories else None
@@ -117,8 +118,12 @@ class ResultsWriter:
         b = w.bodies
         tick = np.full(b.n, w.tick, dtype=np.int64)
         if self.traj is not None:
-            self.traj.append({"run": b.run, "tick": tick, "robot": b.robot_id,
-                              "group": self._group_index, "x": b.x, "y": b.y, "yaw": b.yaw})
+            cols = {"run": b.run, "tick": tick, "robot": b.robot_id,
+                    "group": self._group_index, "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
+            if self.velocities:
+                v = b.velocity(w.dt)
+                cols.update(vx=v[0], vy=v[1], vz=v[2])
+            self.traj.append(cols)
         for g in self.sim.groups:
             entry = self.sensor_tables.get(g.slice.name)
             if entry is None:

@@ -25,7 +25,8 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
     sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source)
     ticks = cfg.simulation.total_ticks if ticks is None else int(ticks)
     out = cfg.output
-    writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors), out.trajectories)
+    writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors), out.trajectories,
+                           out.velocities)
     robots_per_run = sum(g.n for g in cfg.robots)
     summary = {
         "status": "running", "experiment": source, "seed": sim.seed, "runs": runs,

@@ -1,190 +1,61 @@
-"""Build a world from an experiment and step it: the tick as a visible sequence of calls.
+"""Step a built world: the tick as a visible sequence of calls.
 
-    sense → control → actuate → physics
+    control → actuators → dynamics → contacts (→ emitters) → sense
 
 One :class:`Simulation` holds ``runs`` independent runs of the same experiment in one set of
 arrays (run ``k`` uses seed ``seed + k``); kernels handle all runs at once and spatial queries
-never cross runs, so each run evolves exactly as it would alone.
+never cross runs, so each run evolves exactly as it would alone. What the world *is* (arena,
+robot types, devices) was decided by :func:`~swarmstack.experiments.build.build`; nothing here
+names a robot type.
 """
 
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Optional, Sequence
 
 import numpy as np
 
-from swarmstack.actuators.wheels import Wheels
+from swarmstack.actuators.leds import update_emitters
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.loader import ControllerLoadError, load_class
-from swarmstack.controllers.views import GroupView, RobotView
-from swarmstack.experiments.config import (ConfigError, ExperimentCfg, WallsCfg,
-                                           parse_experiment)
+from swarmstack.controllers.views import GroupView, robot_view_class
+from swarmstack.experiments import build as builder
+from swarmstack.experiments.build import Group
+from swarmstack.experiments.config import ConfigError, ExperimentCfg, parse_experiment
 from swarmstack.physics.contacts import resolve
-from swarmstack.physics.diffdrive import integrate
-from swarmstack.robots import ROBOT_TYPES
-from swarmstack.world.arena import Arena, box_row, wall_boxes
-from swarmstack.world.floor import Floor
-from swarmstack.world.placement import Occupancy, PlacementError, place_group
-from swarmstack.world.rng import STREAM, robot_stream_keys, run_generator
-from swarmstack.world.state import Bodies, Emitters, GroupSlice, World
+from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
 
 
-@dataclass
-class Clock:
-    tick: int
-    dt: float
-
-
-@dataclass
-class GroupRuntime:
-    """A robot group: its devices, reading/command arrays, actuators and controllers."""
-
-    cfg: Any
-    slice: GroupSlice
-    kind: Any                      # the robot-type module (e.g. robots.epuck2)
-    devices: dict
-    readings: dict
-    states: dict
-    wheels_cmd: np.ndarray         # float64[n, 2] m/s, written by controllers
-    leds_cmd: np.ndarray           # uint8[n, n_leds, 3]
-    wheels: Wheels
-    keys: np.ndarray               # uint64[n, n_streams]
-    axle: np.ndarray               # float64[n]
-    controllers: list = field(default_factory=list)
-    views: list = field(default_factory=list)
-    batched: bool = False
-
-
-def build_arena(cfg: ExperimentCfg, base_dir: Path, source: str) -> Arena:
-    bounds = cfg.arena.bounds
-    boxes = [box_row(b.center, b.size, b.yaw) for b in cfg.boxes]
-    walls = cfg.arena.walls
-    if walls:
-        w = WallsCfg() if isinstance(walls, bool) else walls
-        boxes = list(wall_boxes(bounds, w.thickness, w.height)) + boxes
-    cyl = [(c.center[0], c.center[1], c.radius, c.height) for c in cfg.cylinders]
-    lights = [(l.position[0], l.position[1], l.position[2], l.intensity) for l in cfg.lights]
-    rgb = [l.color for l in cfg.lights]
-    f = cfg.floor
-    if f.image is not None:
-        path = (base_dir / f.image)
-        if not path.is_file():
-            raise ConfigError([f"{source}: floor.image: file {str(path)!r} does not exist"])
-        try:
-            floor = Floor.from_image(path)
-        except Exception as exc:
-            raise ConfigError([f"{source}: floor.image: cannot read {str(path)!r} as an image "
-                               f"({exc})"]) from None
-    elif f.regions:
-        regions = []
-        for r in f.regions:
-            shape = {k: getattr(r, k) for k in ("rect", "circle", "ring") if getattr(r, k)}
-            regions.append({"rgb": r.color, **shape})
-        floor = Floor.painted(bounds, f.background, regions, f.resolution)
-    elif f.grey is not None:
-        floor = Floor.uniform_grey(f.grey)
-    else:
-        floor = Floor(np.full((1, 1, 3), f.background, dtype=np.uint8))
-    return Arena(bounds=bounds,
-                 boxes=np.array(boxes, dtype=np.float64).reshape(-1, 6),
-                 cylinders=np.array(cyl, dtype=np.float64).reshape(-1, 4),
-                 lights=np.array(lights, dtype=np.float64).reshape(-1, 4),
-                 light_rgb=np.array(rgb, dtype=np.uint8).reshape(-1, 3),
-                 floor=floor)
-
-
 class Simulation:
-    """``runs`` runs of one experiment, stepped together."""
+    """``runs`` runs of one experiment, stepped together.
+
+    ``params`` (optional, one dict per run mapping group names to controller parameters)
+    gives each run of the batch its own parameters, e.g. candidate controllers of an
+    optimiser; by default every run uses the file's.
+    """
 
     def __init__(self, cfg: ExperimentCfg, seed: int | None = None, runs: int = 1,
-                 base_dir: Path | str = ".", source: str = "<experiment>"):
+                 base_dir: Path | str = ".", source: str = "<experiment>",
+                 params: Optional[Sequence[dict]] = None):
         self.cfg = cfg
         self.seed = cfg.simulation.seed if seed is None else int(seed)
         self.runs = int(runs)
         self.source = source
-        base_dir = Path(base_dir)
-        arena = build_arena(cfg, base_dir, source)
-        self.clock = Clock(0, cfg.simulation.dt)
-
-        kinds = [ROBOT_TYPES[g.type] for g in cfg.robots]
-        per_run = [g.n for g in cfg.robots]
-        n_run = sum(per_run)
-        # poses: per run, groups in order (placement draws from the run's own stream)
-        poses = [[None] * len(cfg.robots) for _ in range(self.runs)]
-        # occupancy cells wide enough that two cells cover any pair of touching bodies
-        occ_cell = max(0.1, 2.0 * max(k.body()["radius"] for k in kinds))
-        for r in range(self.runs):
-            rng = run_generator(self.seed, r)
-            occ = Occupancy.empty(occ_cell)
-            for gi, g in enumerate(cfg.robots):
-                radius = kinds[gi].body()["radius"]
-                try:
-                    poses[r][gi] = place_group(gi, g.name, g.n, radius, g.placement, arena, occ,
-                                               rng)
-                except PlacementError as exc:
-                    raise ConfigError([f"{source}: robots[{gi}].placement: {exc}"]) from None
-        run_keys = [robot_stream_keys(self.seed, r, n_run) for r in range(self.runs)]
-
-        # group-major arrays
-        cols = {k: [] for k in ("run", "id", "x", "y", "yaw", "radius", "height")}
-        slices = []
-        start = 0
-        id_offset = 0
-        for gi, g in enumerate(cfg.robots):
-            body = kinds[gi].body()
-            for r in range(self.runs):
-                p = poses[r][gi]
-                cols["run"].append(np.full(g.n, r))
-                cols["id"].append(id_offset + np.arange(g.n))
-                cols["x"].append(p[:, 0])
-                cols["y"].append(p[:, 1])
-                cols["yaw"].append(p[:, 2])
-                cols["radius"].append(np.full(g.n, body["radius"]))
-                cols["height"].append(np.full(g.n, body["height"]))
-            stop = start + g.n * self.runs
-            slices.append(GroupSlice(g.name, g.type, start, stop, g.n, id_offset))
-            start = stop
-            id_offset += g.n
-        cat = {k: np.concatenate(v) for k, v in cols.items()}
-        n = cat["x"].shape[0]
-        bodies = Bodies(run=cat["run"].astype(np.int64), robot_id=cat["id"].astype(np.int64),
-                        x=cat["x"].copy(), y=cat["y"].copy(), z=np.zeros(n),
-                        yaw=cat["yaw"].copy(), radius=cat["radius"], height=cat["height"])
-        emitters = self._make_emitters(kinds, slices)
-        self.world = World(arena=arena, bodies=bodies, emitters=emitters, groups=slices,
-                           n_runs=self.runs, dt=cfg.simulation.dt)
-
-        self.groups: list[GroupRuntime] = []
-        for gi, g in enumerate(cfg.robots):
-            sl = slices[gi]
-            kind = kinds[gi]
-            body = kind.body()
-            keys = np.concatenate([run_keys[r][sl.id_offset:sl.id_offset + g.n]
-                                   for r in range(self.runs)])
-            try:
-                devices = kind.devices(g.sensors, base_dir)
-            except (OSError, ValueError) as exc:  # e.g. a missing or malformed data file
-                raise ConfigError([f"{source}: robots[{gi}].sensors: {exc}"]) from None
-            readings = {d.name: d.allocate(sl.n) for d in devices.values()}
-            states = {d.name: d.make_state(sl.n) for d in devices.values()}
-            self.groups.append(GroupRuntime(
-                cfg=g, slice=sl, kind=kind, devices=devices, readings=readings, states=states,
-                wheels_cmd=np.zeros((sl.n, 2)),
-                leds_cmd=np.zeros((sl.n, body["n_leds"], 3), dtype=np.uint8),
-                wheels=Wheels(body["axle"], body["max_speed"], g.wheels.noise, g.wheels.level),
-                keys=keys, axle=np.full(sl.n, body["axle"])))
-        self._axle = np.concatenate([g.axle for g in self.groups])
+        self.base_dir = Path(base_dir)
+        self.world, self.groups = builder.build(cfg, self.seed, self.runs, self.base_dir,
+                                                source, params)
         # LEDs only matter to devices that look at them (light sensors, cameras): otherwise
         # placing and colouring emitters every tick would be wasted work
         self._needs_emitters = any(getattr(d, "needs_emitters", False)
                                    for g in self.groups for d in g.devices.values())
-        self._load_controllers(base_dir)
-        self._initial_pose = (bodies.x.copy(), bodies.y.copy(), bodies.yaw.copy())
+        self._classes = [self._controller_class(gi, g) for gi, g in enumerate(self.groups)]
+        self._make_controllers()
+        self._initial = self.world.snapshot()
+        self._plan()
         self._started = False
 
     # ------------------------------------------------------------------ construction helpers
@@ -199,179 +70,200 @@ class Simulation:
         path = Path(path)
         return cls(load_experiment(path), base_dir=path.parent, source=str(path), **kw)
 
-    def _make_emitters(self, kinds, slices) -> Emitters:
-        n = slices[-1].stop if slices else 0
-        per_type = [k.led_emitters()[0] if hasattr(k, "led_emitters") else np.zeros((0, 3))
-                    for k in kinds]
-        e_max = max((p.shape[0] for p in per_type), default=0)
-        local = np.zeros((n, e_max, 3))
-        count = np.zeros(n, dtype=np.int64)
-        intensity = np.zeros((n, e_max))
-        for sl, p, k in zip(slices, per_type, kinds):
-            local[sl.slice, :p.shape[0]] = p
-            count[sl.slice] = p.shape[0]
-            intensity[sl.slice, :p.shape[0]] = getattr(k, "LED_LIGHT_INTENSITY", 0.0)
-        return Emitters(local=local, world=np.zeros_like(local),
-                        rgb=np.zeros((n, e_max, 3), dtype=np.uint8), intensity=intensity,
-                        count=count)
+    def _controller_class(self, gi: int, g: Group):
+        ccfg = g.cfg.controller
+        if ccfg is None:
+            return None
+        try:
+            return load_class(ccfg.python, self.base_dir)
+        except ControllerLoadError as exc:
+            raise ConfigError([f"{self.source}: robots[{gi}].controller.python: {exc}"]) \
+                from None
 
-    def _load_controllers(self, base_dir: Path) -> None:
-        for gi, g in enumerate(self.groups):
-            ccfg = g.cfg.controller
-            if ccfg is None:
+    def _make_controllers(self) -> None:
+        """Fresh controller instances and their views (``init`` is called by ``start``)."""
+        b = self.world.bodies
+        for g, cls in zip(self.groups, self._classes):
+            g.controllers, g.views = [], []
+            if cls is None:
                 continue
-            try:
-                cls = load_class(ccfg.python, base_dir)
-            except ControllerLoadError as exc:
-                raise ConfigError([f"{self.source}: robots[{gi}].controller.python: {exc}"]) \
-                    from None
-            b = self.world.bodies
             sl = g.slice
             g.batched = bool(getattr(cls, "batched", False))
             if g.batched:
-                view = GroupView(sl.name, g.readings, g.wheels_cmd, g.leds_cmd,
-                                 b.robot_id[sl.slice], b.run[sl.slice], g.keys, self.clock)
+                g.views = [GroupView(sl.name, g.readings, g.commands, b.robot_id[sl.slice],
+                                     b.run[sl.slice], g.keys, self.world, g.params)]
                 g.controllers = [cls()]
-                g.views = [view]
-            else:
-                for i in range(sl.n):
-                    rng = np.random.Generator(np.random.PCG64(
-                        int(g.keys[i, STREAM["controller"]])))
-                    g.views.append(RobotView(sl.name, i, int(b.robot_id[sl.start + i]),
-                                             int(b.run[sl.start + i]), g.readings, g.wheels_cmd,
-                                             g.leds_cmd, rng, self.clock))
-                    g.controllers.append(cls())
+                continue
+            view_cls = robot_view_class(g.robot_type)
+            for i in range(sl.n):
+                run = int(b.run[sl.start + i])
+                g.views.append(view_cls(sl.name, i, int(b.robot_id[sl.start + i]), run,
+                                        g.readings, g.commands, self._controller_rng(g, i),
+                                        self.world, g.params[run]))
+                g.controllers.append(cls())
 
-    # ------------------------------------------------------------------ the tick
+    @staticmethod
+    def _controller_rng(g: Group, i: int) -> np.random.Generator:
+        return np.random.Generator(np.random.PCG64(int(g.keys[i, STREAM["controller"]])))
+
+    def _plan(self) -> None:
+        """Bound call lists for the hot phases, so a tick does no lookups it can avoid."""
+        w = self.world
+        self._actuate_calls = [(act.apply, g.slice, g.keys, g.commands, w.drive[g.slice.index])
+                               for g in self.groups for spec, act in g.actuators
+                               if self._needs_emitters or not spec.needs_emitters]
+        self._dynamics_calls = [(g.robot_type.dynamics.integrate, g.slice.start, g.slice.stop,
+                                 w.drive[g.slice.index]) for g in self.groups]
+        self._sense_calls = [(dev.update, g.slice, g.keys, g.readings[dev.name],
+                              g.states[dev.name])
+                             for g in self.groups for dev in g.devices.values()]
+        self._batched = [(g, g.controllers[0], g.views[0]) for g in self.groups
+                         if g.batched and g.controllers]
+        self._per_robot = [(g, list(zip(g.controllers, g.views))) for g in self.groups
+                           if not g.batched and g.controllers]
+
+    # ------------------------------------------------------------------ controllers
     def _call_controllers(self, method: str) -> None:
         for g in self.groups:
-            params = dict(g.cfg.controller.params) if g.cfg.controller else {}
             for k, (ctrl, view) in enumerate(zip(g.controllers, g.views)):
                 try:
                     fn = getattr(ctrl, method, None)
                     if fn is None:
                         continue
-                    fn(view, params) if method == "init" else fn(view)
+                    if method == "init":
+                        fn(view, g.params[0] if g.batched else view.params)
+                    else:
+                        fn(view)
                 except Exception:
                     self._raise_controller_error(g, k)
 
-    def _raise_controller_error(self, g: GroupRuntime, k: int):
+    def _raise_controller_error(self, g: Group, k: int):
         tb = traceback.format_exc()
         if g.batched:
             raise ControllerError(g.slice.name, -1, None, tb) from None
         view = g.views[k]
         raise ControllerError(g.slice.name, view.run, view.id, tb) from None
 
+    # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         """Sense once and call every controller's ``init`` (done by the first ``step``)."""
         if self._started:
             return
         self._started = True
+        self._warm_up()
         self._refresh_emitters()
         self.sense()
-        self._compile_kernels()
         self._call_controllers("init")
 
-    def _compile_kernels(self) -> None:
-        """Run the actuator and physics kernels once without changing the world, so that
-        Numba compiles (or loads) them here rather than inside the first timed tick."""
-        w = self.world
-        b = w.bodies
-        saved = w.wheel_speed.copy()
-        for g in self.groups:
-            g.wheels.apply(w, g.slice, g.keys, np.zeros_like(g.wheels_cmd))
-            apply_leds = getattr(g.kind, "apply_leds", None)
-            if apply_leds is not None and self._needs_emitters:
-                apply_leds(w, g.slice, g.leds_cmd)  # still all off: init() has not run yet
-        np.copyto(w.wheel_speed, saved)
-        integrate(b.x, b.y, b.yaw, w.wheel_speed[:, 0], w.wheel_speed[:, 1], self._axle, 0.0)
-        resolve(b.x, b.y, b.x, b.y, b.radius, b.run, w.n_runs, w.arena.boxes, w.arena.cylinders,
-                w.bounds, w.grid, w.static, w.cell_start, w.order, CONTACT_ITERATIONS)
+    def _warm_up(self) -> None:
+        """One actuate + physics pass on the safe commands, undone: Numba compiles (or loads)
+        the kernels here rather than inside the first timed tick."""
+        snap = self.world.snapshot()
+        self.actuate()
+        self.physics(force_contacts=True)
+        self.world.restore(snap)
 
-    def reset(self) -> None:
-        """Back to tick 0: initial poses, fresh sensor state (encoders at 0, full batteries),
-        no commands, every robot's random streams restarted; then sense and call each
-        controller's ``reset``. A reset simulation replays the same run."""
-        w = self.world
-        b = w.bodies
-        x0, y0, yaw0 = self._initial_pose
-        np.copyto(b.x, x0)
-        np.copyto(b.y, y0)
-        np.copyto(b.yaw, yaw0)
-        b.remember_pose()
-        w.tick = self.clock.tick = 0
-        w.wheel_speed[:] = 0.0
-        w.emitters.rgb[:] = 0
-        w.refresh_grid()
+    def reset(self, seed: Optional[int] = None, params: Optional[Sequence[dict]] = None) -> None:
+        """Back to tick 0, then sense and hand the controllers the first readings.
+
+        Without arguments the simulation replays its runs: initial poses, fresh sensor state
+        (encoders at 0, full batteries), safe commands, every robot's random streams restarted,
+        and each controller's ``reset`` called. With ``seed`` (run k then uses ``seed + k``)
+        and/or ``params`` (one dict per run, as in the constructor) new runs start: robots are
+        placed anew from the new seed, every stream is re-keyed, and fresh controller instances
+        get ``init`` with their run's parameters. Arrays keep their identity either way.
+        """
+        fresh = seed is not None or params is not None
+        if seed is not None:
+            self.seed = int(seed)
+            self._reseed()
+        if params is not None:
+            per_group = builder.run_params(self.cfg, self.runs, params)
+            for g, p in zip(self.groups, per_group):
+                g.params = p
+        self.world.restore(self._initial)
         for g in self.groups:
-            g.wheels_cmd[:] = 0.0
-            g.leds_cmd[:] = 0
+            for c in g.robot_type.commands:
+                g.commands[c.name][...] = c.safe
             for dev in g.devices.values():
-                fresh = dev.allocate(g.slice.n)
-                np.copyto(g.readings[dev.name], fresh)
+                np.copyto(g.readings[dev.name], dev.allocate(g.slice.n))
                 state = g.states[dev.name]
                 if isinstance(state, np.ndarray):
                     state[...] = dev.make_state(g.slice.n)
                 else:
                     g.states[dev.name] = dev.make_state(g.slice.n)
-            for view in g.views:
-                if isinstance(view, RobotView):
-                    view.rng = np.random.Generator(np.random.PCG64(
-                        int(g.keys[view._index, STREAM["controller"]])))
+        if fresh:
+            self._make_controllers()
+        else:
+            for g in self.groups:
+                for i, view in enumerate(g.views):
+                    if not g.batched:
+                        view.rng = self._controller_rng(g, i)
+        self._plan()
         self._refresh_emitters()
         self.sense()
         self._started = True
-        self._call_controllers("reset")
+        self._call_controllers("init" if fresh else "reset")
 
-    def sense(self) -> None:
+    def _reseed(self) -> None:
         w = self.world
-        for g in self.groups:
-            for dev in g.devices.values():
-                dev.update(w, g.slice, g.keys, g.readings[dev.name], g.states[dev.name])
+        poses = builder.place(self.cfg, w.arena, [g.robot_type for g in self.groups], self.seed,
+                              self.runs, self.source)
+        pose = self._initial["pose"]
+        pose[0], pose[1], pose[5] = poses[:, 0], poses[:, 1], poses[:, 2]
+        self._initial["prev_pose"][...] = pose
+        keys = builder.stream_keys(self.cfg, list(w.groups), self.seed, self.runs)
+        for g, k in zip(self.groups, keys):
+            np.copyto(g.keys, k)
 
+    # ------------------------------------------------------------------ the tick
     def control(self) -> None:
-        for g in self.groups:
-            if g.batched:
-                view = g.views[0]
-                view._new_tick()
-                try:
-                    g.controllers[0].step(view)
-                except Exception:
-                    self._raise_controller_error(g, 0)
-            else:
-                k = 0
-                try:
-                    for k, (ctrl, view) in enumerate(zip(g.controllers, g.views)):
-                        ctrl.step(view)
-                except Exception:
-                    self._raise_controller_error(g, k)
+        for g, ctrl, view in self._batched:
+            view._new_tick()
+            try:
+                ctrl.step(view)
+            except Exception:
+                self._raise_controller_error(g, 0)
+        for g, pairs in self._per_robot:
+            k = 0
+            try:
+                for k, (ctrl, view) in enumerate(pairs):
+                    ctrl.step(view)
+            except Exception:
+                self._raise_controller_error(g, k)
 
     def actuate(self) -> None:
         w = self.world
-        for g in self.groups:
-            g.wheels.apply(w, g.slice, g.keys, g.wheels_cmd)
-            apply_leds = getattr(g.kind, "apply_leds", None)
-            if apply_leds is not None and self._needs_emitters:
-                apply_leds(w, g.slice, g.leds_cmd)
+        for apply, group, keys, commands, drive in self._actuate_calls:
+            apply(w, group, keys, commands, drive)
 
-    def physics(self) -> None:
+    def physics(self, force_contacts: bool = False) -> None:
+        """Each group's dynamics over the tick, then contacts (only if a body moved)."""
         w = self.world
         b = w.bodies
         b.remember_pose()
-        integrate(b.x, b.y, b.yaw, w.wheel_speed[:, 0], w.wheel_speed[:, 1], self._axle, w.dt)
-        _, w.cell_start, w.order = resolve(
-            b.x, b.y, b.prev_x, b.prev_y, b.radius, b.run, w.n_runs, w.arena.boxes,
-            w.arena.cylinders, w.bounds, w.grid, w.static, w.cell_start, w.order,
-            CONTACT_ITERATIONS)
+        moved = force_contacts
+        for integrate, start, stop, drive in self._dynamics_calls:
+            moved |= integrate(b, start, stop, drive, w.scene.dt)
+        if moved:
+            bs, bi, cs, ci = w.scene.static
+            _, w.cell_start, w.order = resolve(
+                b.x, b.y, b.yaw, b.z, b.prev_x, b.prev_y, b.prev_yaw, b.shape, b.radius,
+                b.half_x, b.half_y, b.height, b.run, w.scene.n_runs, w.scene.arena.boxes,
+                w.scene.arena.cylinders, w.scene.bounds, w.scene.grid, bs, bi, cs, ci,
+                w.cell_start, w.order, CONTACT_ITERATIONS)
         self._refresh_emitters()
 
     def _refresh_emitters(self) -> None:
-        from swarmstack.actuators import leds
+        if self._needs_emitters:
+            w = self.world
+            b = w.bodies
+            update_emitters(b.x, b.y, b.z, b.yaw, w.emitters.local, w.emitters.world)
 
+    def sense(self) -> None:
         w = self.world
-        b = w.bodies
-        if self._needs_emitters and w.emitters.local.shape[1]:
-            leds.update_emitters(b.x, b.y, b.z, b.yaw, w.emitters.local, w.emitters.world)
+        for update, group, keys, out, state in self._sense_calls:
+            update(w, group, keys, out, state)
 
     def step(self) -> None:
         """One tick: control → actuate → physics, then sense the new state.
@@ -379,12 +271,12 @@ class Simulation:
         Readings therefore always describe the current world: after ``start()`` those of tick
         0, after k steps those of tick k — the ones the controllers will see next.
         """
-        self.start()
+        if not self._started:
+            self.start()
         self.control()
         self.actuate()
         self.physics()
         self.world.tick += 1
-        self.clock.tick = self.world.tick
         self.sense()
 
     def run(self, ticks: int) -> None:
@@ -392,7 +284,11 @@ class Simulation:
             self.step()
 
     # ------------------------------------------------------------------ access
-    def group(self, name: str) -> GroupRuntime:
+    @property
+    def tick(self) -> int:
+        return self.world.tick
+
+    def group(self, name: str) -> Group:
         for g in self.groups:
             if g.slice.name == name:
                 return g
@@ -402,5 +298,4 @@ class Simulation:
         return self.group(name).readings
 
     def commands(self, name: str) -> dict:
-        g = self.group(name)
-        return {"wheels": g.wheels_cmd, "leds": g.leds_cmd}
+        return self.group(name).commands

@@ -1,11 +1,17 @@
-"""Contacts of disk-shaped robots with static shapes, the arena bounds and each other.
+"""Contacts of robot bodies (discs and boxes) with static shapes, the arena bounds and each other.
 
 Position-based, like a 2-D dynamics engine at the tick level: overlaps are projected out over a
 few Jacobi iterations (a robot driving into a wall stops; one hitting it at an angle slides
 along it; robots push each other apart symmetrically). A final pass guarantees the invariant the
 rest of the simulator relies on — no interpenetration — by putting back, at their previous
-(valid) position, the robots that still overlap after the iterations: such a robot is blocked
-for this tick, as in ARGoS when a robot pushes against something it cannot move.
+(valid) pose, the robots that still overlap after the iterations: such a robot is blocked for
+this tick, as in ARGoS when a robot pushes against something it cannot move.
+
+Bodies are 3-D: a disc (vertical cylinder) or an oriented box, spanning z ∈ [z, z + height].
+Two bodies, or a body and a static shape (standing on the floor), only touch when their height
+ranges overlap — a drone passes over a wall lower than its base — while the arena bounds hold
+every body whatever its height. Corrections are translations only: a push never turns a box.
+The shape tests themselves live in ``geometry.overlap``.
 """
 
 from __future__ import annotations
@@ -17,110 +23,154 @@ from numba import njit
 
 from swarmstack.geometry.grid import build_grid, cell_xy
 from swarmstack.geometry.nearby import robots_near
+from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
+                                         disc_from_box, disc_from_static, heights_overlap)
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
 
 @njit(cache=True, error_model="numpy")
 def _static_push(px, py, r, boxes, cylinders, bounds):
-    """Correction (dx, dy) that moves a disk out of every static shape and inside the bounds."""
-    return _static_push_listed(px, py, r, boxes, np.arange(boxes.shape[0]), cylinders,
-                               np.arange(cylinders.shape[0]), bounds)
+    """Correction (dx, dy) (m) that moves an infinitely tall disk out of every static shape and
+    inside the bounds. Kept for callers written before bodies had heights; new code uses
+    ``geometry.overlap.clear_of_static``."""
+    # z = 0 and an infinite height overlap every floor-standing shape (heights are > 0)
+    return disc_from_static(px, py, r, 0.0, math.inf, boxes, range(boxes.shape[0]), cylinders,
+                            range(cylinders.shape[0]), bounds)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _static_push_listed(px, py, r, boxes, box_items, cylinders, cyl_items, bounds):
-    """As ``_static_push``, testing only the listed shapes (those near the disk's cell)."""
-    cx = 0.0
-    cy = 0.0
-    for k in box_items:
-        c = boxes[k, 6]
-        s = boxes[k, 7]
-        lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
-        ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
-        hx = boxes[k, 2]
-        hy = boxes[k, 3]
-        if abs(lx) <= hx and abs(ly) <= hy:
-            # centre inside: leave through the nearest face
-            ex = hx - abs(lx)
-            ey = hy - abs(ly)
-            if ex < ey:
-                mx = (ex + r) * (1.0 if lx >= 0 else -1.0)
-                my = 0.0
-            else:
-                mx = 0.0
-                my = (ey + r) * (1.0 if ly >= 0 else -1.0)
-        else:
-            qx = min(hx, max(-hx, lx))
-            qy = min(hy, max(-hy, ly))
-            ddx = lx - qx
-            ddy = ly - qy
-            d = math.sqrt(ddx * ddx + ddy * ddy)
-            if d >= r:
-                continue
-            mx = ddx / d * (r - d)
-            my = ddy / d * (r - d)
-        cx += c * mx - s * my
-        cy += s * mx + c * my
-    for k in cyl_items:
-        ddx = px - cylinders[k, 0]
-        ddy = py - cylinders[k, 1]
-        d = math.sqrt(ddx * ddx + ddy * ddy)
-        pen = cylinders[k, 2] + r - d
-        if pen > 0.0:
-            if d < 1e-12:
-                ddx, ddy, d = 1.0, 0.0, 1.0
-            cx += ddx / d * pen
-            cy += ddy / d * pen
-    # arena bounds are a hard limit even without walls
-    if px + cx - r < bounds[0]:
-        cx = bounds[0] + r - px
-    if px + cx + r > bounds[2]:
-        cx = bounds[2] - r - px
-    if py + cy - r < bounds[1]:
-        cy = bounds[1] + r - py
-    if py + cy + r > bounds[3]:
-        cy = bounds[3] - r - py
-    return cx, cy
+def _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, r_i, hx_i, hy_i, shape, radius, half_x, half_y,
+               extra):
+    """Push-out (mx, my) (m) of body i (orientation (c_i, s_i), its extents possibly shrunk by
+    the caller) from body j when at least one of them is a box, grown by ``extra``."""
+    if box_i:
+        if shape[j] == SHAPE_BOX:
+            c_j = math.cos(yaw[j])
+            s_j = math.sin(yaw[j])
+            # computed from the lower index's side and reversed for the other, so a pair's two
+            # pushes are exact opposites even when axes tie or centres coincide
+            if i < j:
+                return box_from_box(x[i], y[i], c_i, s_i, hx_i, hy_i, x[j], y[j], c_j, s_j,
+                                    half_x[j], half_y[j], extra, 1.0)
+            mx, my = box_from_box(x[j], y[j], c_j, s_j, half_x[j], half_y[j], x[i], y[i], c_i,
+                                  s_i, hx_i, hy_i, extra, 1.0)
+            return -mx, -my
+        return box_from_disc(x[i], y[i], c_i, s_i, hx_i, hy_i, x[j], y[j], radius[j], extra)
+    return disc_from_box(x[i], y[i], r_i, x[j], y[j], math.cos(yaw[j]), math.sin(yaw[j]),
+                         half_x[j], half_y[j], extra)
 
 
 @njit(cache=True, error_model="numpy")
-def _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start, order, max_r,
-              static, scratch):
-    """True when robot i overlaps a static shape, leaves the bounds or overlaps a robot."""
+def _disc_box_push(i, j, x, y, yaw, radius, half_x, half_y, extra):
+    """Push-out (mx, my) (m) of disc i from box j grown by ``extra``; a call of its own so the
+    all-disc loop stays as tight as it was."""
+    return disc_from_box(x[i], y[i], radius[i], x[j], y[j], math.cos(yaw[j]), math.sin(yaw[j]),
+                         half_x[j], half_y[j], extra)
+
+
+@njit(cache=True, error_model="numpy")
+def _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile,
+                    boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+                    cell_start, order, max_r, scratch):
+    """One Jacobi correction (cx, cy) (m) of box i: out of the listed static shapes at its
+    height, inside the bounds, and away from the bodies of its run at its height (sharing the
+    push with a mobile one, taking all of it from a still one)."""
+    c_i = math.cos(yaw[i])
+    s_i = math.sin(yaw[i])
+    sx, sy = box_from_static(x[i], y[i], c_i, s_i, half_x[i], half_y[i], z[i], height[i], boxes,
+                             box_items[box_start[c]:box_start[c + 1]], cylinders,
+                             cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
+    ax = 0.0
+    ay = 0.0
+    m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams, cell_start,
+                    order, scratch)
+    for q in range(m):
+        j = scratch[q]
+        if not heights_overlap(z[i], height[i], z[j], height[j]):
+            continue
+        share = 0.5 if mobile[j] else 1.0
+        mx, my = _pair_push(i, j, x, y, yaw, c_i, s_i, True, radius[i], half_x[i], half_y[i],
+                            shape, radius, half_x, half_y, TOLERANCE_M)
+        ax += share * mx
+        ay += share * my
+    return sx + ax, sy + ay
+
+
+@njit(cache=True, error_model="numpy")
+def _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes, cylinders,
+              bounds, gparams, cell_start, order, max_r, box_start, box_items, cyl_start,
+              cyl_items, scratch):
+    """True when body i, shrunk by a tolerance, overlaps a static shape at its height, leaves
+    the bounds or overlaps a body of its run at its height."""
     tol = 1e-4
     nx = int(gparams[3])
-    cx, cy = cell_xy(gparams, x[i], y[i])
-    c = cy * nx + cx
-    bs, bi, cs, ci = static
-    dx, dy = _static_push_listed(x[i], y[i], radius[i] - tol, boxes, bi[bs[c]:bs[c + 1]],
-                                 cylinders, ci[cs[c]:cs[c + 1]], bounds)
+    gx, gy = cell_xy(gparams, x[i], y[i])
+    c = gy * nx + gx
+    box_i = shape[i] == SHAPE_BOX
+    c_i = 1.0
+    s_i = 0.0
+    if box_i:
+        c_i = math.cos(yaw[i])
+        s_i = math.sin(yaw[i])
+    r_i = radius[i] - tol
+    hx_i = half_x[i] - tol
+    hy_i = half_y[i] - tol
+    b_items = box_items[box_start[c]:box_start[c + 1]]
+    c_items = cyl_items[cyl_start[c]:cyl_start[c + 1]]
+    if box_i:
+        dx, dy = box_from_static(x[i], y[i], c_i, s_i, hx_i, hy_i, z[i], height[i], boxes,
+                                 b_items, cylinders, c_items, bounds)
+    else:
+        dx, dy = disc_from_static(x[i], y[i], r_i, z[i], height[i], boxes, b_items, cylinders,
+                                  c_items, bounds)
     if dx != 0.0 or dy != 0.0:
         return True
-    m = robots_near(x[i], y[i], radius[i] - tol, run[i], i, x, y, radius, max_r, gparams,
-                    cell_start, order, scratch)
-    return m > 0
+    m = robots_near(x[i], y[i], r_i, run[i], i, x, y, radius, max_r, gparams, cell_start, order,
+                    scratch)
+    for q in range(m):
+        j = scratch[q]
+        if not heights_overlap(z[i], height[i], z[j], height[j]):
+            continue
+        if not box_i and shape[j] != SHAPE_BOX:
+            return True  # two discs: being a candidate is overlapping
+        mx, my = _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, r_i, hx_i, hy_i, shape, radius,
+                            half_x, half_y, 0.0)
+        if mx != 0.0 or my != 0.0:
+            return True
+    return False
 
 
 @njit(cache=True, error_model="numpy")
-def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds, gparams,
-            static, grid_start, grid_order, iterations):
-    """Project overlaps out of the new positions ``x, y`` (in place); see the module docstring.
+def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height,
+            run, n_runs, boxes, cylinders, bounds, gparams,
+            box_start, box_items, cyl_start, cyl_items,
+            grid_start, grid_order, iterations):
+    """Project overlaps out of the new poses ``x, y`` (in place); see the module docstring.
 
-    ``static`` is the world's static index (``geometry.static_index``) for ``gparams``;
-    ``grid_start``/``grid_order`` the robot grid of the previous positions. Robots that did not
-    move this tick (turning on the spot, stopped) hold their place: a moving robot that runs
-    into one takes the whole correction, two moving robots share it.
+    Bodies (float64[N] unless noted, m and rad): pose ``x, y, yaw`` after integration and
+    ``prev_x, prev_y, prev_yaw`` before it; ``shape`` int8[N] (``geometry.overlap.SHAPE_DISC``
+    or ``SHAPE_BOX``); ``radius`` a disc's radius or a box's bounding-circle radius;
+    ``half_x, half_y`` half extents in the body frame (a disc's radius twice); ``z`` the base
+    above the floor and ``height``; ``run`` int64[N] the run of each body, ``n_runs`` of them.
 
-    Returns ``(blocked, cell_start, order)``: how many robots were put back to their previous
-    position this tick, and the robot grid of the final positions (reusable by the caller).
+    ``box_start, box_items, cyl_start, cyl_items`` is the world's static index
+    (``geometry.static_index``) for the grid ``gparams``, built with a margin no smaller than
+    any body's ``radius``; ``grid_start``/``grid_order`` the robot grid of the previous poses.
+    Bodies that did not move this tick (stopped, or a disc turning on the spot) hold their
+    place: a moving body that runs into one takes the whole correction, two moving bodies share
+    it. A box that turned counts as moving.
+
+    Returns ``(blocked, cell_start, order)``: how many bodies were put back to their previous
+    pose this tick, and the robot grid of the final positions (reusable by the caller).
     """
-    bs, bi, cs, ci = static
     n = x.shape[0]
     mobile = np.empty(n, dtype=np.bool_)
     any_mobile = False
     for i in range(n):
         mobile[i] = x[i] != prev_x[i] or y[i] != prev_y[i]
+        if not mobile[i] and shape[i] == SHAPE_BOX:
+            mobile[i] = yaw[i] != prev_yaw[i]  # a box turning on the spot sweeps new ground
         any_mobile |= mobile[i]
     if not any_mobile:  # nothing moved: the previous (valid) state and its grid still stand
         return 0, grid_start, grid_order
@@ -140,16 +190,34 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
         for i in range(n):
             if not mobile[i]:
                 continue
-            cx, cy = cell_xy(gparams, x[i], y[i])
-            c = cy * nx + cx
-            sx, sy = _static_push_listed(x[i], y[i], radius[i], boxes, bi[bs[c]:bs[c + 1]],
-                                         cylinders, ci[cs[c]:cs[c + 1]], bounds)
+            gx, gy = cell_xy(gparams, x[i], y[i])
+            c = gy * nx + gx
+            if shape[i] == SHAPE_BOX:
+                cx, cy = _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y,
+                                         height, run, mobile, boxes, cylinders, bounds, gparams,
+                                         box_start, box_items, cyl_start, cyl_items, cell_start,
+                                         order, max_r, scratch)
+                corr_x[i] = cx
+                corr_y[i] = cy
+                if cx != 0.0 or cy != 0.0:
+                    moved = True
+                continue
+            # a disc: the hot path of large swarms, kept free of box arithmetic
+            z_i = z[i]
+            h_i = height[i]
+            sx, sy = disc_from_static(x[i], y[i], radius[i], z_i, h_i, boxes,
+                                      box_items[box_start[c]:box_start[c + 1]], cylinders,
+                                      cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
             ax = 0.0
             ay = 0.0
             m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams,
                             cell_start, order, scratch)
             for q in range(m):
                 j = scratch[q]
+                if not heights_overlap(z_i, h_i, z[j], height[j]):
+                    continue  # one passes above the other
+                share = 0.5 if mobile[j] else 1.0
+                # two discs (the candidate query already tested their overlap)
                 ddx = x[i] - x[j]
                 ddy = y[i] - y[j]
                 rr = radius[i] + radius[j]
@@ -160,7 +228,6 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
                     ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
                     if i > j:
                         ddx, ddy = -ddx, -ddy
-                share = 0.5 if mobile[j] else 1.0
                 push = share * (rr - d + TOLERANCE_M)
                 ax += ddx / d * push
                 ay += ddy / d * push
@@ -185,10 +252,13 @@ def resolve(x, y, prev_x, prev_y, radius, run, n_runs, boxes, cylinders, bounds,
         for i in range(n):
             if reverted[i] or not mobile[i]:
                 continue
-            if _overlaps(i, x, y, radius, run, boxes, cylinders, bounds, gparams, cell_start,
-                         order, max_r, static, scratch):
+            if _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes,
+                         cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                         box_items, cyl_start, cyl_items, scratch):
                 x[i] = prev_x[i]
                 y[i] = prev_y[i]
+                if shape[i] == SHAPE_BOX:
+                    yaw[i] = prev_yaw[i]  # a turn into a wall is undone too
                 reverted[i] = True
                 blocked += 1
                 changed = True

@@ -1,5 +1,7 @@
-"""Robot types: one module each, holding geometry, devices and their parameters."""
+"""Robot types: one module each (geometry, devices and their parameters, wiring), registered
+under the name experiment files use. See :mod:`swarmstack.robots.base` for the contract."""
 
-from swarmstack.robots import epuck2
+from swarmstack.robots import epuck2  # noqa: F401  (registers "epuck2")
+from swarmstack.robots.base import ROBOT_TYPES, RobotType, get, register
 
-ROBOT_TYPES = {"epuck2": epuck2}
+__all__ = ["ROBOT_TYPES", "RobotType", "get", "register"]

@@ -9,8 +9,17 @@ clockwise, converted here.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
+
+from swarmstack.actuators.leds import Leds
+from swarmstack.actuators.wheels import Wheels
+from swarmstack.physics.diffdrive import DiffDrive
+from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
+                                    HostFn, RadioSpec, RobotType, register)
+from swarmstack.robots.options import (BatteryOptions, CameraOptions, NoiseOptions,
+                                       WheelsOptions)
 
 # --- body and drive (§3, plug-in entity) ---------------------------------------------------
 RADIUS_M = 0.035            # 7 cm diameter
@@ -106,15 +115,10 @@ def led_channel_mask() -> np.ndarray:
     return mask
 
 
-# --- wiring -------------------------------------------------------------------------------
-def body():
-    """Shape and drive of the robot, for the world builder and physics."""
-    return dict(radius=RADIUS_M, height=HEIGHT_M, axle=AXLE_M, max_speed=MAX_WHEEL_SPEED_M_S,
-                n_leds=N_LEDS)
-
-
+# --- devices ----------------------------------------------------------------------------
 # Each factory returns the device with the E-Puck2's published parameters; keyword arguments
-# override any of them (noise, a different range for a what-if study, …).
+# override any of them (noise, a different range for a what-if study, …). Sensor modules are
+# imported only when a device is enabled: unused kernels cost no start-up time.
 def proximity_device(**kw):
     from swarmstack.sensors import ranging
     from swarmstack.sensors.proximity import Proximity
@@ -160,36 +164,88 @@ def camera_device(**kw):
                             position_m=CAMERA_POSITION_M), **kw})
 
 
-def devices(sensors, base_dir=None) -> dict:
-    """The enabled sensor devices, keyed by their name in the experiment file.
+def battery_device(options: BatteryOptions, base_dir: Path | None = None):
+    """One of the four published discharge models; a relative ``data_file`` is taken from
+    ``base_dir`` (the experiment's folder)."""
+    from swarmstack import power
+    from swarmstack.sensors.battery import Battery
 
-    Sensor modules are imported only when enabled: unused kernels cost no start-up time.
-    Relative data-file paths are taken relative to ``base_dir`` (the experiment's folder).
-    """
-    out = {}
-    noisy = {"proximity": proximity_device, "light": light_device, "ground": ground_device,
-             "tof": tof_device, "encoders": encoders_device}
-    for name, make in noisy.items():
-        cfg = getattr(sensors, name)
-        if cfg.enabled:
-            out[name] = make(noise=cfg.noise, noise_level=cfg.level)
-    if sensors.camera.enabled:
-        cam = sensors.camera
-        out["camera"] = camera_device(max_blobs=cam.max_blobs, noise=cam.noise,
-                                      noise_level=cam.level)
-    if sensors.battery.enabled:
-        from swarmstack.sensors.battery import Battery
-
-        out["battery"] = Battery.for_epuck2(sensors.battery, base_dir)
-    return out
+    path = options.data_file
+    if path is not None and base_dir is not None:
+        path = Path(base_dir) / path
+    return Battery(power.epuck2_battery(options.model, path=path,
+                                        start_charge=options.start_charge,
+                                        interpolation=options.interpolation))
 
 
-_EMITTER_OWNER = led_emitters()[1]
-_CHANNEL_MASK = led_channel_mask()
+def _noisy(factory):
+    return lambda o, base_dir=None: factory(noise=o.noise, noise_level=o.level)
 
 
-def apply_leds(world, group, leds_cmd) -> None:
-    """Commanded logical LED colours → this group's emitter slots."""
-    from swarmstack.actuators.leds import apply_led_commands
+DEVICES = {
+    "proximity": DeviceSpec("proximity", NoiseOptions, _noisy(proximity_device),
+                            "8 IR proximity sensors, int32[8] 0–4095 (Eq. 1)"),
+    "light": DeviceSpec("light", NoiseOptions, _noisy(light_device),
+                        "the same 8 IR devices as ambient-light sensors, int32[8] 4095 dark – 0"),
+    "ground": DeviceSpec("ground", NoiseOptions, _noisy(ground_device),
+                         "3 ground sensors, int32[3] 0 black – 1023 white"),
+    "tof": DeviceSpec("tof", NoiseOptions, _noisy(tof_device),
+                      "VL53L0X time-of-flight, tof_mm 20–2000"),
+    "encoders": DeviceSpec("encoders", NoiseOptions, _noisy(encoders_device),
+                           "wheel encoders, int32[2] steps (1000 per revolution), wrapping int16"),
+    "camera": DeviceSpec("camera", CameraOptions,
+                         lambda o, base_dir=None: camera_device(max_blobs=o.max_blobs,
+                                                                noise=o.noise,
+                                                                noise_level=o.level),
+                         "160 × 120 colour-blob camera, float64[B, 5]"),
+    "battery": DeviceSpec("battery", BatteryOptions, battery_device,
+                          "LiPo 1800 mAh, charge 0–1 (four discharge models)"),
+}
 
-    apply_led_commands(leds_cmd, _EMITTER_OWNER, _CHANNEL_MASK, world.emitters.rgb, group.start)
+
+# --- host API: what a controller calls, in Python, Buzz and Lua alike ---------------------------
+def set_wheels(robot, left_m_s: float, right_m_s: float) -> None:
+    """Wheel speeds in m/s (clamped to ±0.154 m/s by the actuator)."""
+    w = robot.commands["wheels"]
+    w[0] = left_m_s
+    w[1] = right_m_s
+
+
+def set_led(robot, index: int, rgb) -> None:
+    """LED ``index`` (0-based: 0–7 ring clockwise from the front, 8 front, 9 body) to ``(r, g,
+    b)`` bytes; channels an LED lacks are ignored."""
+    robot.commands["leds"][index] = rgb
+
+
+def set_leds(robot, rgb) -> None:
+    """All LEDs to one colour."""
+    robot.commands["leds"][:] = rgb
+
+
+def _emitter_layout() -> EmitterLayout:
+    positions, owner = led_emitters()
+    return EmitterLayout(positions, owner, led_channel_mask(), LED_LIGHT_INTENSITY)
+
+
+EPUCK2 = register(RobotType(
+    name="epuck2",
+    body=Body.disc(RADIUS_M, HEIGHT_M, MASS_KG),
+    dynamics=DiffDrive(AXLE_M),
+    commands=(
+        Command("wheels", np.float64, (2,), 0.0, "m/s", "left, right wheel speed"),
+        Command("leds", np.uint8, (N_LEDS, 3), 0, "rgb bytes", "colour of each logical LED"),
+    ),
+    actuators=(
+        ActuatorSpec("wheels", lambda o: Wheels(MAX_WHEEL_SPEED_M_S, o.noise, o.level),
+                     WheelsOptions),
+        ActuatorSpec("leds", lambda o: Leds(_emitter_layout().owner, led_channel_mask()),
+                     needs_emitters=True),
+    ),
+    devices=DEVICES,
+    emitters=_emitter_layout(),
+    radio=RadioSpec(RAB_RANGE_M, RAB_PAYLOAD_BYTES, RAB_ELEVATION_M),
+    host_api=(HostFn("set_wheels", set_wheels, set_wheels.__doc__),
+              HostFn("set_led", set_led, set_led.__doc__),
+              HostFn("set_leds", set_leds, set_leds.__doc__)),
+    doc="GCtronic E-Puck2 (Stolfi & Danoy, RAS 164, 2023)",
+))

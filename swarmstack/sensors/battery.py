@@ -8,7 +8,6 @@ charge in its readings array. Tick 0 leaves the charge untouched (the plug-in's 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -20,17 +19,6 @@ class Battery:
     model: power.BatteryModel
     name: str = "battery"
     scalar: bool = True
-
-    @staticmethod
-    def for_epuck2(cfg, base_dir=None) -> "Battery":
-        """From a ``BatteryCfg`` (model, start_charge, interpolation, optional data file whose
-        relative path is taken from ``base_dir``)."""
-        path = cfg.data_file
-        if path is not None and base_dir is not None:
-            path = Path(base_dir) / path
-        return Battery(power.epuck2_battery(cfg.model, path=path,
-                                            start_charge=cfg.start_charge,
-                                            interpolation=cfg.interpolation))
 
     def allocate(self, n: int) -> np.ndarray:
         return power.initial_charge(n, self.model)

@@ -1,8 +1,8 @@
 """Simulated wheel encoders (E-Puck2 stepper motors): wheel travel → signed 16-bit step counts.
 
 The real robot counts motor steps, 1000 per wheel revolution, in two 16-bit registers (paper
-§3.5). Each tick the wheel speeds applied during the last physics step (``world.wheel_speed``,
-m/s, left/right) advance a floating-point accumulator by ``steps_per_m · v · dt`` (plus
+§3.5). Each tick the wheel speeds applied during the last physics step (the group's drive
+state ``wheel_speed``, m/s, left/right) advance a floating-point accumulator by ``steps_per_m · v · dt`` (plus
 ``U(−η, η) · 32767`` when noisy). The fraction is kept, so partial steps add up (two 0.18° turns
 make exactly one step); the accumulator wraps like the register (≥ 32768 → −65536,
 < −32768 → +65536) and the reading is ``floor(acc)`` in −32768 … 32767.
@@ -28,18 +28,19 @@ _SNAP = 1e-9
 
 
 @njit(cache=True, error_model="numpy")
-def encoder_kernel(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
-    """Advance accumulators ``acc`` float64[stop − start, 2] and write ``out`` int[.., 2]."""
-    for i in range(start, stop):
+def encoder_kernel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
+    """Advance accumulators ``acc`` float64[n, 2] from ``wheel_speed`` float64[n, 2] (m/s) and
+    write ``out`` int[n, 2]."""
+    for i in range(wheel_speed.shape[0]):
         for w in range(2):
-            a = acc[i - start, w] + steps_per_m * wheel_speed[i, w] * dt
-            a += draw(kind, level, keys[i - start], tick, w) * NOISE_SCALE
+            a = acc[i, w] + steps_per_m * wheel_speed[i, w] * dt
+            a += draw(kind, level, keys[i], tick, w) * NOISE_SCALE
             while a >= REGISTER_HALF:
                 a -= REGISTER_SPAN
             while a < -REGISTER_HALF:
                 a += REGISTER_SPAN
-            acc[i - start, w] = a
-            out[i - start, w] = min(32767, int(math.floor(a + _SNAP)))
+            acc[i, w] = a
+            out[i, w] = min(32767, int(math.floor(a + _SNAP)))
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,6 @@ class Encoders:
         out[rows] = 0
 
     def update(self, world, group, keys, out, state) -> None:
-        encoder_kernel(group.start, group.stop, world.wheel_speed, world.dt, self.steps_per_m,
+        encoder_kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
                        NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
                        world.tick, state, out)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.physics.contacts import _static_push
+from swarmstack.geometry.overlap import SHAPE_DISC, clear_of_static
 
 MAX_ATTEMPTS = 2000
 
@@ -52,9 +52,9 @@ class Occupancy:
 
 
 def _clear_of_static(x, y, r, gap, arena) -> bool:
-    dx, dy = _static_push(x, y, r + gap, arena.boxes, arena.cylinders,
-                          np.asarray(arena.bounds, dtype=np.float64))
-    return dx == 0.0 and dy == 0.0
+    # bodies are placed on the floor by their (bounding) disc, which every static shape reaches
+    return clear_of_static(x, y, 0.0, SHAPE_DISC, r, r, r, 0.0, math.inf, gap, arena.boxes,
+                           arena.cylinders, np.asarray(arena.bounds, dtype=np.float64))
 
 
 def place_group(index: int, name: str, n: int, radius: float, placement, arena, occupancy,

@@ -4,6 +4,9 @@ Layout is *group-major*: all robots of group 0 (run 0 robots, then run 1 robots,
 1, and so on. A group is therefore one contiguous slice, which lets a sensor or a batched
 controller work on ``array[group.start:group.stop]`` with no gather, while ``run`` and
 ``robot_id`` tell which run a robot belongs to and its id inside that run.
+
+Poses are one float64[6, N] block (rows x, y, z, roll, pitch, yaw) so that remembering every
+pose before a tick is one copy; ``bodies.x`` etc. are contiguous views of its rows.
 """
 
 from __future__ import annotations
@@ -12,43 +15,60 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from swarmstack.geometry.grid import build_grid, grid_params
-from swarmstack.geometry.static_index import build_static_index
-from swarmstack.world.arena import Arena
+from swarmstack.geometry.grid import build_grid
+from swarmstack.geometry.overlap import SHAPE_BOX, SHAPE_DISC
+from swarmstack.world.scene import GRID_CELL_M, GroupSlice, Scene  # noqa: F401  (re-exported)
 
-GRID_CELL_M = 0.18  # ≥ a proximity ray's reach from a robot centre plus half a cell: 3×3 queries
+POSE_ROWS = ("x", "y", "z", "roll", "pitch", "yaw")
 
 
-@dataclass
 class Bodies:
-    """Pose and shape of every robot (float64 unless noted; metres and radians)."""
+    """Pose, shape and velocity of every robot (float64 unless noted; metres and radians).
 
-    run: np.ndarray        # int64[N] run index inside the batch
-    robot_id: np.ndarray   # int64[N] id inside its run (unique across groups)
-    x: np.ndarray
-    y: np.ndarray
-    z: np.ndarray          # height of the body's base above the floor
-    yaw: np.ndarray        # CCW from +x, in (−π, π]
-    radius: np.ndarray
-    height: np.ndarray
-    prev_x: np.ndarray = field(default=None)
-    prev_y: np.ndarray = field(default=None)
-    prev_yaw: np.ndarray = field(default=None)
+    ``run`` int64[N] run index inside the batch · ``robot_id`` int64[N] id inside its run ·
+    ``x, y`` centre · ``z`` height of the body's base above the floor · ``roll, pitch, yaw``
+    (yaw CCW from +x in (−π, π]) · ``shape`` int8[N] (``SHAPE_DISC`` or ``SHAPE_BOX``) ·
+    ``radius`` disc radius or a box's bounding radius · ``half_x, half_y`` half extents in the
+    body frame · ``height``. ``prev_*`` hold the pose before the last physics step.
+    """
 
-    def __post_init__(self):
-        if self.prev_x is None:
-            self.prev_x = self.x.copy()
-            self.prev_y = self.y.copy()
-            self.prev_yaw = self.yaw.copy()
+    def __init__(self, run, robot_id, x, y, z, yaw, radius, height, shape=None, half_x=None,
+                 half_y=None):
+        n = int(np.shape(x)[0])
+        self.run = np.asarray(run, dtype=np.int64)
+        self.robot_id = np.asarray(robot_id, dtype=np.int64)
+        self.pose = np.zeros((len(POSE_ROWS), n))
+        for row, values in zip((0, 1, 2, 5), (x, y, z, yaw)):
+            self.pose[row] = values
+        self.prev_pose = self.pose.copy()
+        self.radius = np.ascontiguousarray(radius, dtype=np.float64)
+        self.height = np.ascontiguousarray(height, dtype=np.float64)
+        self.shape = (np.full(n, SHAPE_DISC, dtype=np.int8) if shape is None
+                      else np.ascontiguousarray(shape, dtype=np.int8))
+        self.half_x = self.radius.copy() if half_x is None else np.ascontiguousarray(half_x, float)
+        self.half_y = self.radius.copy() if half_y is None else np.ascontiguousarray(half_y, float)
+        self._bind_views()
+
+    def _bind_views(self) -> None:
+        for k, name in enumerate(POSE_ROWS):
+            setattr(self, name, self.pose[k])
+            setattr(self, f"prev_{name}", self.prev_pose[k])
 
     @property
     def n(self) -> int:
-        return int(self.x.shape[0])
+        return int(self.pose.shape[1])
+
+    @property
+    def is_box(self) -> np.ndarray:
+        return self.shape == SHAPE_BOX
 
     def remember_pose(self) -> None:
-        np.copyto(self.prev_x, self.x)
-        np.copyto(self.prev_y, self.y)
-        np.copyto(self.prev_yaw, self.yaw)
+        np.copyto(self.prev_pose, self.pose)
+
+    def velocity(self, dt: float) -> np.ndarray:
+        """float64[3, N]: linear velocity (m/s, world frame) over the last tick, contacts
+        included — the displacement of the last physics step divided by ``dt``."""
+        return (self.pose[:3] - self.prev_pose[:3]) / dt
 
 
 @dataclass
@@ -68,68 +88,60 @@ class Emitters:
     count: np.ndarray  # int64[N] slots in use per robot
 
 
-@dataclass(frozen=True)
-class GroupSlice:
-    """Where a robot group lives in the arrays."""
-
-    name: str
-    robot_type: str
-    start: int
-    stop: int
-    per_run: int
-    id_offset: int  # robot ids of this group inside a run are id_offset … id_offset + per_run − 1
-
-    @property
-    def slice(self) -> slice:
-        return slice(self.start, self.stop)
-
-    @property
-    def n(self) -> int:
-        return self.stop - self.start
-
-
 @dataclass
 class World:
-    """Everything that changes during a batch of runs, plus the static arena."""
+    """Everything that changes during a batch of runs, on top of its static :class:`Scene`.
 
-    arena: Arena
+    ``drive[g]`` is group ``g``'s drive state (named arrays its dynamics made: e.g. the wheel
+    speeds applied in the last step). ``tick`` is the one tick counter of the simulation.
+    Scene fields (``arena``, ``grid``, ``static``, ``bounds``, ``dt`` …) read through.
+    """
+
+    scene: Scene
     bodies: Bodies
     emitters: Emitters
-    groups: list[GroupSlice]
-    n_runs: int
-    dt: float
+    drive: list = field(default_factory=list)
     tick: int = 0
-    grid: np.ndarray = field(default=None)        # grid params (see geometry.grid)
     cell_start: np.ndarray = field(default=None)
     order: np.ndarray = field(default=None)
-    bounds: np.ndarray = field(default=None)      # float64[4] arena bounds for kernels
-    wheel_speed: np.ndarray = field(default=None)  # float64[N, 2] (left, right) m/s applied last step
-    static: tuple = field(default=None)           # static shapes near each grid cell (CSR)
 
     def __post_init__(self):
-        self.bounds = np.array(self.arena.bounds, dtype=np.float64)
-        if self.wheel_speed is None:
-            self.wheel_speed = np.zeros((self.bodies.n, 2))
-        if self.grid is None:
-            # cells at least a robot diameter wide (an invariant the kernels rely on) and about
-            # the reach of short-range sensors keep most queries to a 3×3 block
-            r = float(self.bodies.radius.max()) if self.bodies.n else 0.05
-            self.grid = grid_params(self.arena.bounds, max(2.0 * r, GRID_CELL_M))
-        # queries reaching at most one cell from a point use the per-cell static lists
-        self.static = build_static_index(self.grid, self.arena.boxes, self.arena.cylinders,
-                                         margin=float(self.grid[2]))
-        self.refresh_grid()
+        if self.cell_start is None:
+            self.refresh_grid()
 
-    @property
-    def max_radius(self) -> float:
-        return float(self.bodies.radius.max()) if self.bodies.n else 0.0
+    # scene read-through (kernels take plain arrays; these keep call sites short)
+    arena = property(lambda self: self.scene.arena)
+    grid = property(lambda self: self.scene.grid)
+    static = property(lambda self: self.scene.static)
+    bounds = property(lambda self: self.scene.bounds)
+    groups = property(lambda self: self.scene.groups)
+    n_runs = property(lambda self: self.scene.n_runs)
+    dt = property(lambda self: self.scene.dt)
+    max_radius = property(lambda self: self.scene.max_radius)
 
     def refresh_grid(self) -> None:
         b = self.bodies
-        self.cell_start, self.order = build_grid(self.grid, b.x, b.y, b.run, self.n_runs)
+        self.cell_start, self.order = build_grid(self.scene.grid, b.x, b.y, b.run,
+                                                 self.scene.n_runs)
 
     def group(self, name: str) -> GroupSlice:
-        for g in self.groups:
-            if g.name == name:
-                return g
-        raise KeyError(name)
+        return self.scene.group(name)
+
+    def snapshot(self) -> dict:
+        """Copies of every dynamic array (poses, drive states, emitter colours, tick)."""
+        return {"pose": self.bodies.pose.copy(), "prev_pose": self.bodies.prev_pose.copy(),
+                "rgb": self.emitters.rgb.copy(), "emit": self.emitters.world.copy(),
+                "drive": [{k: v.copy() for k, v in d.items()} for d in self.drive],
+                "tick": self.tick}
+
+    def restore(self, snap: dict) -> None:
+        """Back to a :meth:`snapshot`, in place (views on these arrays stay valid)."""
+        np.copyto(self.bodies.pose, snap["pose"])
+        np.copyto(self.bodies.prev_pose, snap["prev_pose"])
+        np.copyto(self.emitters.rgb, snap["rgb"])
+        np.copyto(self.emitters.world, snap["emit"])
+        for d, saved in zip(self.drive, snap["drive"]):
+            for k, v in saved.items():
+                np.copyto(d[k], v)
+        self.tick = snap["tick"]
+        self.refresh_grid()

@@ -75,3 +75,28 @@ class RandomWheelsLeds(BatchedController):
         group.wheels[:] = (group.uniform(2) * 2.0 - 1.0) * 0.12
         colour = (group.uniform(3) * 255).astype("uint8")
         group.leds[:] = colour[:, None, :]
+
+
+class Drive(Controller):
+    """Per-robot: hold the body-frame velocity given by params (hoverbox host API)."""
+
+    def init(self, robot, params):
+        self.v = [float(c) for c in params.get("velocity", (0.1, 0.0, 0.0, 0.0))]
+
+    def step(self, robot):
+        robot.set_velocity(*self.v)
+
+
+class ParamSpeed(Controller):
+    """Per-robot E-Puck2: drive straight at params['speed'] (differs by run in a batch)."""
+
+    def init(self, robot, params):
+        self.speed = float(params["speed"])
+
+    def step(self, robot):
+        robot.set_wheels(self.speed, self.speed)
+
+
+class ParamSpeedBatched(BatchedController):
+    def step(self, group):
+        group.wheels[:] = group.param("speed")[:, None]

@@ -7,7 +7,8 @@ import numpy as np
 from swarmstack.actuators.leds import update_emitters
 from swarmstack.robots import epuck2
 from swarmstack.world.rng import robot_stream_keys
-from swarmstack.world.state import Bodies, Emitters, GroupSlice, World
+from swarmstack.world.scene import GroupSlice, Scene
+from swarmstack.world.state import Bodies, Emitters, World
 
 
 def build_world(arena, poses_per_run, dt: float = 0.1, seed: int = 0, group: str = "epuck2"):
@@ -37,8 +38,9 @@ def build_world(arena, poses_per_run, dt: float = 0.1, seed: int = 0, group: str
                   np.zeros((n, e, 3), dtype=np.uint8), np.full((n, e), epuck2.LED_LIGHT_INTENSITY),
                   np.full(n, e, dtype=np.int64))
     per_run = max((len(p) for p in poses_per_run), default=0)
-    world = World(arena, bodies, em, [GroupSlice(group, "epuck2", 0, n, per_run, 0)],
-                  len(poses_per_run), dt)
+    scene = Scene.create(arena, [GroupSlice(group, "epuck2", 0, n, per_run, 0)],
+                         len(poses_per_run), dt, epuck2.RADIUS_M)
+    world = World(scene, bodies, em, drive=[epuck2.EPUCK2.dynamics.make_state(n)])
     place_emitters(world)
     return world, np.concatenate(keys) if keys else np.zeros((0, 10), dtype=np.uint64)
 

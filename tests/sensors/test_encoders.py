@@ -13,7 +13,7 @@ def setup(n=1):
 
 
 def tick(world, keys, dev, g, out, state, speeds):
-    world.wheel_speed[:] = speeds
+    world.drive[0]["wheel_speed"][:] = speeds
     dev.update(world, g, keys, out, state)
     world.tick += 1
 
@@ -72,7 +72,7 @@ def test_noise_bounded_and_reproducible():
     noisy = epuck2.encoders_device(noise="uniform", noise_level=1e-4)
     s1, s2 = noisy.make_state(1), noisy.make_state(1)
     o1, o2 = noisy.allocate(1), noisy.allocate(1)
-    world.wheel_speed[:] = 0.0
+    world.drive[0]["wheel_speed"][:] = 0.0
     noisy.update(world, g, keys, o1, s1)
     noisy.update(world, g, keys, o2, s2)
     assert np.array_equal(s1, s2)

@@ -1,0 +1,236 @@
+"""Turn a validated experiment into a static scene, a dynamic world and robot groups.
+
+Everything the tick needs is made here, once: the arena (``Scene``), the placement of every
+robot of every run, the struct-of-arrays world (``World``), and per group its robot type's
+devices, command arrays, actuators, drive state and random-stream keys. ``simulation`` then only
+steps what was built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from swarmstack.experiments.config import ConfigError, ExperimentCfg, WallsCfg
+from swarmstack.geometry.overlap import SHAPE_BOX, SHAPE_DISC
+from swarmstack.robots import base as robot_types
+from swarmstack.robots.base import RobotType
+from swarmstack.world.arena import Arena, box_row, wall_boxes
+from swarmstack.world.floor import Floor
+from swarmstack.world.placement import Occupancy, PlacementError, place_group
+from swarmstack.world.rng import robot_stream_keys, run_generator
+from swarmstack.world.scene import GroupSlice, Scene
+from swarmstack.world.state import Bodies, Emitters, World
+
+
+@dataclass
+class Group:
+    """A robot group at run time: its type, devices, readings, commands, actuators, streams.
+
+    Arrays have the group's robots (all runs of the batch) on axis 0. ``params[r]`` are the
+    controller parameters of run ``r``.
+    """
+
+    cfg: Any
+    slice: GroupSlice
+    robot_type: RobotType
+    devices: dict
+    readings: dict
+    states: dict
+    commands: dict
+    actuators: list
+    keys: np.ndarray               # uint64[n, n_streams]
+    params: list = field(default_factory=list)
+    controllers: list = field(default_factory=list)
+    views: list = field(default_factory=list)
+    batched: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.slice.name
+
+    @property
+    def drive_index(self) -> int:
+        return self.slice.index
+
+
+def build_arena(cfg: ExperimentCfg, base_dir: Path, source: str) -> Arena:
+    bounds = cfg.arena.bounds
+    boxes = [box_row(b.center, b.size, b.yaw) for b in cfg.boxes]
+    walls = cfg.arena.walls
+    if walls:
+        w = WallsCfg() if isinstance(walls, bool) else walls
+        boxes = list(wall_boxes(bounds, w.thickness, w.height)) + boxes
+    cyl = [(c.center[0], c.center[1], c.radius, c.height) for c in cfg.cylinders]
+    lights = [(l.position[0], l.position[1], l.position[2], l.intensity) for l in cfg.lights]
+    rgb = [l.color for l in cfg.lights]
+    return Arena(bounds=bounds,
+                 boxes=np.array(boxes, dtype=np.float64).reshape(-1, 6),
+                 cylinders=np.array(cyl, dtype=np.float64).reshape(-1, 4),
+                 lights=np.array(lights, dtype=np.float64).reshape(-1, 4),
+                 light_rgb=np.array(rgb, dtype=np.uint8).reshape(-1, 3),
+                 floor=build_floor(cfg, base_dir, source))
+
+
+def build_floor(cfg: ExperimentCfg, base_dir: Path, source: str) -> Floor:
+    f = cfg.floor
+    if f.image is not None:
+        path = (base_dir / f.image)
+        if not path.is_file():
+            raise ConfigError([f"{source}: floor.image: file {str(path)!r} does not exist"])
+        try:
+            return Floor.from_image(path)
+        except Exception as exc:
+            raise ConfigError([f"{source}: floor.image: cannot read {str(path)!r} as an image "
+                               f"({exc})"]) from None
+    if f.regions:
+        regions = []
+        for r in f.regions:
+            shape = {k: getattr(r, k) for k in ("rect", "circle", "ring") if getattr(r, k)}
+            regions.append({"rgb": r.color, **shape})
+        return Floor.painted(cfg.arena.bounds, f.background, regions, f.resolution)
+    if f.grey is not None:
+        return Floor.uniform_grey(f.grey)
+    return Floor(np.full((1, 1, 3), f.background, dtype=np.uint8))
+
+
+def robot_types_of(cfg: ExperimentCfg) -> list[RobotType]:
+    return [robot_types.get(g.type) for g in cfg.robots]
+
+
+def layout(cfg: ExperimentCfg, runs: int) -> list[GroupSlice]:
+    """Group-major slices: group g holds its robots of run 0, then run 1, …"""
+    slices, start, id_offset = [], 0, 0
+    for gi, g in enumerate(cfg.robots):
+        stop = start + g.n * runs
+        slices.append(GroupSlice(g.name, g.type, start, stop, g.n, id_offset, gi))
+        start, id_offset = stop, id_offset + g.n
+    return slices
+
+
+def place(cfg: ExperimentCfg, arena: Arena, types: list[RobotType], seed: int, runs: int,
+          source: str) -> np.ndarray:
+    """Initial poses float64[N, 3] (x, y, yaw), group-major; each run draws from its own
+    stream, groups in order, and no two bodies overlap."""
+    per_run = [[None] * len(cfg.robots) for _ in range(runs)]
+    # occupancy cells wide enough that two cells cover any pair of touching bodies
+    occ_cell = max(0.1, 2.0 * max(t.body.radius_m for t in types))
+    for r in range(runs):
+        rng = run_generator(seed, r)
+        occ = Occupancy.empty(occ_cell)
+        for gi, g in enumerate(cfg.robots):
+            try:
+                # boxes are placed by their bounding circle: conservative, any yaw fits
+                per_run[r][gi] = place_group(gi, g.name, g.n, types[gi].body.radius_m,
+                                             g.placement, arena, occ, rng)
+            except PlacementError as exc:
+                raise ConfigError([f"{source}: robots[{gi}].placement: {exc}"]) from None
+    return np.concatenate([per_run[r][gi] for gi in range(len(cfg.robots))
+                           for r in range(runs)]).reshape(-1, 3)
+
+
+def stream_keys(cfg: ExperimentCfg, slices: list[GroupSlice], seed: int, runs: int):
+    """Per group uint64[n, streams]: robot i of run r draws from run r's spawned children."""
+    n_run = sum(g.n for g in cfg.robots)
+    run_keys = [robot_stream_keys(seed, r, n_run) for r in range(runs)]
+    return [np.concatenate([run_keys[r][sl.id_offset:sl.id_offset + sl.per_run]
+                            for r in range(runs)]) for sl in slices]
+
+
+def make_bodies(slices, types: list[RobotType], poses: np.ndarray, runs: int) -> Bodies:
+    cols = {k: [] for k in ("run", "id", "shape", "radius", "half_x", "half_y", "height")}
+    for sl, rt in zip(slices, types):
+        b = rt.body
+        n = sl.n
+        cols["run"].append(np.repeat(np.arange(runs), sl.per_run))
+        cols["id"].append(np.tile(sl.id_offset + np.arange(sl.per_run), runs))
+        cols["shape"].append(np.full(n, SHAPE_BOX if b.shape == "box" else SHAPE_DISC))
+        cols["radius"].append(np.full(n, b.radius_m))
+        cols["half_x"].append(np.full(n, b.half_x))
+        cols["half_y"].append(np.full(n, b.half_y))
+        cols["height"].append(np.full(n, b.height_m))
+    cat = {k: np.concatenate(v) if v else np.zeros(0) for k, v in cols.items()}
+    n = poses.shape[0]
+    return Bodies(cat["run"], cat["id"], poses[:, 0], poses[:, 1], np.zeros(n), poses[:, 2],
+                  cat["radius"], cat["height"], shape=cat["shape"], half_x=cat["half_x"],
+                  half_y=cat["half_y"])
+
+
+def make_emitters(slices, types: list[RobotType]) -> Emitters:
+    n = slices[-1].stop if slices else 0
+    layouts = [t.emitters for t in types]
+    e_max = max((l.positions_m.shape[0] for l in layouts if l is not None), default=0)
+    local = np.zeros((n, e_max, 3))
+    count = np.zeros(n, dtype=np.int64)
+    intensity = np.zeros((n, e_max))
+    for sl, lay in zip(slices, layouts):
+        if lay is None:
+            continue
+        e = lay.positions_m.shape[0]
+        local[sl.slice, :e] = lay.positions_m
+        count[sl.slice] = e
+        intensity[sl.slice, :e] = lay.light_intensity
+    return Emitters(local=local, world=np.zeros_like(local),
+                    rgb=np.zeros((n, e_max, 3), dtype=np.uint8), intensity=intensity,
+                    count=count)
+
+
+def make_group(gi: int, g, sl: GroupSlice, rt: RobotType, keys: np.ndarray, params: list,
+               base_dir: Path, source: str) -> Group:
+    devices = {}
+    for name, spec in rt.devices.items():  # the type's order, whatever the file's
+        opts = g.sensors.get(name)
+        if opts is None or not getattr(opts, "enabled", True):
+            continue
+        try:
+            devices[name] = spec.make(opts, base_dir)
+        except (OSError, ValueError) as exc:  # e.g. a missing or malformed data file
+            raise ConfigError([f"{source}: robots[{gi}].sensors: {exc}"]) from None
+    actuators = []
+    for spec in rt.actuators:
+        opts = g.actuators.get(spec.name)
+        if opts is None and spec.options is not None:
+            opts = spec.options()
+        actuators.append((spec, spec.make(opts)))
+    return Group(
+        cfg=g, slice=sl, robot_type=rt, devices=devices,
+        readings={d.name: d.allocate(sl.n) for d in devices.values()},
+        states={d.name: d.make_state(sl.n) for d in devices.values()},
+        commands={c.name: c.allocate(sl.n) for c in rt.commands},
+        actuators=actuators, keys=keys, params=params)
+
+
+def run_params(cfg: ExperimentCfg, runs: int,
+               params: Optional[Sequence[dict]] = None) -> list[list[dict]]:
+    """Per group, per run: the controller parameters. ``params[r]`` (optional) maps group
+    names to parameters that replace the file's for run ``r``."""
+    if params is not None and len(params) != runs:
+        raise ValueError(f"params: expected one entry per run ({runs}), found {len(params)}")
+    out = []
+    for g in cfg.robots:
+        base = dict(g.controller.params) if g.controller else {}
+        out.append([dict(params[r].get(g.name, base)) if params is not None else dict(base)
+                    for r in range(runs)])
+    return out
+
+
+def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
+          params: Optional[Sequence[dict]] = None) -> tuple[World, list[Group]]:
+    """The world (scene + dynamic state) and the groups of ``runs`` runs of ``cfg``."""
+    arena = build_arena(cfg, base_dir, source)
+    types = robot_types_of(cfg)
+    slices = layout(cfg, runs)
+    poses = place(cfg, arena, types, seed, runs, source)
+    bodies = make_bodies(slices, types, poses, runs)
+    scene = Scene.create(arena, slices, runs, cfg.simulation.dt,
+                         float(bodies.radius.max()) if bodies.n else 0.0)
+    world = World(scene, bodies, make_emitters(slices, types),
+                  drive=[t.dynamics.make_state(sl.n) for sl, t in zip(slices, types)])
+    keys = stream_keys(cfg, slices, seed, runs)
+    per_group = run_params(cfg, runs, params)
+    groups = [make_group(gi, g, slices[gi], types[gi], keys[gi], per_group[gi], base_dir,
+                         source) for gi, g in enumerate(cfg.robots)]
+    return world, groups

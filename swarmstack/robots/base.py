@@ -1,0 +1,187 @@
+"""The robot-type contract: what the core asks of every robot type, as plain frozen data.
+
+A robot type is one :class:`RobotType` value — its body, its dynamics, the commands its
+controllers write, the actuators that turn commands into dynamics targets and light, the
+devices it can carry (each with its option schema), its LED layout, its radio and the host
+functions (``set_wheels``, ``set_leds`` …) that Python views, Buzz and Lua all expose from this
+one table. The tick never names a robot type: it asks each group's type for these pieces.
+
+Adding a type is a new module that builds a ``RobotType`` and calls :func:`register`
+(``docs/architecture.md`` walks through the test suite's holonomic box robot).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Optional, Protocol
+
+import numpy as np
+from pydantic import BaseModel
+
+
+@dataclass(frozen=True)
+class Body:
+    """Collision and rendering shape: a vertical cylinder (``disc``) or an oriented box.
+
+    ``half_x``/``half_y`` are half extents in the body frame (x forward); a disc has both equal
+    to its radius. The body spans z ∈ [base, base + height_m] above the floor.
+    """
+
+    shape: Literal["disc", "box"]
+    half_x: float
+    half_y: float
+    height_m: float
+    mass_kg: float
+
+    @staticmethod
+    def disc(radius_m: float, height_m: float, mass_kg: float) -> "Body":
+        return Body("disc", radius_m, radius_m, height_m, mass_kg)
+
+    @staticmethod
+    def box(length_m: float, width_m: float, height_m: float, mass_kg: float) -> "Body":
+        return Body("box", length_m / 2, width_m / 2, height_m, mass_kg)
+
+    @property
+    def radius_m(self) -> float:
+        """Disc radius, or a box's bounding-circle radius (what neighbour queries use)."""
+        return self.half_x if self.shape == "disc" else math.hypot(self.half_x, self.half_y)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command array of a group: ``dtype[n, *shape]``, reset to ``safe`` (what a failed or
+    absent controller leaves: wheels stopped, LEDs off)."""
+
+    name: str
+    dtype: Any
+    shape: tuple[int, ...]
+    safe: float = 0.0
+    unit: str = ""
+    doc: str = ""
+
+    def allocate(self, n: int) -> np.ndarray:
+        return np.full((n, *self.shape), self.safe, dtype=self.dtype)
+
+
+class Dynamics(Protocol):
+    """Integrates the bodies of one group over a tick (``swarmstack.physics``).
+
+    ``make_state(n)`` returns the group's drive state (named arrays, robots on axis 0; e.g. the
+    wheel speeds a differential drive applies), which actuators write and some sensors read.
+    ``integrate(bodies, start, stop, state, dt)`` moves bodies ``start … stop − 1`` (the tick
+    has already stored every pose in ``bodies.prev_pose``) and returns True when any of them
+    moved (translated, or turned for a non-disc body): contacts are skipped in a tick where no
+    body moved.
+    """
+
+    def make_state(self, n: int) -> dict[str, np.ndarray]: ...
+
+    def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool: ...
+
+
+class Actuator(Protocol):
+    """Commands → dynamics targets or emitter colours, for one group, every tick."""
+
+    def apply(self, world, group, keys: np.ndarray, commands: dict, drive: dict) -> None: ...
+
+
+@dataclass(frozen=True)
+class ActuatorSpec:
+    """An actuator a type has: ``make(options)`` builds it from its validated ``options`` model
+    (``None`` when the actuator takes no options; ``options`` then is ``None``). Types whose
+    actuator takes options accept them under the actuator's name in a robot group."""
+
+    name: str
+    make: Callable[[Optional[BaseModel]], Actuator]
+    options: Optional[type[BaseModel]] = None
+    needs_emitters: bool = False   # writes LED colours (only worth running if someone looks)
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """A device a type can carry: ``make(options, base_dir)`` builds the sensor from validated
+    ``options`` (relative data files are taken from ``base_dir``)."""
+
+    name: str
+    options: type[BaseModel]
+    make: Callable[[BaseModel, Optional[Path]], Any]
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class EmitterLayout:
+    """Where a type's LEDs glow: ``positions_m`` float64[E, 3] body-frame emitter positions,
+    ``owner`` int64[E] the logical LED of each emitter, ``channels`` uint8[L, 3] the colour
+    channels each logical LED has, ``light_intensity`` what a lit LED counts for in other
+    robots' light sensors."""
+
+    positions_m: np.ndarray
+    owner: np.ndarray
+    channels: np.ndarray
+    light_intensity: float = 0.0
+
+    @property
+    def n_leds(self) -> int:
+        return int(self.channels.shape[0])
+
+
+@dataclass(frozen=True)
+class RadioSpec:
+    """The type's range-and-bearing radio: default range, payload bytes per tick, antenna
+    height above the body base."""
+
+    range_m: float
+    payload_bytes: int
+    antenna_height_m: float
+
+
+@dataclass(frozen=True)
+class HostFn:
+    """A function controllers call on one robot, ``fn(robot, *args)``; ``robot`` is that robot's
+    view (``robot.commands`` holds its command rows, readings are attributes)."""
+
+    name: str
+    fn: Callable
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class RobotType:
+    name: str
+    body: Body
+    dynamics: Dynamics
+    commands: tuple[Command, ...]
+    actuators: tuple[ActuatorSpec, ...]
+    devices: Mapping[str, DeviceSpec]
+    emitters: Optional[EmitterLayout] = None
+    radio: Optional[RadioSpec] = None
+    host_api: tuple[HostFn, ...] = ()
+    doc: str = ""
+
+    def command(self, name: str) -> Command:
+        for c in self.commands:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.name} has no command {name!r}")
+
+    def actuator(self, name: str) -> Optional[ActuatorSpec]:
+        return next((a for a in self.actuators if a.name == name), None)
+
+
+ROBOT_TYPES: dict[str, RobotType] = {}
+
+
+def register(robot_type: RobotType) -> RobotType:
+    """Make ``robot_type`` available to experiment files as ``type = "<name>"``."""
+    ROBOT_TYPES[robot_type.name] = robot_type
+    return robot_type
+
+
+def get(name: str) -> RobotType:
+    try:
+        return ROBOT_TYPES[name]
+    except KeyError:
+        raise KeyError(f"unknown robot type {name!r}; registered: "
+                       f"{', '.join(sorted(ROBOT_TYPES))}") from None

@@ -1,0 +1,44 @@
+"""Option schemas of devices and actuators, shared by every robot type that carries them.
+
+A robot group in an experiment file enables a device with ``name = true`` or a table of these
+options; each type lists which devices it has (``RobotType.devices``), so a sensor the type does
+not carry is refused by name.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoiseOptions(Options):
+    """A device with ARGoS-style noise (``uniform`` U(−level, level) or ``gaussian`` σ = level,
+    added to the normalised reading)."""
+
+    enabled: bool = True
+    noise: Literal["none", "uniform", "gaussian"] = "none"
+    level: float = Field(0.0, ge=0)
+
+
+class CameraOptions(NoiseOptions):
+    max_blobs: int = Field(64, ge=1, le=4096)
+
+
+class BatteryOptions(Options):
+    enabled: bool = True
+    model: Literal["simple", "linear", "cubic", "approximated"] = "simple"
+    start_charge: float = Field(1.0, ge=0, le=1)
+    interpolation: Literal["published", "plain"] = "published"
+    data_file: Optional[str] = None
+
+
+class WheelsOptions(Options):
+    """Relative wheel-speed error: ``uniform`` U(−level, level) or ``gaussian`` σ = level."""
+
+    noise: Literal["none", "uniform", "gaussian"] = "none"
+    level: float = Field(0.0, ge=0, le=1)
