@@ -121,9 +121,15 @@ class GroupView:
         return self._clock.dt
 
     def param(self, name: str, default: Any = None) -> np.ndarray:
-        """Parameter ``name`` of each robot's run, as float64[n]."""
-        per_run = np.array([float(p.get(name, default)) for p in self.run_params])
-        return per_run[self.run]
+        """Parameter ``name`` of each robot's run, as float64[n] (``default`` where a run does
+        not set it; without a default, a run that lacks it is an error)."""
+        values = []
+        for r, p in enumerate(self.run_params):
+            if name not in p and default is None:
+                raise KeyError(f"group {self.name!r}: run {r} has no controller parameter "
+                               f"{name!r}")
+            values.append(float(p.get(name, default)))
+        return np.array(values)[self.run]
 
     def uniform(self, k: int = 1) -> np.ndarray:
         """float64[n, k] uniform draws; successive calls within a tick give fresh numbers."""

@@ -9,52 +9,42 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _arc(x, y, yaw, i, v_left, v_right, axle_m, dt):
-    """Move body ``i`` along its arc; returns (translated, turned)."""
-    v = 0.5 * (v_left + v_right)
-    w = (v_right - v_left) / axle_m
-    th = yaw[i]
-    half = 0.5 * w * dt
-    # chord of the arc: length v dt · sin(half)/half, along the mid-arc heading
-    # (one form for arcs and straight lines, without the cancellation of r·(sin θ2 − sin θ))
-    if v != 0.0:  # turning on the spot moves nothing: skip the trigonometry
-        chord = v * dt
-        if abs(half) > 1e-9:
-            chord *= math.sin(half) / half
-        mid = th + half
-        x[i] += chord * math.cos(mid)
-        y[i] += chord * math.sin(mid)
-    th += 2.0 * half
-    # wrap to (−π, π] without trigonometry (|w dt| is far below 2π)
-    if th > math.pi:
-        th -= 2.0 * math.pi
-    elif th <= -math.pi:
-        th += 2.0 * math.pi
-    yaw[i] = th
-    return v != 0.0, half != 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def integrate(x, y, yaw, v_left, v_right, axle_m, dt):
-    """Move every robot along the arc its wheel speeds (m/s) describe during ``dt`` seconds.
-
-    Writes ``x``, ``y``, ``yaw`` in place; yaw is wrapped to (−π, π]. Arcs are integrated in closed
-    form, so the result does not depend on the tick length beyond the commands being constant.
-    """
-    for i in range(x.shape[0]):
-        _arc(x, y, yaw, i, v_left[i], v_right[i], axle_m[i], dt)
-
-
 @njit(cache=True, error_model="numpy")
 def integrate_range(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves):
-    """``integrate`` for bodies ``start … stop − 1`` with ``wheel_speed`` float64[stop − start, 2]
-    (left, right) and one axle; True when a body translated (or turned, if ``turning_moves``)."""
+    """Move bodies ``start … stop − 1`` along the arcs their wheel speeds describe during
+    ``dt`` seconds; ``wheel_speed`` float64[stop − start, 2] (left, right) m/s, one axle.
+
+    Writes ``x``, ``y``, ``yaw`` in place; yaw is wrapped to (−π, π]. Arcs are integrated in
+    closed form, so the result does not depend on the tick length beyond the commands being
+    constant. Returns True when a body translated (or turned, if ``turning_moves``).
+    """
     moved = False
     for i in range(start, stop):
-        t, r = _arc(x, y, yaw, i, wheel_speed[i - start, 0], wheel_speed[i - start, 1], axle_m,
-                    dt)
-        moved |= t or (turning_moves and r)
+        v_left = wheel_speed[i - start, 0]
+        v_right = wheel_speed[i - start, 1]
+        v = 0.5 * (v_left + v_right)
+        w = (v_right - v_left) / axle_m
+        th = yaw[i]
+        half = 0.5 * w * dt
+        # chord of the arc: length v dt · sin(half)/half, along the mid-arc heading
+        # (one form for arcs and straight lines, without the cancellation of r·(sin θ2 − sin θ))
+        if v != 0.0:  # turning on the spot moves nothing: skip the trigonometry
+            chord = v * dt
+            if abs(half) > 1e-9:
+                chord *= math.sin(half) / half
+            mid = th + half
+            x[i] += chord * math.cos(mid)
+            y[i] += chord * math.sin(mid)
+            moved = True
+        elif turning_moves and half != 0.0:  # a box's corners sweep as it turns
+            moved = True
+        th += 2.0 * half
+        # wrap to (−π, π] without trigonometry (|w dt| is far below 2π)
+        if th > math.pi:
+            th -= 2.0 * math.pi
+        elif th <= -math.pi:
+            th += 2.0 * math.pi
+        yaw[i] = th
     return moved
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from swarmstack.physics.diffdrive import integrate
+from swarmstack.physics.diffdrive import integrate_range
 
 speeds = st.floats(-0.2, 0.2, allow_nan=False)
 
@@ -15,7 +15,8 @@ speeds = st.floats(-0.2, 0.2, allow_nan=False)
 def test_matches_the_exact_arc(vl, vr, yaw, dt):
     axle = 0.053
     x, y, th = np.array([0.3]), np.array([-0.2]), np.array([yaw])
-    integrate(x, y, th, np.array([vl]), np.array([vr]), np.array([axle]), dt)
+    moved = integrate_range(0, 1, x, y, th, np.array([[vl, vr]]), axle, dt, False)
+    assert moved == (vl + vr != 0.0)
     v, w = 0.5 * (vl + vr), (vr - vl) / axle
     if abs(w) > 1e-6:
         ex = 0.3 + v / w * (math.sin(yaw + w * dt) - math.sin(yaw))
@@ -30,5 +31,8 @@ def test_matches_the_exact_arc(vl, vr, yaw, dt):
 
 def test_turning_on_the_spot_does_not_move():
     x, y, th = np.array([0.1]), np.array([0.2]), np.array([3.0])
-    integrate(x, y, th, np.array([-0.05]), np.array([0.05]), np.array([0.053]), 0.1)
+    wheels = np.array([[-0.05, 0.05]])
+    assert not integrate_range(0, 1, x, y, th, wheels, 0.053, 0.1, False)
     assert x[0] == 0.1 and y[0] == 0.2 and th[0] < 0  # wrapped past π
+    # a box turning on the spot sweeps its corners: contacts must look at it
+    assert integrate_range(0, 1, x, y, th, wheels, 0.053, 0.1, True)
