@@ -177,25 +177,41 @@ def disc_from_static(px, py, r, z, h, boxes, box_items, cylinders, cyl_items, bo
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def box_from_static(px, py, c, s, hx, hy, z, h, boxes, box_items, cylinders, cyl_items, bounds):
+def box_from_static(px, py, c, s, hx, hy, z, h, boxes, box_items, cylinders, cyl_items, bounds,
+                    min_pen):
     """As ``disc_from_static`` for the box centred at (px, py) with orientation (c, s) and half
-    extents (hx, hy): its corners are kept inside ``bounds``."""
+    extents (hx, hy), its corners kept inside ``bounds``.
+
+    Returns (cx, cy, hit): ``hit`` is True when a shape overlaps the box by more than
+    ``min_pen`` (m; its push-out is longer) or a corner leaves the bounds by more than that.
+    Pushes are tested one by one, not through their sum: a box wedged between two shapes (one
+    turning in a corridor) can receive pushes that cancel exactly."""
     cx = 0.0
     cy = 0.0
+    hit = False
+    min_pen2 = min_pen * min_pen
     for k in box_items:
         if heights_overlap(z, h, 0.0, boxes[k, 5]):
             mx, my = box_from_box(px, py, c, s, hx, hy, boxes[k, 0], boxes[k, 1], boxes[k, 6],
                                   boxes[k, 7], boxes[k, 2], boxes[k, 3], 0.0, 1.0)
-            cx += mx
-            cy += my
+            if mx != 0.0 or my != 0.0:
+                hit |= mx * mx + my * my > min_pen2
+                cx += mx
+                cy += my
     for k in cyl_items:
         if heights_overlap(z, h, 0.0, cylinders[k, 3]):
             mx, my = box_from_disc(px, py, c, s, hx, hy, cylinders[k, 0], cylinders[k, 1],
                                    cylinders[k, 2], 0.0)
-            cx += mx
-            cy += my
+            if mx != 0.0 or my != 0.0:
+                hit |= mx * mx + my * my > min_pen2
+                cx += mx
+                cy += my
     ex, ey = box_extent(c, s, hx, hy)
-    return keep_inside(px, py, cx, cy, ex, ey, bounds)
+    # the box as it stands, not as pushed: the bounds are one more shape to be out of
+    hit |= (px - ex < bounds[0] - min_pen or px + ex > bounds[2] + min_pen
+            or py - ey < bounds[1] - min_pen or py + ey > bounds[3] + min_pen)
+    cx, cy = keep_inside(px, py, cx, cy, ex, ey, bounds)
+    return cx, cy, hit
 
 
 @njit(cache=True, error_model="numpy")

@@ -24,7 +24,8 @@ from numba import njit
 from swarmstack.geometry.grid import build_grid, cell_xy
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
-                                         disc_from_box, disc_from_static, heights_overlap)
+                                         disc_from_box, disc_from_static, heights_overlap,
+                                         keep_inside)
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
@@ -40,10 +41,9 @@ def _static_push(px, py, r, boxes, cylinders, bounds):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, r_i, hx_i, hy_i, shape, radius, half_x, half_y,
-               extra):
-    """Push-out (mx, my) (m) of body i (orientation (c_i, s_i), its extents possibly shrunk by
-    the caller) from body j when at least one of them is a box, grown by ``extra``."""
+def _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, shape, radius, half_x, half_y, extra):
+    """Push-out (mx, my) (m) of body i (orientation (c_i, s_i)) from body j, grown by ``extra``,
+    when at least one of them is a box."""
     if box_i:
         if shape[j] == SHAPE_BOX:
             c_j = math.cos(yaw[j])
@@ -51,13 +51,14 @@ def _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, r_i, hx_i, hy_i, shape, radius,
             # computed from the lower index's side and reversed for the other, so a pair's two
             # pushes are exact opposites even when axes tie or centres coincide
             if i < j:
-                return box_from_box(x[i], y[i], c_i, s_i, hx_i, hy_i, x[j], y[j], c_j, s_j,
-                                    half_x[j], half_y[j], extra, 1.0)
+                return box_from_box(x[i], y[i], c_i, s_i, half_x[i], half_y[i], x[j], y[j], c_j,
+                                    s_j, half_x[j], half_y[j], extra, 1.0)
             mx, my = box_from_box(x[j], y[j], c_j, s_j, half_x[j], half_y[j], x[i], y[i], c_i,
-                                  s_i, hx_i, hy_i, extra, 1.0)
+                                  s_i, half_x[i], half_y[i], extra, 1.0)
             return -mx, -my
-        return box_from_disc(x[i], y[i], c_i, s_i, hx_i, hy_i, x[j], y[j], radius[j], extra)
-    return disc_from_box(x[i], y[i], r_i, x[j], y[j], math.cos(yaw[j]), math.sin(yaw[j]),
+        return box_from_disc(x[i], y[i], c_i, s_i, half_x[i], half_y[i], x[j], y[j], radius[j],
+                             extra)
+    return disc_from_box(x[i], y[i], radius[i], x[j], y[j], math.cos(yaw[j]), math.sin(yaw[j]),
                          half_x[j], half_y[j], extra)
 
 
@@ -75,12 +76,13 @@ def _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y, height, r
                     cell_start, order, max_r, scratch):
     """One Jacobi correction (cx, cy) (m) of box i: out of the listed static shapes at its
     height, inside the bounds, and away from the bodies of its run at its height (sharing the
-    push with a mobile one, taking all of it from a still one)."""
+    push with a mobile one, taking all of it from a still one). The third value tells whether
+    anything was touched, even if the pushes summed to zero."""
     c_i = math.cos(yaw[i])
     s_i = math.sin(yaw[i])
-    sx, sy = box_from_static(x[i], y[i], c_i, s_i, half_x[i], half_y[i], z[i], height[i], boxes,
-                             box_items[box_start[c]:box_start[c + 1]], cylinders,
-                             cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
+    sx, sy, hit = box_from_static(x[i], y[i], c_i, s_i, half_x[i], half_y[i], z[i], height[i],
+                                  boxes, box_items[box_start[c]:box_start[c + 1]], cylinders,
+                                  cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds, 0.0)
     ax = 0.0
     ay = 0.0
     m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams, cell_start,
@@ -90,53 +92,53 @@ def _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y, height, r
         if not heights_overlap(z[i], height[i], z[j], height[j]):
             continue
         share = 0.5 if mobile[j] else 1.0
-        mx, my = _pair_push(i, j, x, y, yaw, c_i, s_i, True, radius[i], half_x[i], half_y[i],
-                            shape, radius, half_x, half_y, TOLERANCE_M)
-        ax += share * mx
-        ay += share * my
-    return sx + ax, sy + ay
+        mx, my = _pair_push(i, j, x, y, yaw, c_i, s_i, True, shape, radius, half_x, half_y,
+                            TOLERANCE_M)
+        if mx != 0.0 or my != 0.0:
+            hit = True
+            ax += share * mx
+            ay += share * my
+    return sx + ax, sy + ay, hit
 
 
 @njit(cache=True, error_model="numpy")
 def _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes, cylinders,
               bounds, gparams, cell_start, order, max_r, box_start, box_items, cyl_start,
               cyl_items, scratch):
-    """True when body i, shrunk by a tolerance, overlaps a static shape at its height, leaves
-    the bounds or overlaps a body of its run at its height."""
+    """True when body i overlaps, by ``TOLERANCE_M`` or more, a static shape at its height, the
+    outside of the bounds or a body of its run at its height."""
     tol = 1e-4
     nx = int(gparams[3])
     gx, gy = cell_xy(gparams, x[i], y[i])
     c = gy * nx + gx
+    b_items = box_items[box_start[c]:box_start[c + 1]]
+    c_items = cyl_items[cyl_start[c]:cyl_start[c + 1]]
     box_i = shape[i] == SHAPE_BOX
     c_i = 1.0
     s_i = 0.0
     if box_i:
         c_i = math.cos(yaw[i])
         s_i = math.sin(yaw[i])
-    r_i = radius[i] - tol
-    hx_i = half_x[i] - tol
-    hy_i = half_y[i] - tol
-    b_items = box_items[box_start[c]:box_start[c + 1]]
-    c_items = cyl_items[cyl_start[c]:cyl_start[c + 1]]
-    if box_i:
-        dx, dy = box_from_static(x[i], y[i], c_i, s_i, hx_i, hy_i, z[i], height[i], boxes,
-                                 b_items, cylinders, c_items, bounds)
+        if box_from_static(x[i], y[i], c_i, s_i, half_x[i], half_y[i], z[i], height[i], boxes,
+                           b_items, cylinders, c_items, bounds, tol)[2]:
+            return True
     else:
-        dx, dy = disc_from_static(x[i], y[i], r_i, z[i], height[i], boxes, b_items, cylinders,
-                                  c_items, bounds)
-    if dx != 0.0 or dy != 0.0:
-        return True
-    m = robots_near(x[i], y[i], r_i, run[i], i, x, y, radius, max_r, gparams, cell_start, order,
-                    scratch)
+        # a disc shrunk by the tolerance touches nothing (the test discs always had)
+        dx, dy = disc_from_static(x[i], y[i], radius[i] - tol, z[i], height[i], boxes, b_items,
+                                  cylinders, c_items, bounds)
+        if dx != 0.0 or dy != 0.0:
+            return True
+    # bodies overlapping by ≥ tol have bounding circles overlapping by ≥ tol: a conservative query
+    m = robots_near(x[i], y[i], radius[i] - tol, run[i], i, x, y, radius, max_r, gparams,
+                    cell_start, order, scratch)
     for q in range(m):
         j = scratch[q]
         if not heights_overlap(z[i], height[i], z[j], height[j]):
             continue
         if not box_i and shape[j] != SHAPE_BOX:
-            return True  # two discs: being a candidate is overlapping
-        mx, my = _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, r_i, hx_i, hy_i, shape, radius,
-                            half_x, half_y, 0.0)
-        if mx != 0.0 or my != 0.0:
+            return True  # two discs: being a candidate is overlapping by ≥ tol
+        mx, my = _pair_push(i, j, x, y, yaw, c_i, s_i, box_i, shape, radius, half_x, half_y, 0.0)
+        if mx * mx + my * my >= tol * tol:
             return True
     return False
 
@@ -151,8 +153,9 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     Bodies (float64[N] unless noted, m and rad): pose ``x, y, yaw`` after integration and
     ``prev_x, prev_y, prev_yaw`` before it; ``shape`` int8[N] (``geometry.overlap.SHAPE_DISC``
     or ``SHAPE_BOX``); ``radius`` a disc's radius or a box's bounding-circle radius;
-    ``half_x, half_y`` half extents in the body frame (a disc's radius twice); ``z`` the base
-    above the floor and ``height``; ``run`` int64[N] the run of each body, ``n_runs`` of them.
+    ``half_x, half_y`` half extents in the body frame (both equal to ``radius`` for a disc);
+    ``z`` the base above the floor and ``height``; ``run`` int64[N] the run of each body,
+    ``n_runs`` of them. Only ``x, y`` and, for a box put back, ``yaw`` are written.
 
     ``box_start, box_items, cyl_start, cyl_items`` is the world's static index
     (``geometry.static_index``) for the grid ``gparams``, built with a margin no smaller than
@@ -193,30 +196,41 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
             gx, gy = cell_xy(gparams, x[i], y[i])
             c = gy * nx + gx
             if shape[i] == SHAPE_BOX:
-                cx, cy = _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y,
-                                         height, run, mobile, boxes, cylinders, bounds, gparams,
-                                         box_start, box_items, cyl_start, cyl_items, cell_start,
-                                         order, max_r, scratch)
+                cx, cy, hit = _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y,
+                                              height, run, mobile, boxes, cylinders, bounds,
+                                              gparams, box_start, box_items, cyl_start,
+                                              cyl_items, cell_start, order, max_r, scratch)
                 corr_x[i] = cx
                 corr_y[i] = cy
-                if cx != 0.0 or cy != 0.0:
+                if hit:
                     moved = True
                 continue
-            # a disc: the hot path of large swarms, kept free of box arithmetic
-            z_i = z[i]
-            h_i = height[i]
-            sx, sy = disc_from_static(x[i], y[i], radius[i], z_i, h_i, boxes,
-                                      box_items[box_start[c]:box_start[c + 1]], cylinders,
-                                      cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
+            # a disc: the hot path of large swarms, kept free of box arithmetic and of loads
+            # it does not need (most discs are far from any static shape and any other body)
+            r_i = radius[i]
+            if box_start[c] == box_start[c + 1] and cyl_start[c] == cyl_start[c + 1]:
+                sx, sy = keep_inside(x[i], y[i], 0.0, 0.0, r_i, r_i, bounds)
+            else:
+                sx, sy = disc_from_static(x[i], y[i], r_i, z[i], height[i], boxes,
+                                          box_items[box_start[c]:box_start[c + 1]], cylinders,
+                                          cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
             ax = 0.0
             ay = 0.0
             m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams,
                             cell_start, order, scratch)
             for q in range(m):
                 j = scratch[q]
-                if not heights_overlap(z_i, h_i, z[j], height[j]):
+                if not heights_overlap(z[i], height[i], z[j], height[j]):
                     continue  # one passes above the other
                 share = 0.5 if mobile[j] else 1.0
+                if shape[j] == SHAPE_BOX:
+                    mx, my = _disc_box_push(i, j, x, y, yaw, radius, half_x, half_y,
+                                            TOLERANCE_M)
+                    if mx != 0.0 or my != 0.0:
+                        moved = True  # even if pushes from either side cancel out
+                        ax += share * mx
+                        ay += share * my
+                    continue
                 # two discs (the candidate query already tested their overlap)
                 ddx = x[i] - x[j]
                 ddy = y[i] - y[j]
