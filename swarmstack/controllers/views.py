@@ -70,8 +70,7 @@ def robot_view_class(robot_type) -> type:
     if cls is None:
         methods = {h.name: h.fn for h in robot_type.host_api}
         name = "".join(p.capitalize() for p in robot_type.name.split("_")) + "Robot"
-        cls = type(name, (RobotView,), {"__doc__": robot_type.doc or RobotView.__doc__,
-                                        "_robot_type": robot_type, **methods})
+        cls = type(name, (RobotView,), {"__doc__": robot_type.doc or RobotView.__doc__, **methods})
         _VIEW_CLASSES[id(robot_type)] = cls
     return cls
 

@@ -52,10 +52,6 @@ class Group:
     def name(self) -> str:
         return self.slice.name
 
-    @property
-    def drive_index(self) -> int:
-        return self.slice.index
-
 
 def build_arena(cfg: ExperimentCfg, base_dir: Path, source: str) -> Arena:
     bounds = cfg.arena.bounds

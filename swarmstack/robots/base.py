@@ -160,12 +160,6 @@ class RobotType:
     host_api: tuple[HostFn, ...] = ()
     doc: str = ""
 
-    def command(self, name: str) -> Command:
-        for c in self.commands:
-            if c.name == name:
-                return c
-        raise KeyError(f"{self.name} has no command {name!r}")
-
     def actuator(self, name: str) -> Optional[ActuatorSpec]:
         return next((a for a in self.actuators if a.name == name), None)
 

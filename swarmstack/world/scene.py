@@ -67,10 +67,6 @@ class Scene:
         return Scene(arena, tuple(groups), int(n_runs), float(dt), float(max_radius), grid,
                      np.array(arena.bounds, dtype=np.float64), static)
 
-    @property
-    def n_robots(self) -> int:
-        return self.groups[-1].stop if self.groups else 0
-
     def group(self, name: str) -> GroupSlice:
         for g in self.groups:
             if g.name == name:
