@@ -31,6 +31,10 @@ def register(app: typer.Typer) -> None:
         runs: int = typer.Option(1, "--runs", min=1, help="independent runs, seeds s…s+K−1"),
         ticks: Optional[int] = typer.Option(None, "--ticks", min=1, help="override duration"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+        strict: bool = typer.Option(False, "--strict",
+                                    help="stop the run when one robot's Buzz VM fails"),
+        verbose: bool = typer.Option(False, "--verbose",
+                                     help="also print script log lines on the console"),
     ) -> None:
         """Run an experiment; writes summary.json and Parquet trajectories to --out."""
         from swarmstack.experiments.runner import run_experiment
@@ -57,7 +61,10 @@ def register(app: typer.Typer) -> None:
             try:
                 summary = run_experiment(cfg, out, seed=seed, runs=runs, ticks=ticks,
                                          base_dir=experiment.parent, source=str(experiment),
-                                         progress=progress)
+                                         progress=progress, strict=strict,
+                                         echo=(lambda line: bar.console.print(
+                                             line, markup=False, emoji=False,
+                                             highlight=False, soft_wrap=True)) if verbose else None)
             except ConfigError as exc:
                 bar.stop()
                 _fail(err, exc.problems)
@@ -75,7 +82,14 @@ def register(app: typer.Typer) -> None:
         console.print(
             f"{summary['runs']} run(s) × {summary['robots']} robots × {summary['ticks']} ticks "
             f"in {summary['wall_time_s']:.2f} s "
-            f"({summary['robot_ticks_per_s']:,.0f} robot-ticks/s); results in {out}/")
+            f"({summary['robot_ticks_per_s']:,.0f} robot-ticks/s); results in {out}/",
+            markup=False, emoji=False)
+        if summary["failed_robots"]:
+            first = summary["robot_failures"][0]
+            print(f"warning: {summary['failed_robots']} robot(s) failed and stopped; the first: "
+                  f"robot {first['robot']} of group {first['group']!r} (run {first['run']}) at "
+                  f"tick {first['tick']}: {first['report']}\n(all in {out}/logs/ and "
+                  "summary.json)", file=sys.stderr)
 
     @app.command("validate")
     def validate(experiment: Path = typer.Argument(..., help="experiment file (TOML)")) -> None:

@@ -18,6 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
+from swarmstack.controllers.radio import GroupInbox, RobotInbox
+
 
 class EPuck2(Protocol):
     """One E-Puck2 (per-robot controllers)."""
@@ -32,6 +34,7 @@ class EPuck2(Protocol):
     encoders: np.ndarray       # int32[2]: left, right steps, 1000 per revolution, wrapping int16
     camera: np.ndarray         # float64[B, 5]: column px, row px, r, g, b; unused rows −1
     battery: np.ndarray        # 0-d float64: charge 0 … 1
+    pose: np.ndarray           # float64[6]: x, y, z (m), roll, pitch, yaw (rad) (positioning)
 
     @property
     def tick(self) -> int: ...
@@ -39,11 +42,18 @@ class EPuck2(Protocol):
     @property
     def dt(self) -> float: ...
 
+    @property
+    def inbox(self) -> RobotInbox: ...   # frames heard this tick (radio on)
+
+    def send(self, data) -> bool: ...     # broadcast bytes this tick; False over the cap
+
     def set_wheels(self, left_m_s: float, right_m_s: float) -> None: ...
 
-    def set_led(self, index: int, rgb) -> None: ...
+    def set_led(self, index: int, *rgb) -> None: ...
 
-    def set_leds(self, rgb) -> None: ...
+    def set_leds(self, *rgb) -> None: ...
+
+    def goto(self, x_m: float, y_m: float) -> None: ...  # velocity vector, robot frame (m/s)
 
 
 class EPuck2Group(Protocol):
@@ -61,6 +71,14 @@ class EPuck2Group(Protocol):
     encoders: np.ndarray       # int32[n, 2]
     camera: np.ndarray         # float64[n, B, 5]
     battery: np.ndarray        # float64[n]
+    pose: np.ndarray           # float64[n, 6] (positioning)
+    outbox: np.ndarray         # uint8[n, max bytes]: this tick's frames (radio on)
+    out_size: np.ndarray       # int32[n]: bytes of each frame
+
+    @property
+    def inbox(self) -> GroupInbox: ...
+
+    def send(self, data) -> None: ...
 
     @property
     def n(self) -> int: ...

@@ -19,6 +19,11 @@ import numpy as np
 from swarmstack.world.rng import STREAM, uniform_array
 
 
+class RadioOffError(RuntimeError):
+    """The radio was used by a robot whose group has it off. (Not an AttributeError: that would
+    be taken for a missing attribute and answered by ``__getattr__``.)"""
+
+
 class RobotView:
     """One robot, as its controller sees it.
 
@@ -29,8 +34,12 @@ class RobotView:
     (column px, row px, r, g, b; unused rows −1) · ``battery`` 0-d float64 charge 0–1).
     Also ``id`` (inside the run), ``run``, ``rng`` (a NumPy Generator of this robot's own stream),
     ``commands`` (this robot's row of each command array), ``params`` (its run's controller
-    parameters), ``tick`` and ``dt``.
+    parameters), ``tick`` and ``dt``. With the group's radio on: ``send(data)`` broadcasts a
+    frame this tick (False if over the payload cap) and ``inbox`` is what the robot heard (a
+    :class:`~swarmstack.controllers.radio.RobotInbox`).
     """
+
+    _radio = None  # the group's RadioPort when its radio is on
 
     def __init__(self, group_name: str, index: int, robot_id: int, run: int, readings: dict,
                  commands: dict, rng: np.random.Generator, clock, params: dict | None = None):
@@ -41,6 +50,7 @@ class RobotView:
         self.run = run
         self.rng = rng
         self.params = params if params is not None else {}
+        self.host_state: dict = {}  # memory of the type's host functions (goto's turning state)
         self.commands = {name: arr[index] for name, arr in commands.items()}
         for name, arr in readings.items():
             setattr(self, name, arr[index] if arr.ndim > 1 else arr[index:index + 1].reshape(()))
@@ -59,6 +69,22 @@ class RobotView:
     @property
     def dt(self) -> float:
         return self._clock.dt
+
+    def send(self, data) -> bool:
+        """Broadcast ``data`` (bytes or uint8 array) this tick; False if refused (over the
+        payload cap, or radio off after a failure)."""
+        return self._port().send(self._index, data)
+
+    @property
+    def inbox(self):
+        """Frames heard this tick with each sender's range and bearing (``RobotInbox``)."""
+        return self._port().robot_inbox(self._index)
+
+    def _port(self):
+        if self._radio is None:
+            raise RadioOffError(f"robot {self.id} of group {self._group!r} has no radio: set "
+                                "radio = true on its group in the experiment file")
+        return self._radio
 
 
 _VIEW_CLASSES: dict[int, type] = {}
@@ -84,7 +110,12 @@ class GroupView:
     from each robot's own stream for this tick, so a batched run reproduces the same run
     simulated alone. ``run_params[r]`` are run ``r``'s controller parameters;
     ``param(name, default)`` gives one of them per robot (float64[n]) for vectorised use.
+    With the group's radio on, ``outbox`` (uint8[n, max bytes]) and ``out_size`` (int32[n]) are
+    this tick's frames (or call ``send``), and ``inbox`` is what each robot heard (a
+    :class:`~swarmstack.controllers.radio.GroupInbox`).
     """
+
+    _radio = None
 
     def __init__(self, name: str, readings: dict, commands: dict, robot_id, run, keys, clock,
                  run_params: list | None = None):
@@ -129,6 +160,28 @@ class GroupView:
                                f"{name!r}")
             values.append(float(p.get(name, default)))
         return np.array(values)[self.run]
+
+    def _port(self):
+        if self._radio is None:
+            raise RadioOffError(f"group {self.name!r} has no radio: set radio = true on it "
+                                "in the experiment file")
+        return self._radio
+
+    @property
+    def outbox(self) -> np.ndarray:
+        return self._port().outbox
+
+    @property
+    def out_size(self) -> np.ndarray:
+        return self._port().out_size
+
+    def send(self, data) -> None:
+        """Every robot broadcasts: ``data`` is one frame (bytes) for all or uint8[n, k]."""
+        self._port().send_all(data)
+
+    @property
+    def inbox(self):
+        return self._port().group_inbox()
 
     def uniform(self, k: int = 1) -> np.ndarray:
         """float64[n, k] uniform draws; successive calls within a tick give fresh numbers."""

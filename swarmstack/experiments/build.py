@@ -213,6 +213,42 @@ def run_params(cfg: ExperimentCfg, runs: int,
     return out
 
 
+def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
+    """The range-and-bearing medium, or None when no group has its radio on. Range and payload
+    come from the group's ``radio`` table, else from its robot type's board; drop, noise and
+    capacity are the receivers'."""
+    if not any(g.cfg.radio_on for g in groups):
+        return None
+    from swarmstack.media.rab import Medium, RadioParams
+    from swarmstack.world.rng import STREAM
+
+    n = world.bodies.n
+    cols = {"range_m": np.zeros(n), "antenna_m": np.zeros(n),
+            "payload_bytes": np.zeros(n, dtype=np.int64), "drop": np.zeros(n),
+            "range_noise_m": np.zeros(n), "bearing_noise_rad": np.zeros(n),
+            "capacity": np.zeros(n, dtype=np.int64)}
+    keys = np.zeros(n, dtype=np.uint64)
+    for g in groups:
+        sl = g.slice.slice
+        keys[sl] = g.keys[:, STREAM["radio"]]
+        board = g.robot_type.radio
+        if not g.cfg.radio_on or board is None:
+            continue
+        r = g.cfg.radio
+        cols["range_m"][sl] = r.range if r is not None and r.range is not None else board.range_m
+        cols["antenna_m"][sl] = board.antenna_height_m
+        cols["payload_bytes"][sl] = r.payload_bytes if r is not None and \
+            r.payload_bytes is not None else board.payload_bytes
+        if r is not None:
+            cols["drop"][sl] = r.drop
+            cols["range_noise_m"][sl] = r.range_noise
+            cols["bearing_noise_rad"][sl] = r.bearing_noise
+            cols["capacity"][sl] = r.capacity
+    params = RadioParams(**cols, keys=keys, occlusion=cfg.radio.occlusion,
+                         robots_occlude=cfg.radio.robots_occlude)
+    return Medium(params, world.scene.n_runs)
+
+
 def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
           params: Optional[Sequence[dict]] = None) -> tuple[World, list[Group]]:
     """The world (scene + dynamic state) and the groups of ``runs`` runs of ``cfg``."""

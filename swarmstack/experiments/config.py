@@ -168,9 +168,47 @@ class PlacementCfg(Strict):
 
 
 class ControllerCfg(Strict):
-    python: str = Field(description="'file.py:Class' (relative to the experiment file) or "
-                                    "'package.module:Class'")
+    """A Python controller (``python = "file.py:Class"``) or a Buzz script (``buzz =
+    "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs)."""
+
+    python: Optional[str] = Field(None, description="'file.py:Class' (relative to the experiment "
+                                                    "file) or 'package.module:Class'")
+    buzz: Optional[str] = Field(None, description="Buzz script, relative to the experiment file")
     params: dict[str, Any] = {}
+    distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
+    profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
+
+    @model_validator(mode="after")
+    def _one_language(self):
+        given = [k for k in ("python", "buzz") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("a controller needs exactly one of python = \"file.py:Class\" or "
+                             "buzz = \"file.bzz\"" + (f"; found {' and '.join(given)}" if given
+                                                        else ""))
+        if self.python is not None and ("distance_unit" in self.model_fields_set
+                                        or "profile" in self.model_fields_set):
+            raise ValueError("distance_unit and profile apply to Buzz controllers only")
+        return self
+
+
+class RadioCfg(Strict):
+    """A group's range-and-bearing radio. Range and payload default to the robot type's board;
+    drop, noise and capacity are the receiving side's."""
+
+    enabled: bool = True
+    range: Optional[Length] = Field(None, gt=0)             # m; default: the type's
+    payload_bytes: Optional[int] = Field(None, ge=0, le=65535)  # per robot per tick
+    drop: float = Field(0.0, ge=0, le=1)                    # Bernoulli loss per message heard
+    range_noise: Length = Field(0.0, ge=0)                  # Gaussian std on distances (m)
+    bearing_noise: Angle = Field(0.0, ge=0)                 # Gaussian std on bearings (rad)
+    capacity: int = Field(0, ge=0)                          # messages heard per tick, 0 = all
+
+
+class MediumCfg(Strict):
+    """What blocks the range-and-bearing signal between two antennas."""
+
+    occlusion: bool = True         # walls, boxes and cylinders
+    robots_occlude: bool = False   # other robots' bodies too
 
 
 class RobotGroupCfg(Strict):
@@ -185,6 +223,14 @@ class RobotGroupCfg(Strict):
     controller: Optional[ControllerCfg] = None
     sensors: dict[str, Any] = {}
     actuators: dict[str, Any] = {}
+    radio: Optional[RadioCfg] = None   # `radio = true` or a table; on by default for Buzz
+
+    @model_validator(mode="before")
+    @classmethod
+    def _radio_switch(cls, data):
+        if isinstance(data, dict) and isinstance(data.get("radio"), bool):
+            data = {**data, "radio": {"enabled": data["radio"]}}
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -219,6 +265,14 @@ class RobotGroupCfg(Strict):
     def n(self) -> int:
         return self.count if self.count is not None else len(self.placement.poses)
 
+    @property
+    def radio_on(self) -> bool:
+        """Whether the group's robots use the radio: ``radio`` set and enabled, or a Buzz
+        controller (which always talks through it) unless ``radio = false``."""
+        if self.radio is not None:
+            return self.radio.enabled
+        return self.controller is not None and self.controller.buzz is not None
+
 
 class OutputCfg(Strict):
     trajectories: bool = True
@@ -236,6 +290,7 @@ class ExperimentCfg(Strict):
     lights: list[LightCfg] = []
     floor: FloorCfg = FloorCfg()
     robots: list[RobotGroupCfg] = Field(min_length=1)
+    radio: MediumCfg = MediumCfg()
     output: OutputCfg = OutputCfg()
 
     @model_validator(mode="after")
@@ -317,6 +372,8 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
             sensors[name] = spec.options.model_validate(_switch(value))
         except ValidationError as exc:
             problems.extend(format_validation_error(f"{where}.sensors.{name}", exc, sep="."))
+    if g.radio_on and rt.radio is None:
+        problems.append(f"{where}.radio: {rt.name} has no range-and-bearing radio")
     actuators = {}
     for name, value in g.actuators.items():
         spec = rt.actuator(name)

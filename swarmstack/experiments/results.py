@@ -50,6 +50,35 @@ def write_parquet_atomic(path: Path, columns: dict[str, np.ndarray]) -> None:
     os.replace(tmp, path)
 
 
+class RunLogs:
+    """Script ``log`` lines, one text file per run (``logs/run-00000.log``), each line
+    ``tick T robot R (group): text``; files are opened when their first line arrives and
+    flushed line by line, so a crash loses nothing already logged."""
+
+    def __init__(self, folder: Path, echo=None):
+        self.folder = Path(folder)
+        self.echo = echo
+        self._files: dict[int, object] = {}
+
+    def write(self, group: str, run: int, robot_id: int, tick: int, text: str) -> None:
+        line = f"tick {tick} robot {robot_id} ({group}): {text}"
+        fh = self._files.get(run)
+        if fh is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fh = self._files[run] = open(self.folder / f"run-{run:05d}.log", "w",
+                                         encoding="utf-8", buffering=1)
+        fh.write(line + "\n")
+        if self.echo is not None:
+            self.echo(f"[run {run}] {line}")
+
+    def close(self) -> None:
+        for fh in self._files.values():
+            fh.close()
+
+    def files(self) -> list[str]:
+        return sorted(f"logs/run-{run:05d}.log" for run in self._files)
+
+
 class ChunkedTable:
     """A table written as numbered Parquet parts in one folder."""
 

@@ -1,6 +1,9 @@
 """Step a built world: the tick as a visible sequence of calls.
 
-    control → actuators → dynamics → contacts (→ emitters) → sense
+    control → actuators → dynamics → contacts (→ emitters) → sense → radio
+
+Controllers read the readings and what the radio delivered at the end of the last tick, and
+write commands and the frames the radio delivers at the end of this one.
 
 One :class:`Simulation` holds ``runs`` independent runs of the same experiment in one set of
 arrays (run ``k`` uses seed ``seed + k``); kernels handle all runs at once and spatial queries
@@ -11,14 +14,17 @@ names a robot type.
 
 from __future__ import annotations
 
+import collections
+import sys
 import traceback
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
 from swarmstack.actuators.leds import update_emitters
 from swarmstack.controllers.api import ControllerError
+from swarmstack.controllers.radio import RadioPort
 from swarmstack.controllers.loader import ControllerLoadError, load_class
 from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.experiments import build as builder
@@ -36,18 +42,31 @@ class Simulation:
     ``params`` (optional, one dict per run mapping group names to controller parameters)
     gives each run of the batch its own parameters, e.g. candidate controllers of an
     optimiser; by default every run uses the file's.
+
+    Script ``log`` lines go to ``on_log(group, run, robot_id, tick, text)``; without it the
+    last 10 000 are kept in ``logs``. A Buzz robot whose VM fails stops alone (its failure is
+    in ``robot_failures()``) unless ``strict``: then the run stops with a ControllerError.
     """
 
     def __init__(self, cfg: ExperimentCfg, seed: int | None = None, runs: int = 1,
                  base_dir: Path | str = ".", source: str = "<experiment>",
-                 params: Optional[Sequence[dict]] = None):
+                 params: Optional[Sequence[dict]] = None, strict: bool = False,
+                 on_log: Optional[Callable[[str, int, int, int, str], None]] = None):
         self.cfg = cfg
         self.seed = cfg.simulation.seed if seed is None else int(seed)
         self.runs = int(runs)
         self.source = source
         self.base_dir = Path(base_dir)
+        self.strict = strict
+        self.logs: collections.deque = collections.deque(maxlen=10_000)
+        self.on_log = on_log if on_log is not None else \
+            (lambda group, run, rid, tick, text: self.logs.append((group, run, rid, tick, text)))
         self.world, self.groups = builder.build(cfg, self.seed, self.runs, self.base_dir,
                                                 source, params)
+        self.medium = builder.build_medium(cfg, self.world, self.groups)
+        self.ports = [RadioPort(self.medium, self.world.bodies, g.slice.slice)
+                      if self.medium is not None and g.cfg.radio_on else None
+                      for g in self.groups]
         # LEDs only matter to devices that look at them (light sensors, cameras): otherwise
         # placing and colouring emitters every tick would be wasted work
         self._needs_emitters = any(getattr(d, "needs_emitters", False)
@@ -71,36 +90,63 @@ class Simulation:
         return cls(load_experiment(path), base_dir=path.parent, source=str(path), **kw)
 
     def _controller_class(self, gi: int, g: Group):
+        """The Python controller class, or ``(script path, source)`` of a Buzz script."""
         ccfg = g.cfg.controller
         if ccfg is None:
             return None
+        if ccfg.buzz is not None:
+            from swarmstack.controllers.buzz import BuzzScriptError, compile_script
+
+            path = self.base_dir / ccfg.buzz
+            try:
+                return path, compile_script(path)
+            except BuzzScriptError as exc:
+                raise ConfigError([f"{self.source}: robots[{gi}].controller.buzz: {exc}"]) \
+                    from None
         try:
             return load_class(ccfg.python, self.base_dir)
         except ControllerLoadError as exc:
             raise ConfigError([f"{self.source}: robots[{gi}].controller.python: {exc}"]) \
                 from None
 
+    def _robot_views(self, g: Group, port) -> list:
+        b = self.world.bodies
+        sl = g.slice
+        view_cls = robot_view_class(g.robot_type)
+        views = []
+        for i in range(sl.n):
+            run = int(b.run[sl.start + i])
+            v = view_cls(sl.name, i, int(b.robot_id[sl.start + i]), run, g.readings,
+                         g.commands, self._controller_rng(g, i), self.world, g.params[run])
+            v._radio = port
+            views.append(v)
+        return views
+
     def _make_controllers(self) -> None:
         """Fresh controller instances and their views (``init`` is called by ``start``)."""
         b = self.world.bodies
-        for g, cls in zip(self.groups, self._classes):
+        for g, cls, port in zip(self.groups, self._classes, self.ports):
             g.controllers, g.views = [], []
             if cls is None:
                 continue
             sl = g.slice
-            g.batched = bool(getattr(cls, "batched", False))
+            g.batched = isinstance(cls, tuple) or bool(getattr(cls, "batched", False))
             if g.batched:
-                g.views = [GroupView(sl.name, g.readings, g.commands, b.robot_id[sl.slice],
-                                     b.run[sl.slice], g.keys, self.world, g.params)]
-                g.controllers = [cls()]
+                view = GroupView(sl.name, g.readings, g.commands, b.robot_id[sl.slice],
+                                 b.run[sl.slice], g.keys, self.world, g.params)
+                view._radio = port
+                g.views = [view]
+                if isinstance(cls, tuple):
+                    from swarmstack.controllers.buzz import BuzzController
+
+                    path, text = cls
+                    g.controllers = [BuzzController(g, path, text, self._robot_views(g, port),
+                                                    port, self.on_log, self.strict)]
+                else:
+                    g.controllers = [cls()]
                 continue
-            view_cls = robot_view_class(g.robot_type)
-            for i in range(sl.n):
-                run = int(b.run[sl.start + i])
-                g.views.append(view_cls(sl.name, i, int(b.robot_id[sl.start + i]), run,
-                                        g.readings, g.commands, self._controller_rng(g, i),
-                                        self.world, g.params[run]))
-                g.controllers.append(cls())
+            g.views = self._robot_views(g, port)
+            g.controllers = [cls() for _ in range(sl.n)]
 
     @staticmethod
     def _controller_rng(g: Group, i: int) -> np.random.Generator:
@@ -138,6 +184,8 @@ class Simulation:
                     self._raise_controller_error(g, k)
 
     def _raise_controller_error(self, g: Group, k: int):
+        if isinstance(sys.exc_info()[1], ControllerError):
+            raise  # already says which robot (a Buzz VM that failed in strict mode)
         tb = traceback.format_exc()
         if g.batched:
             raise ControllerError(g.slice.name, -1, None, tb) from None
@@ -153,6 +201,7 @@ class Simulation:
         self._warm_up()
         self._refresh_emitters()
         self.sense()
+        self.radio()
         self._call_controllers("init")
 
     def _warm_up(self) -> None:
@@ -202,6 +251,11 @@ class Simulation:
         self._plan()
         self._refresh_emitters()
         self.sense()
+        if self.medium is not None:
+            self.medium.reset()
+            self.medium.enabled[...] = self.medium.params.range_m > 0
+            self.medium.out_size[...] = np.where(self.medium.enabled, 0, -1)
+        self.radio()
         self._started = True
         self._call_controllers("init" if fresh else "reset")
 
@@ -215,6 +269,8 @@ class Simulation:
         keys = builder.stream_keys(self.cfg, list(w.groups), self.seed, self.runs)
         for g, k in zip(self.groups, keys):
             np.copyto(g.keys, k)
+            if self.medium is not None:
+                self.medium.params.keys[g.slice.slice] = k[:, STREAM["radio"]]
 
     # ------------------------------------------------------------------ the tick
     def control(self) -> None:
@@ -265,6 +321,11 @@ class Simulation:
         for update, group, keys, out, state in self._sense_calls:
             update(w, group, keys, out, state)
 
+    def radio(self) -> None:
+        """Deliver the frames sent this tick, from where the robots now are."""
+        if self.medium is not None:
+            self.medium.inbox = self.medium.deliver(self.world)
+
     def step(self) -> None:
         """One tick: control → actuate → physics, then sense the new state.
 
@@ -278,6 +339,7 @@ class Simulation:
         self.physics()
         self.world.tick += 1
         self.sense()
+        self.radio()
 
     def run(self, ticks: int) -> None:
         for _ in range(ticks):
@@ -293,6 +355,28 @@ class Simulation:
             if g.slice.name == name:
                 return g
         raise KeyError(name)
+
+    def radio_stats(self) -> dict:
+        """Radio counters: totals over the batch and ``per_run`` (one dict per run)."""
+        keys = ("messages_sent", "messages_delivered", "messages_dropped", "messages_refused",
+                "max_bytes_per_robot_tick")
+        per_run = [self.medium.stats_of(r) if self.medium is not None else dict.fromkeys(keys, 0)
+                   for r in range(self.runs)]
+        total = {k: (max if k.startswith("max") else sum)(int(p[k]) for p in per_run)
+                 for k in keys}
+        return {**total, "per_run": per_run}
+
+    def robot_failures(self) -> list[dict]:
+        """Robots whose Buzz VM failed: group, run, robot, tick, where, error, report."""
+        return [f for g in self.groups for c in g.controllers
+                for f in getattr(c, "failures", ())]
+
+    def buzz(self, name: str):
+        """The Buzz controller of group ``name`` (final globals, stigmergy …)."""
+        ctrl = self.group(name).controllers
+        if not ctrl or not hasattr(ctrl[0], "robots"):
+            raise KeyError(f"group {name!r} has no Buzz controller")
+        return ctrl[0]
 
     def readings(self, name: str) -> dict:
         return self.group(name).readings

@@ -100,6 +100,17 @@ class ActuatorSpec:
 
 
 @dataclass(frozen=True)
+class ScriptGlobal:
+    """How script languages (Buzz, Lua) see a device: the global ``name`` holding
+    ``convert(reading)`` — one robot's reading turned into plain Python values (numbers,
+    strings, dicts with int or str keys, lists), which each language maps to its own tables."""
+
+    name: str
+    convert: Callable[[np.ndarray], Any]
+    doc: str = ""
+
+
+@dataclass(frozen=True)
 class DeviceSpec:
     """A device a type can carry: ``make(options, base_dir)`` builds the sensor from validated
     ``options`` (relative data files are taken from ``base_dir``)."""
@@ -108,6 +119,7 @@ class DeviceSpec:
     options: type[BaseModel]
     make: Callable[[BaseModel, Optional[Path]], Any]
     doc: str = ""
+    script: Optional[ScriptGlobal] = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +157,9 @@ class HostFn:
     name: str
     fn: Callable
     doc: str = ""
+    # positions of arguments that are lengths (m) or speeds (m/s): a script language with a
+    # distance unit (Buzz: cm by default, as in ARGoS) divides them by its units per metre
+    lengths: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ clockwise, converted here.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,9 @@ from swarmstack.actuators.leds import Leds
 from swarmstack.actuators.wheels import Wheels
 from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
-                                    HostFn, RadioSpec, RobotType, register)
+                                    HostFn, RadioSpec, RobotType, ScriptGlobal, register)
 from swarmstack.robots.options import (BatteryOptions, CameraOptions, NoiseOptions,
-                                       WheelsOptions)
+                                       PositioningOptions, WheelsOptions)
 
 # --- body and drive (§3, plug-in entity) ---------------------------------------------------
 RADIUS_M = 0.035            # 7 cm diameter
@@ -203,6 +204,60 @@ DEVICES = {
 }
 
 
+# --- how scripts (Buzz, Lua) see the readings: ARGoS's Buzz integration's conventions -----------
+def _value_angle(reading) -> dict:
+    return {k: {"value": int(v), "angle": IR_ANGLES_RAD[k]} for k, v in enumerate(reading)}
+
+
+def _ground(reading) -> dict:
+    return {k: int(v) for k, v in enumerate(reading)}
+
+
+def _encoders(reading) -> dict:
+    return {"left": int(reading[0]), "right": int(reading[1])}
+
+
+def _camera(reading) -> dict:
+    blobs = {}
+    for col, row, r, g, b in reading:
+        if col < 0:
+            break
+        blobs[len(blobs)] = {"column": float(col), "row": float(row),
+                             "color": {"red": int(r), "green": int(g), "blue": int(b)}}
+    return blobs
+
+
+def _pose(reading) -> dict:
+    x, y, z, roll, pitch, yaw = (float(v) for v in reading)
+    return {"position": {"x": x, "y": y, "z": z},
+            "orientation": {"yaw": yaw, "pitch": pitch, "roll": roll}}
+
+
+def positioning_device(options: PositioningOptions, base_dir: Path | None = None):
+    from swarmstack.sensors.positioning import Positioning
+
+    return Positioning(options.position_noise, options.yaw_noise)
+
+
+_SCRIPT = {
+    "proximity": ScriptGlobal("proximity", _value_angle,
+                              "table 0–7 of {value = 0–4095, angle = rad}"),
+    "light": ScriptGlobal("light", _value_angle, "table 0–7 of {value = 4095 dark – 0, angle}"),
+    "ground": ScriptGlobal("ground", _ground, "table 0–2 of 0 black – 1023 white"),
+    "tof": ScriptGlobal("tof", int, "millimetres, 20–2000"),
+    "encoders": ScriptGlobal("encoders", _encoders, "{left, right} steps, wrapping int16"),
+    "camera": ScriptGlobal("camera", _camera,
+                           "table 0… of {column, row (px), color = {red, green, blue}}"),
+    "battery": ScriptGlobal("battery", lambda r: {"charge": float(r)}, "{charge = 0–1}"),
+    "positioning": ScriptGlobal("pose", _pose, "{position = {x, y, z} m, orientation = "
+                                               "{yaw, pitch, roll} rad}"),
+}
+DEVICES["positioning"] = DeviceSpec("positioning", PositioningOptions, positioning_device,
+                                    "the robot's pose from a tracking system, float64[6] "
+                                    "x, y, z, roll, pitch, yaw")
+DEVICES = {name: replace(spec, script=_SCRIPT[name]) for name, spec in DEVICES.items()}
+
+
 # --- host API: what a controller calls, in Python, Buzz and Lua alike ---------------------------
 def set_wheels(robot, left_m_s: float, right_m_s: float) -> None:
     """Wheel speeds in m/s (clamped to ±0.154 m/s by the actuator)."""
@@ -211,15 +266,63 @@ def set_wheels(robot, left_m_s: float, right_m_s: float) -> None:
     w[1] = right_m_s
 
 
-def set_led(robot, index: int, rgb) -> None:
+def _rgb(rgb: tuple):
+    return rgb[0] if len(rgb) == 1 else rgb
+
+
+def set_led(robot, index: int, *rgb) -> None:
     """LED ``index`` (0-based: 0–7 ring clockwise from the front, 8 front, 9 body) to ``(r, g,
-    b)`` bytes; channels an LED lacks are ignored."""
-    robot.commands["leds"][index] = rgb
+    b)`` bytes (one tuple or three numbers); channels an LED lacks are ignored."""
+    robot.commands["leds"][int(index)] = _rgb(rgb)
 
 
-def set_leds(robot, rgb) -> None:
-    """All LEDs to one colour."""
-    robot.commands["leds"][:] = rgb
+def set_leds(robot, *rgb) -> None:
+    """All LEDs to one colour: ``(r, g, b)`` bytes, one tuple or three numbers."""
+    robot.commands["leds"][:] = _rgb(rgb)
+
+
+# goto's turning mechanism (ARGoS's Buzz foot-bot controller): thresholds on the angle between
+# the heading and the target vector
+GOTO_NO_TURN_RAD = math.radians(10.0)
+GOTO_SOFT_TURN_RAD = math.radians(70.0)
+GOTO_HARD_TURN_RAD = math.radians(90.0)
+_NO_TURN, _SOFT_TURN, _HARD_TURN = 0, 1, 2
+
+
+def goto(robot, x_m: float, y_m: float) -> None:
+    """Drive along the vector (x forward, y left) in the robot's frame: its length is the speed
+    in m/s (capped at 0.154), its angle steers — straight within 10°, a soft turn (both wheels
+    forward) up to 90°, turning on the spot beyond (back to soft below 70°)."""
+    angle = math.atan2(y_m, x_m)
+    speed = min(math.hypot(x_m, y_m), MAX_WHEEL_SPEED_M_S)
+    a = abs(angle)
+    state = robot.host_state.get("turning", _NO_TURN)
+    if state == _HARD_TURN and a <= GOTO_SOFT_TURN_RAD:
+        state = _SOFT_TURN
+    if state == _SOFT_TURN:
+        if a > GOTO_HARD_TURN_RAD:
+            state = _HARD_TURN
+        elif a <= GOTO_NO_TURN_RAD:
+            state = _NO_TURN
+    elif state == _NO_TURN:
+        if a > GOTO_HARD_TURN_RAD:
+            state = _HARD_TURN
+        elif a > GOTO_NO_TURN_RAD:
+            state = _SOFT_TURN
+    robot.host_state["turning"] = state
+    if state == _NO_TURN:
+        inner = outer = speed
+    elif state == _SOFT_TURN:
+        factor = (GOTO_HARD_TURN_RAD - a) / GOTO_HARD_TURN_RAD
+        inner = speed * factor
+        outer = speed * (2.0 - factor)
+    else:
+        inner, outer = -MAX_WHEEL_SPEED_M_S, MAX_WHEEL_SPEED_M_S
+    w = robot.commands["wheels"]
+    if angle > 0:   # target on the left: the left wheel is the inner one
+        w[0], w[1] = inner, outer
+    else:
+        w[0], w[1] = outer, inner
 
 
 def _emitter_layout() -> EmitterLayout:
@@ -244,8 +347,9 @@ EPUCK2 = register(RobotType(
     devices=DEVICES,
     emitters=_emitter_layout(),
     radio=RadioSpec(RAB_RANGE_M, RAB_PAYLOAD_BYTES, RAB_ELEVATION_M),
-    host_api=(HostFn("set_wheels", set_wheels, set_wheels.__doc__),
+    host_api=(HostFn("set_wheels", set_wheels, set_wheels.__doc__, lengths=(0, 1)),
               HostFn("set_led", set_led, set_led.__doc__),
-              HostFn("set_leds", set_leds, set_leds.__doc__)),
+              HostFn("set_leds", set_leds, set_leds.__doc__),
+              HostFn("goto", goto, goto.__doc__, lengths=(0, 1))),
     doc="GCtronic E-Puck2 (Stolfi & Danoy, RAS 164, 2023)",
 ))

@@ -42,3 +42,12 @@ class WheelsOptions(Options):
 
     noise: Literal["none", "uniform", "gaussian"] = "none"
     level: float = Field(0.0, ge=0, le=1)
+
+
+class PositioningOptions(Options):
+    """A positioning system (motion capture, ARGoS's positioning sensor): Gaussian errors of
+    standard deviation ``position_noise`` (m, on x, y, z) and ``yaw_noise`` (rad)."""
+
+    enabled: bool = True
+    position_noise: float = Field(0.0, ge=0)
+    yaw_noise: float = Field(0.0, ge=0)

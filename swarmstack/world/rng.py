@@ -15,7 +15,7 @@ from numba import njit
 # Named streams of each robot. Adding a stream appends here so existing keys never change.
 STREAMS = (
     "proximity", "light", "ground", "tof", "encoders", "camera", "battery", "controller",
-    "wheels", "radio",
+    "wheels", "radio", "positioning",
 )
 STREAM = {name: i for i, name in enumerate(STREAMS)}
 

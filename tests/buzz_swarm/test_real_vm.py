@@ -25,7 +25,7 @@ def test_neighbors_from_buzz():
     c = -1
     function step() {
       c = neighbors.count()
-      var far = neighbors.filter(function(rid, d) { return d.distance > 0.6 })
+      var far = neighbors.filter(function(rid, d) { return d.distance > 60 })
       nfar = far.count()
       ds = neighbors.map(function(rid, d) { return d.distance })
       total = ds.reduce(function(rid, d, acc) { return acc + d }, 0.0)
@@ -37,9 +37,21 @@ def test_neighbors_from_buzz():
     run = run_src(src, 3, 2, topology="line")
     r1 = run.robots[1].globals
     assert r1["c"] == 2 and r1["nfar"] == 0
-    assert r1["total"] == pytest.approx(1.0)
-    assert run.robots[0].globals["g"]["distance"] == pytest.approx(0.5)
+    assert r1["total"] == pytest.approx(100.0)  # cm, as ARGoS reports distances
+    assert run.robots[0].globals["g"]["distance"] == pytest.approx(50.0)
     assert run.robots[2].globals["c"] == 1
+
+
+@pytest.mark.parametrize("unit, expected", [("m", 0.5), ("cm", 50.0), ("mm", 500.0)])
+def test_distance_unit_scales_neighbour_distances(unit, expected):
+    src = "function step() { d = neighbors.get(1 - id).distance }"
+    run = run_src(src, 2, 2, topology="line", distance_unit=unit)
+    assert run.robots[0].globals["d"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_unknown_distance_unit_is_refused():
+    with pytest.raises(ValueError, match="distance unit must be one of m, cm, mm"):
+        Harness("function step() {}", 2, distance_unit="inch")
 
 
 def test_lone_robot_neighbors_empty():
@@ -191,11 +203,11 @@ def test_cli_run_failure_exit_1(tmp_path):
 
 
 def test_pose_sensor_and_goto_moves_robots():
-    src = "function step() {\n  px = pose.position.x\n  d = neighbors.get(1 - id).distance\n  goto(-1.0, 0.0)\n}\n"
+    src = "function step() {\n  px = pose.position.x\n  d = neighbors.get(1 - id).distance\n  goto(-100.0, 0.0)\n}\n"
     h = Harness(src, 2, filename="t.bzz", topology="line", move=True, max_speed=0.1)
     run = h.run(3)
     assert run.ok
     # robot 0 starts at x = 0 and backs away 0.1 m per step; pose is read before moving
     assert run.robots[0].globals["px"] == pytest.approx(-0.2, abs=1e-6)
     assert run.robots[1].globals["px"] == pytest.approx(0.5 - 0.2, abs=1e-6)
-    assert run.robots[0].globals["d"] == pytest.approx(0.5, abs=1e-6)  # fixed links keep distances honest
+    assert run.robots[0].globals["d"] == pytest.approx(50.0, abs=1e-4)  # fixed links keep distances honest

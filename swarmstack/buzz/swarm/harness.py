@@ -5,7 +5,9 @@ robot runs the script's top level once and then ``init()``; every step then runs
 robot in id order, sensors -> incoming messages -> ``step()`` -> outgoing messages ->
 actuators (see :mod:`.service`). The only sensor is ``pose`` (``pose.position.x/y/z`` in
 metres, ``pose.orientation.yaw/pitch/roll`` in radians, all headings 0), set each step for
-scripts that mention ``pose``; the only actuator is ``goto`` (below). Packets emitted at step ``t`` are heard at step ``t + 1``: the radio
+scripts that mention ``pose``; the only actuator is ``goto`` (below). Neighbour distances and
+``goto`` vectors are in the ``distance_unit`` (cm by default, as ARGoS reports them); ``pose`` is in
+metres. Packets emitted at step ``t`` are heard at step ``t + 1``: the radio
 exchange happens between steps, as on a real range-and-bearing board.
 
 A robot whose VM fails (a runtime error in the top level, ``init``, ``step`` or a callback) is
@@ -14,7 +16,7 @@ recorded with its error and falls silent; the others carry on.
 ``params`` are set as globals before the top level runs (e.g. the swarm size a script needs).
 
 The harness provides a ``goto(x, y)`` host closure (unless the script's VM already has one): it
-records the last command per robot (robot frame, metres per step); with ``move=True`` robots
+records the last command per robot (robot frame, distance units per step); with ``move=True`` robots
 actually move by it (at most ``max_speed`` metres per step), which changes distances, bearings
 and -- for ``random:R`` -- links.
 """
@@ -22,30 +24,19 @@ and -- for ``random:R`` -- links.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from swarmstack.buzz.values import HostClosure, Table
 from swarmstack.buzz.vm import reserved_stack
 
-from .service import SwarmService
+from .radio import Radio
+from .robot import DEFAULT_DISTANCE_UNIT, BuzzRobot, RobotResult, distance_scale, user_globals
 from .topology import InMemoryRadio, Topology, make_topology
 
 LogFn = Callable[[int, str], None]
 _NUMBERS = frozenset((int, float))
-
-
-@dataclass
-class RobotResult:
-    id: int
-    logs: list[str] = field(default_factory=list)
-    globals: dict[str, Any] = field(default_factory=dict)
-    stigmergy: dict[int, dict[Any, Any]] = field(default_factory=dict)
-    failed: bool = False
-    error: Optional[str] = None
-    report: Optional[str] = None     # error with source line, caret and Buzz stack trace
-    failed_at: Optional[str] = None  # "top level", "init", "step 12", ...
 
 
 @dataclass
@@ -64,8 +55,9 @@ class SwarmRun:
         return not self.failed
 
 
-def _default_vm_factory(source: str, filename: str, robot_id: int, profile: str,
-                        include_path: Sequence[Union[str, Path]], seed: int, log: Callable[[str], None]):
+def make_vm(source: str, filename: str, robot_id: int, profile: str,
+            include_path: Sequence[Union[str, Path]], seed: int, log: Callable[[str], None]):
+    """A Buzz VM for one robot (file I/O off: a robot's script reads no files)."""
     from swarmstack.buzz.vm import BuzzVM
 
     return BuzzVM(source, filename=filename, robot_id=robot_id, profile=profile,
@@ -78,7 +70,14 @@ def robot_seed(seed: int, robot_id: int) -> int:
 
 
 class Harness:
-    """N robots running one script. Use :meth:`run`, or :meth:`load` then :meth:`step`."""
+    """N robots running one script. Use :meth:`run`, or :meth:`load` then :meth:`step`.
+
+    ``radio`` (optional) is any :class:`~swarmstack.buzz.swarm.radio.Radio` for N robots, e.g.
+    the simulator's range-and-bearing medium (:class:`swarmstack.media.MediumRadio`); without
+    one the harness makes an :class:`InMemoryRadio` over ``topology`` with ``drop`` and
+    ``payload_cap``. ``distance_unit`` is the unit of neighbour distances and ``goto`` vectors
+    the script sees (``cm`` by default, as in ARGoS; ``m``, ``mm``).
+    """
 
     def __init__(
         self,
@@ -97,37 +96,54 @@ class Harness:
         max_speed: float = 0.05,
         vm_factory: Optional[Callable[..., Any]] = None,
         params: Optional[dict[str, Any]] = None,
+        radio: Optional[Radio] = None,
+        distance_unit: str = DEFAULT_DISTANCE_UNIT,
     ):
         if n < 1:
             raise ValueError("need at least one robot")
         self.source = source
         self.n = n
         self.filename = filename
-        self.topology = topology if isinstance(topology, Topology) else make_topology(topology, n, seed)
-        if self.topology.n != n:
-            raise ValueError(f"topology has {self.topology.n} robots, harness {n}")
-        self.radio = InMemoryRadio(self.topology, drop=drop, payload_cap=payload_cap, seed=seed)
+        if radio is None:
+            self.topology = topology if isinstance(topology, Topology) else \
+                make_topology(topology, n, seed)
+            if self.topology.n != n:
+                raise ValueError(f"topology has {self.topology.n} robots, harness {n}")
+            radio = InMemoryRadio(self.topology, drop=drop, payload_cap=payload_cap, seed=seed)
+        else:
+            self.topology = getattr(radio, "topology", None)
+        self.radio = radio
         self.seed = seed
         self.profile = profile
         self.include_path = list(include_path)
         self.on_log = on_log
         self.move = move
         self.max_speed = max_speed
-        self.vm_factory = vm_factory or _default_vm_factory
+        self.vm_factory = vm_factory or make_vm
         self.params = dict(params or {})
-        self.results = [RobotResult(i) for i in range(n)]
-        self.vms: list[Any] = []
-        self.services: list[SwarmService] = []
+        self.distance_unit = distance_unit
+        self.robots: list[BuzzRobot] = []
         self.commands: list[Optional[tuple[float, float]]] = [None] * n
         self.packets: list[Optional[bytes]] = [None] * n
         self.step_count = 0
-        self._builtins: list[dict[str, Any]] = []
-        self._wants_pose: list[bool] = []
         self._loaded = False
+        distance_scale(distance_unit)  # an unknown unit fails here, not per robot
+
+    @property
+    def results(self) -> list[RobotResult]:
+        return [r.result for r in self.robots] if self.robots else \
+            [RobotResult(i) for i in range(self.n)]
+
+    @property
+    def vms(self) -> list[Any]:
+        return [r.vm for r in self.robots]
+
+    @property
+    def services(self) -> list[Any]:
+        return [r.service for r in self.robots]
 
     # ------------------------------------------------------------ loading
-    def _logger(self, rid: int) -> Callable[[str], None]:
-        logs = self.results[rid].logs
+    def _logger(self, rid: int, logs: list[str]) -> Callable[[str], None]:
         on_log = self.on_log
 
         def log(text: str) -> None:
@@ -137,7 +153,7 @@ class Harness:
 
         return log
 
-    def _goto(self, rid: int) -> HostClosure:
+    def _goto(self, rid: int, scale: float) -> HostClosure:
         commands = self.commands
 
         def goto(vm, *args):
@@ -147,24 +163,10 @@ class Harness:
 
         def direct(_c, x, y):  # goto(x, y) called from Buzz with exactly two arguments
             if x.__class__ in _NUMBERS and y.__class__ in _NUMBERS:
-                commands[rid] = (float(x), float(y))
+                commands[rid] = (float(x) / scale, float(y) / scale)
             return None
 
         return HostClosure(goto, "goto", direct=direct, arity=2)
-
-    def _fail(self, rid: int, where: str, err: Any = None) -> None:
-        r = self.results[rid]
-        if r.failed:
-            return
-        vm = self.vms[rid] if rid < len(self.vms) else None
-        msg = getattr(vm, "error", None) if vm is not None else None
-        r.failed = True
-        r.error = str(msg or err or "unknown error")
-        error = msg or err
-        # location, source line with a caret and the Buzz stack trace, when the VM has them
-        r.report = error.pretty() if hasattr(error, "pretty") else r.error
-        r.failed_at = where
-        self.packets[rid] = None
 
     def load(self) -> "Harness":
         """Create the VMs, install the swarm layer, run each top level then ``init()``."""
@@ -172,46 +174,20 @@ class Harness:
             return self
         self._loaded = True
         for rid in range(self.n):
-            log = self._logger(rid)
+            logs: list[str] = []
             try:
-                vm = self.vm_factory(self.source, self.filename, rid, self.profile, self.include_path,
-                                     robot_seed(self.seed, rid), log)
+                vm = self.vm_factory(self.source, self.filename, rid, self.profile,
+                                     self.include_path, robot_seed(self.seed, rid),
+                                     self._logger(rid, logs))
+                robot = BuzzRobot(vm, rid, self.profile, self.distance_unit)
             except Exception as e:  # a compile error: every robot fails the same way
-                self.vms.append(None)
-                self.services.append(None)  # type: ignore[arg-type]
-                self._builtins.append({})
-                self._wants_pose.append(False)
-                self._fail(rid, "load", e)
-                continue
-            svc = SwarmService(vm, rid, self.profile)
-            self.vms.append(vm)
-            self.services.append(svc)
-            try:
-                svc.install()
-                if _get_global(vm, "goto") is None:
-                    vm.set_global("goto", self._goto(rid))
-                for k, v in self.params.items():
-                    vm.set_global(k, v)
-            except Exception as e:
-                self._fail(rid, "load", e)
-            self._builtins.append(_globals_of(vm))
-            strings = getattr(getattr(vm, "program", None), "strings", None)
-            self._wants_pose.append(strings is None or "pose" in strings)
-        for rid in range(self.n):
-            vm = self.vms[rid]
-            if vm is None or self.results[rid].failed:
-                continue
-            for where, fn in (("top level", "run_top_level"), ("init", "init")):
-                try:
-                    getattr(vm, fn)()
-                except Exception as e:
-                    self._fail(rid, where, e)
-                    break
-                if getattr(vm, "failed", False):
-                    self._fail(rid, where)
-                    break
-            if not self.results[rid].failed:
-                self.packets[rid] = b""
+                robot = BuzzRobot(None, rid, self.profile, self.distance_unit, error=e)
+            robot.result.logs = logs
+            robot.install({"goto": self._goto(rid, robot.scale)}, self.params)
+            self.robots.append(robot)
+        for robot in self.robots:
+            if robot.start():
+                self.packets[robot.id] = b""
         return self
 
     # ------------------------------------------------------------ stepping
@@ -223,34 +199,20 @@ class Harness:
         cap = self.radio.payload_cap
         decoded: dict = {}
         stepno = self.step_count + 1
+        packets = self.packets
+        sense = self._sense if self.topology is not None else None
         with reserved_stack():  # room for Buzz recursion, made once for every robot
-            self._step_robots(inboxes, decoded, stepno, cap)
-        if self.move:
+            for robot in self.robots:
+                if not robot.result.failed:
+                    packets[robot.id] = robot.step(inboxes[robot.id], decoded, cap, stepno,
+                                                   sense)
+        if self.move and self.topology is not None:
             self._apply_moves()
         self.step_count = stepno
 
-    def _step_robots(self, inboxes, decoded: dict, stepno: int, cap: Optional[int]) -> None:
-        results, services, vms, wants_pose = self.results, self.services, self.vms, self._wants_pose
-        packets = self.packets
-        for rid in range(self.n):
-            if results[rid].failed:
-                continue
-            svc = services[rid]
-            vm = vms[rid]
-            try:
-                if wants_pose[rid]:
-                    vm.set_global("pose", self._pose(rid))
-                svc.receive(inboxes[rid], decoded)
-                if getattr(vm, "failed", False):
-                    self._fail(rid, f"step {stepno} (incoming messages)")
-                    continue
-                vm.step()
-                if getattr(vm, "failed", False):
-                    self._fail(rid, f"step {stepno}")
-                    continue
-                packets[rid] = svc.emit(cap)
-            except Exception as e:
-                self._fail(rid, f"step {stepno}", e)
+    def _sense(self, robot: BuzzRobot) -> None:
+        if "pose" in robot.wants:
+            robot.vm.set_global("pose", self._pose(robot.id))
 
     def _pose(self, rid: int) -> Table:
         x, y, z = self.topology.positions[rid]
@@ -267,7 +229,7 @@ class Harness:
         pos = self.topology.positions
         moved = False
         for rid, cmd in enumerate(self.commands):
-            if cmd is None or self.results[rid].failed:
+            if cmd is None or self.robots[rid].result.failed:
                 continue
             dx, dy = cmd
             norm = math.hypot(dx, dy)
@@ -292,52 +254,16 @@ class Harness:
 
     def finish(self) -> SwarmRun:
         """Collect each robot's final globals and stigmergy contents."""
-        for rid in range(self.n):
-            vm = self.vms[rid] if rid < len(self.vms) else None
-            if vm is None:
-                continue
-            r = self.results[rid]
-            r.globals = user_globals(vm, self._builtins[rid])
-            svc = self.services[rid]
-            if svc is not None:
-                r.stigmergy = svc.stigmergy_contents()
-        return SwarmRun(self.results, self.step_count, self.radio.sent, self.radio.dropped)
+        results = [r.finish() for r in self.robots]
+        return SwarmRun(results, self.step_count, getattr(self.radio, "sent", 0),
+                        getattr(self.radio, "dropped", 0))
 
     # ------------------------------------------------------------ helpers for experiments
     def get_global(self, rid: int, name: str) -> Any:
-        vm = self.vms[rid]
-        return None if vm is None else _get_global(vm, name)
+        return self.robots[rid].get_global(name) if self.robots else None
 
     def alive(self) -> list[int]:
-        return [i for i in range(self.n) if not self.results[i].failed]
-
-
-def _get_global(vm: Any, name: str) -> Any:
-    try:
-        return vm.get_global(name)
-    except Exception:
-        return None
-
-
-def _globals_of(vm: Any) -> dict[str, Any]:
-    g = getattr(vm, "globals", None)
-    if callable(g):
-        g = g()
-    if isinstance(g, dict):
-        return dict(g)
-    return {}
-
-
-def user_globals(vm: Any, builtins: dict[str, Any]) -> dict[str, Any]:
-    """Globals the script defined or changed (builtins still holding their value are left out)."""
-    out = {}
-    for k, v in _globals_of(vm).items():
-        if k in builtins and builtins[k] is v:
-            continue
-        if v is None:
-            continue
-        out[k] = v
-    return out
+        return [r.id for r in self.robots if not r.result.failed]
 
 
 def run_swarm(source: str, n: int, steps: int, **kwargs: Any) -> SwarmRun:
@@ -345,4 +271,5 @@ def run_swarm(source: str, n: int, steps: int, **kwargs: Any) -> SwarmRun:
     return Harness(source, n, **kwargs).run(steps)
 
 
-__all__ = ["Harness", "RobotResult", "SwarmRun", "run_swarm", "user_globals", "robot_seed"]
+__all__ = ["Harness", "RobotResult", "SwarmRun", "run_swarm", "user_globals", "robot_seed",
+           "make_vm"]

@@ -42,8 +42,9 @@ BITTYBUZZ_MAX_SWARMS = 8
 class SwarmService:
     """Swarm state of one robot plus the host closures that expose it."""
 
-    def __init__(self, vm: Any, robot_id: int, profile: str = "buzz"):
+    def __init__(self, vm: Any, robot_id: int, profile: str = "buzz", distance_scale: float = 1.0):
         self.vm = vm
+        self.distance_scale = distance_scale  # script distance units per metre
         self.robot_id = robot_id
         self.profile = profile
         self.out = OutQueue()
@@ -112,7 +113,9 @@ class SwarmService:
         f32 = self._f32
         heard = []
         silent = True
+        scale = self.distance_scale
         for sender, payload, d, az, el in inbox:
+            d = d * scale
             # distance/azimuth/elevation as the VM's floats (binary32 for Buzz: the reference
             # pushes C floats)
             if f32 is not None:  # the three at once, without a call

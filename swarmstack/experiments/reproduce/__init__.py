@@ -23,6 +23,10 @@ _MODULES: dict[str, str] = {
     "buzz-barrier": "swarmstack.experiments.reproduce.buzz_barrier",
     "buzz-vs-consensus": "swarmstack.experiments.reproduce.buzz_vs_consensus",
     "buzz-bidding": "swarmstack.experiments.reproduce.buzz_bidding",
+    "sim-barrier": "swarmstack.experiments.reproduce.sim_barrier",
+    "sim-vs-consensus": "swarmstack.experiments.reproduce.sim_vs_consensus",
+    "sim-bidding": "swarmstack.experiments.reproduce.sim_bidding",
+    "sim-bandwidth": "swarmstack.experiments.reproduce.sim_bandwidth",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import Field
 
-from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, HostFn, RobotType,
-                                    register)
+from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, HostFn, RadioSpec,
+                                    RobotType, register)
 from swarmstack.robots.options import NoiseOptions, Options
 
 LENGTH_M, WIDTH_M, HEIGHT_M, MASS_KG = 0.20, 0.10, 0.08, 1.0
@@ -78,6 +78,7 @@ HOVERBOX = register(RobotType(
     actuators=(ActuatorSpec("velocity", lambda o: VelocityActuator(o.max_speed),
                             VelocityOptions),),
     devices={"proximity": DeviceSpec("proximity", NoiseOptions, proximity, "4 face rays")},
-    host_api=(HostFn("set_velocity", set_velocity, set_velocity.__doc__),),
+    radio=RadioSpec(0.5, 64, 0.05),
+    host_api=(HostFn("set_velocity", set_velocity, set_velocity.__doc__, lengths=(0, 1, 2)),),
     doc="a holonomic box for the tests",
 ))

@@ -1,0 +1,305 @@
+"""Buzz controllers on simulated robots: ``controller = { buzz = "flock.bzz" }`` on a group.
+
+Every robot of the group (in every run of a batch) gets its own Buzz VM and swarm layer, and
+each tick takes the same control step as in the standalone harness
+(:class:`swarmstack.buzz.swarm.robot.BuzzRobot`): sensor globals → what it heard on the
+range-and-bearing medium last tick → ``step()`` → the frame it broadcasts. What the script can
+call and read comes from the robot type: every host function (``set_wheels``, ``goto`` …)
+becomes a closure, every enabled device with a script form a global (``proximity``, ``pose``
+…), see ``docs/buzz-robot-api.md``. Globals ``id`` (the robot's id in its run),
+``robot_type`` and ``robot_group`` let one script serve a heterogeneous swarm
+(``s.select(robot_type == "epuck2")``).
+
+Lengths follow the controller's ``distance_unit`` (cm by default, as in ARGoS): neighbour
+distances and every host-function argument the type marks as a length or speed.
+
+A runtime error on one robot stops that robot's VM: its commands go to the type's safe values
+(wheels 0), it falls silent on the radio, and the failure is logged with tick, robot id and the
+Buzz stack trace; the run goes on (``strict``: the run stops with a ControllerError).
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from swarmstack.buzz.errors import BuzzError, BuzzRaise
+from swarmstack.buzz.swarm.harness import make_vm
+from swarmstack.buzz.swarm.robot import BuzzRobot
+from swarmstack.buzz.values import HostClosure
+from swarmstack.buzz.vm import reserved_stack
+from swarmstack.controllers.api import ControllerError
+from swarmstack.world.rng import STREAM
+
+LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
+_NUMBERS = (int, float)
+
+
+class BuzzScriptError(ValueError):
+    """The script cannot be read or compiled: a located ``FILE:LINE:COL: message``."""
+
+
+def read_script(path: Path) -> str:
+    """The script's text; undecodable bytes are a located error."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BuzzScriptError(f"cannot read Buzz script {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise BuzzScriptError(f"{path}:{line}:{col}: invalid UTF-8 byte "
+                              f"0x{data[exc.start]:02x}") from None
+
+
+def compile_script(path: Path) -> str:
+    """Read and compile once (errors located), so a broken script fails before tick 0."""
+    from swarmstack.buzz.vm import _compile_cached
+
+    source = read_script(path)
+    try:
+        _compile_cached(source, str(path), (str(path.parent),))
+    except BuzzError as exc:
+        raise BuzzScriptError(str(exc)) from None
+    except RecursionError:
+        raise BuzzScriptError(f"{path}:1:1: the script is nested too deeply to compile") \
+            from None
+    return source
+
+
+def _arity(fn: Callable) -> tuple[int, int]:
+    """(fewest, most) arguments after ``robot``; most is -1 for functions taking ``*args``."""
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 0, -1
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return sum(p.default is p.empty for p in positional), len(positional)
+
+
+def host_closure(host_fn, view, scale: float) -> HostClosure:
+    """``host_fn`` of one robot as a Buzz closure: numbers in, lengths divided by ``scale``
+    (script units per metre), a wrong argument a located Buzz error."""
+    fn, name, lengths = host_fn.fn, host_fn.name, host_fn.lengths
+    fewest, most = _arity(fn)
+
+    def convert(args):
+        out = list(args)
+        for i, a in enumerate(out):
+            if a.__class__ not in _NUMBERS:
+                raise BuzzRaise(f"{name}: argument {i + 1} must be a number, "
+                                f"found {_kind(a)}")
+        for i in lengths:
+            if i < len(out):
+                out[i] = out[i] / scale
+        return out
+
+    def call(vm, *args):
+        if len(args) < fewest or (most >= 0 and len(args) > most):
+            want = str(fewest) if fewest == most else f"{fewest} to {most}" if most >= 0 \
+                else f"at least {fewest}"
+            raise BuzzRaise(f"{name} takes {want} argument{'s' * (most != 1)}, "
+                            f"found {len(args)}")
+        try:
+            fn(view, *convert(args))
+        except BuzzRaise:
+            raise
+        except (TypeError, ValueError, IndexError, OverflowError) as exc:
+            raise BuzzRaise(f"{name}: {exc}") from None
+        return None
+
+    def direct(_closure, *args):
+        return call(None, *args)
+
+    fixed = fewest == most
+    return HostClosure(call, name, direct=direct if fixed else None, arity=most if fixed else -1)
+
+
+def _kind(v: Any) -> str:
+    return "nil" if v is None else "a table" if isinstance(v, dict) else \
+        "a string" if isinstance(v, str) else "a closure"
+
+
+class BuzzController:
+    """The Buzz controller of one group (all its robots in all runs); driven by the simulation
+    like a batched controller (``init`` / ``step`` / ``reset`` on the group view)."""
+
+    batched = True
+
+    def __init__(self, group, script: Path, source: str, views: list, port, log: LogFn,
+                 strict: bool = False):
+        self.group = group
+        self.cfg = group.cfg.controller
+        self.script = script
+        self.source = source
+        self.views = views          # one RobotView per row (host functions act on them)
+        self.port = port            # RadioPort or None (radio off: the robots hear nothing)
+        self.log = log
+        self.strict = strict
+        self.robots: list[BuzzRobot] = []
+        self.failures: list[dict] = []
+        self.clock = None
+        self._runs = [v.run for v in views]
+        self._ids = port.bodies.robot_id.tolist() if port is not None else []
+        rt = group.robot_type
+        self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
+        # the script globals the group's enabled devices offer: (name, readings, convert)
+        self._sensors = [(spec.script.name, group.readings[dev.name], spec.script.convert)
+                         for name, spec in rt.devices.items() if spec.script is not None
+                         for dev in [group.devices.get(name)] if dev is not None]
+
+    # ------------------------------------------------------------------ lifecycle
+    def init(self, group_view, params: dict) -> None:
+        self.clock = group_view._clock
+        self._load()
+
+    def reset(self, group_view) -> None:
+        self._load()
+
+    def _load(self) -> None:
+        g = self.group
+        rt = g.robot_type
+        unit_robot = None
+        self.robots = []
+        self.failures = []
+        self._oversize = [0] * len(self.views)
+        include = (str(self.script.parent),)
+        keys = g.keys[:, STREAM["controller"]]
+        for k, view in enumerate(self.views):
+            log = self._logger(view.run, view.id)
+            params = g.params[view.run]
+            try:
+                vm = make_vm(self.source, str(self.script), view.id, self.cfg.profile, include,
+                             int(keys[k]) & 0x7FFFFFFF, log)
+                robot = BuzzRobot(vm, view.id, self.cfg.profile, self.cfg.distance_unit)
+            except Exception as exc:  # cannot happen after compile_script, kept for safety
+                robot = BuzzRobot(None, view.id, self.cfg.profile, self.cfg.distance_unit,
+                                  error=exc)
+            unit_robot = robot
+            host = {h.name: host_closure(h, view, robot.scale) for h in rt.host_api}
+            host.update(robot_type=rt.name, robot_group=g.name)
+            robot.install(host, params)
+            self.robots.append(robot)
+        if unit_robot is not None:
+            wants = unit_robot.wants  # the same program for every robot of the group
+            self._sensors = [s for s in self._sensors if s[0] in wants]
+        with reserved_stack():
+            for k, robot in enumerate(self.robots):
+                if not robot.result.failed:
+                    self._sense(robot, k)
+                    robot.start()
+                if robot.result.failed:
+                    self._failed(k)
+
+    def _logger(self, run: int, robot_id: int) -> Callable[[str], None]:
+        log, name = self.log, self.group.name
+
+        def line(text: str) -> None:
+            log(name, run, robot_id, self.clock.tick if self.clock is not None else 0, text)
+
+        return line
+
+    # ------------------------------------------------------------------ the tick
+    def _sense(self, robot: BuzzRobot, k: int) -> None:
+        vm = robot.vm
+        for name, readings, convert in self._sensors:
+            vm.set_global(name, convert(readings[k]))
+
+    def step(self, group_view) -> None:
+        port = self.port
+        stepno = self.clock.tick + 1
+        if port is not None:
+            inbox = port.medium.inbox
+            start = inbox.start.tolist()
+            senders = inbox.sender.tolist()
+            dist = inbox.distance_m.tolist()
+            az = inbox.azimuth_rad.tolist()
+            el = inbox.elevation_rad.tolist()
+            ids = self._ids
+            frames = _frames(inbox)
+            caps = port.cap.tolist()
+            base = port.rows.start
+        decoded: dict[int, dict] = {}
+        sensors = self._sensors
+        with reserved_stack():
+            for k, robot in enumerate(self.robots):
+                if robot.result.failed:
+                    continue
+                if port is not None:
+                    b = base + k
+                    heard = [(ids[s], frames(s), dist[m], az[m], el[m])
+                             for m in range(start[b], start[b + 1])
+                             for s in (senders[m],)]
+                    cap = caps[k]
+                else:
+                    heard, cap = [], None
+                packet = robot.step(heard, decoded.setdefault(self._runs[k], {}), cap, stepno,
+                                    self._sense_fn(k) if sensors else None)
+                if packet is None:
+                    self._failed(k)
+                    continue
+                if port is not None:
+                    port.send(k, packet)
+                lost = robot.service.out.oversize
+                if lost != self._oversize[k]:
+                    self._refused(k, lost - self._oversize[k], cap)
+                    self._oversize[k] = lost
+
+    def _refused(self, k: int, count: int, cap) -> None:
+        """Messages too long for any frame under the cap: discarded (as the reference VM does),
+        counted with the medium's refused frames, and said once per robot in the log."""
+        view = self.views[k]
+        if self.port is not None:
+            self.port.medium.stats.refused[view.run] += count
+        if not self._oversize[k]:
+            self.log(self.group.name, view.run, view.id, self.clock.tick,
+                     f"a Buzz message longer than the radio's payload_bytes = {cap} was "
+                     "discarded (it can never be sent; raise radio.payload_bytes)")
+
+    def _sense_fn(self, k: int):
+        return lambda robot: self._sense(robot, k)
+
+    def _failed(self, k: int) -> None:
+        robot = self.robots[k]
+        view = self.views[k]
+        for arr, safe in self._safe:
+            arr[k] = safe
+        if self.port is not None:
+            self.port.medium.enabled[self.port.rows.start + k] = False
+            self.port.out_size[k] = -1
+        r = robot.result
+        tick = self.clock.tick if self.clock is not None else 0
+        failure = {"group": self.group.name, "run": view.run, "robot": view.id, "tick": tick,
+                   "where": r.failed_at, "error": r.error, "report": r.report}
+        self.failures.append(failure)
+        self.log(self.group.name, view.run, view.id, tick,
+                 f"Buzz error ({r.failed_at}): {r.report or r.error}")
+        if self.strict:
+            raise ControllerError(self.group.name, view.run, view.id,
+                                  f"Buzz error ({r.failed_at}): {r.report or r.error}")
+
+    # ------------------------------------------------------------------ inspection
+    def get_global(self, k: int, name: str) -> Any:
+        return self.robots[k].get_global(name)
+
+    def results(self) -> list:
+        return [r.finish() for r in self.robots]
+
+
+def _frames(inbox) -> Callable[[int], bytes]:
+    """Sender body index → its frame as bytes, made once per sender per tick (the swarm layer
+    decodes a frame once for all its receivers by identity)."""
+    cache: dict[int, bytes] = {}
+    sent, size = inbox.sent, inbox.sent_size
+
+    def frame(s: int) -> bytes:
+        f = cache.get(s)
+        if f is None:
+            n = int(size[s])
+            f = cache[s] = sent[s, :n].tobytes() if n > 0 else b""
+        return f
+
+    return frame

@@ -1,0 +1,463 @@
+"""The simulated range-and-bearing radio: who hears whom each tick, and where they are.
+
+Every robot with a radio broadcasts one frame per tick (possibly empty: on a range-and-bearing
+board every robot emits every tick, so an empty frame still makes it a neighbour). Receiver
+``j`` hears sender ``i`` of the same run when
+
+1. the 3-D distance between their antennas (body base ``z`` + ``antenna_m``) is at most the
+   *sender's* ``range_m`` (ranges may be asymmetric);
+2. with ``occlusion``, the segment between the antennas crosses no wall, box or cylinder, and
+   with ``robots_occlude`` no other robot's body (sender and receiver excluded; a body is the
+   vertical prism of its bounding disc, as sensors see it);
+3. the receiver's Bernoulli draw with probability ``drop`` does not lose it;
+4. the receiver's ``capacity`` (most receptions per tick, 0 = unlimited) is not exceeded: when
+   more arrive it keeps the nearest (true distance; ties: the lower body index), the rest
+   count as dropped.
+
+A reception carries the sender's body index and what the receiver measures: ``distance_m``
+(plus Gaussian noise, clamped at 0), ``azimuth_rad`` (horizontal bearing in the receiver's
+frame, counter-clockwise from its +x axis, in [-pi, pi]; noise wraps) and ``elevation_rad``
+(in [-pi/2, pi/2]; noise is clamped); the receiver's full orientation (roll, pitch, yaw, ZYX:
+R = Rz Ry Rx, the world vector turned by R^T) gives its frame. Receptions of each receiver
+are ordered by sender body index. Noise and drops are counter-based draws of (receiver key,
+tick, sender robot id): reproducible, and a run of a batch hears exactly what it hears
+simulated alone. Runs never hear each other.
+
+A frame longer than the sender's ``payload_bytes`` is refused (not sent at all, counted).
+Robots with ``range_m <= 0`` have no radio: they neither emit nor receive. A robot whose
+``enabled`` flag is cleared (switched off) stops emitting but still listens.
+
+Use::
+
+    params = RadioParams.for_world(sim.world, {"epuck2": {"range_m": 0.5}}, seed=sim.seed)
+    medium = Medium(params, sim.world.n_runs)
+    medium.outbox[i, :3] = (1, 2, 3); medium.out_size[i] = 3     # during the tick
+    inbox = medium.deliver(sim.world)                              # after the robots moved
+    for k in range(inbox.start[j], inbox.start[j + 1]):
+        inbox.sender[k], inbox.distance_m[k], inbox.azimuth_rad[k], inbox.payload(k)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+
+from swarmstack.geometry.static_index import build_static_index
+from swarmstack.media import rab_kernels as K
+from swarmstack.world.rng import STREAM, robot_stream_keys
+
+# With at least this many bodies (and more than one Numba thread) the medium uses its
+# multi-threaded kernel. Below, one thread is fast enough (1 000 robots: about 2 000 ticks/s)
+# and a parallel launch on a busy machine can cost more than a whole serial delivery.
+PARALLEL_MIN_RECEIVERS = 4096
+
+PARAM_FIELDS = ("range_m", "antenna_m", "payload_bytes", "drop", "range_noise_m",
+                "bearing_noise_rad", "capacity")
+
+
+@dataclass
+class RadioParams:
+    """One entry per body (N). Build by hand, or per group with :meth:`for_world`.
+
+    Sender side: ``range_m`` (<= 0: no radio), ``antenna_m`` (antenna height above the body's
+    base), ``payload_bytes`` (the most bytes one frame may carry). Receiver side: ``drop``
+    (Bernoulli loss probability per message), ``range_noise_m`` (Gaussian std on distance),
+    ``bearing_noise_rad`` (Gaussian std on azimuth and on elevation), ``capacity`` (most
+    receptions per tick, 0 = unlimited), ``keys`` (the robot's random-stream key).
+    ``occlusion``: static shapes block the line between antennas; ``robots_occlude``: robot
+    bodies do too.
+    """
+
+    range_m: np.ndarray
+    antenna_m: np.ndarray
+    payload_bytes: np.ndarray
+    drop: np.ndarray
+    range_noise_m: np.ndarray
+    bearing_noise_rad: np.ndarray
+    capacity: np.ndarray
+    keys: np.ndarray
+    occlusion: bool = True
+    robots_occlude: bool = False
+
+    def __post_init__(self):
+        n = int(np.shape(self.range_m)[0]) if np.ndim(self.range_m) == 1 else -1
+        if n < 0:
+            raise ValueError("range_m must hold one value per body")
+        for name, dtype in (("range_m", np.float64), ("antenna_m", np.float64),
+                            ("payload_bytes", np.int64), ("drop", np.float64),
+                            ("range_noise_m", np.float64), ("bearing_noise_rad", np.float64),
+                            ("capacity", np.int64), ("keys", np.uint64)):
+            setattr(self, name, _column(getattr(self, name), n, dtype, name))
+        self.occlusion = bool(self.occlusion)
+        self.robots_occlude = bool(self.robots_occlude)
+        if np.any((self.drop < 0) | (self.drop > 1)):
+            raise ValueError("drop probabilities must be in [0, 1]")
+        for name in ("payload_bytes", "capacity", "range_noise_m", "bearing_noise_rad"):
+            if np.any(getattr(self, name) < 0):
+                raise ValueError(f"{name} must be >= 0")
+
+    @property
+    def n(self) -> int:
+        return int(self.range_m.shape[0])
+
+    @classmethod
+    def uniform(cls, n: int, range_m: float, *, antenna_m: float = 0.0, payload_bytes: int = 0,
+                drop: float = 0.0, range_noise_m: float = 0.0, bearing_noise_rad: float = 0.0,
+                capacity: int = 0, keys=None, occlusion: bool = True,
+                robots_occlude: bool = False) -> "RadioParams":
+        """The same values for all ``n`` bodies (``keys`` default to 0 … n-1)."""
+        keys = np.arange(n, dtype=np.uint64) if keys is None else keys
+        return cls(np.full(n, float(range_m)), antenna_m, payload_bytes, drop, range_noise_m,
+                   bearing_noise_rad, capacity, keys, occlusion, robots_occlude)
+
+    @classmethod
+    def for_world(cls, world, groups: Optional[Mapping[str, Mapping]] = None, *,
+                  seed: Optional[int] = None, keys=None, occlusion: bool = True,
+                  robots_occlude: bool = False) -> "RadioParams":
+        """Per-body parameters from per-group values.
+
+        ``groups[name]`` may give any of ``range_m, antenna_m, payload_bytes, drop,
+        range_noise_m, bearing_noise_rad, capacity``; what it leaves out comes from the
+        group's robot type (its ``RadioSpec``: range, payload bytes, antenna height) or is 0
+        (no drop, no noise, unlimited capacity). A group whose type has no radio and that is
+        not given a ``range_m`` has no radio.
+
+        ``keys`` (uint64[N]) or ``seed``: with a seed, each robot's key is its ``radio``
+        stream of that seed — the key a simulation with that seed gives it (run k of a batch
+        uses seed + k), so a run hears the same in a batch and alone.
+        """
+        from swarmstack.robots import base as robot_types
+
+        groups = dict(groups or {})
+        unknown = set(groups) - {g.name for g in world.groups}
+        if unknown:
+            raise KeyError(f"no robot group named {', '.join(sorted(unknown))}")
+        n = world.bodies.n
+        cols = {name: np.zeros(n) for name in PARAM_FIELDS}
+        for g in world.groups:
+            spec = robot_types.ROBOT_TYPES.get(g.robot_type)
+            radio = getattr(spec, "radio", None)
+            values = {"range_m": radio.range_m, "payload_bytes": radio.payload_bytes,
+                      "antenna_m": radio.antenna_height_m} if radio is not None else {}
+            values.update(groups.get(g.name, {}))
+            bad = set(values) - set(PARAM_FIELDS)
+            if bad:
+                raise KeyError(f"{g.name}: unknown radio parameter {', '.join(sorted(bad))}")
+            for name, v in values.items():
+                cols[name][g.start:g.stop] = v
+        if keys is None:
+            keys = radio_keys(world, 0 if seed is None else seed)
+        return cls(cols["range_m"], cols["antenna_m"], cols["payload_bytes"].astype(np.int64),
+                   cols["drop"], cols["range_noise_m"], cols["bearing_noise_rad"],
+                   cols["capacity"].astype(np.int64), keys, occlusion, robots_occlude)
+
+
+def static_lists(scene, reach: float):
+    """``(aabb, start, items)``: the footprint bounding box [x0, y0, x1, y1] of every static
+    shape (boxes, then cylinders) and, per grid cell, the shapes (box k, cylinder B + k) that
+    come within ``reach`` of the cell — what a sight line of that length may cross. The boxes
+    are padded by 1 µm against rounding: they only decide which shapes get the exact test."""
+    boxes, cyl = scene.arena.boxes, scene.arena.cylinders
+    pad = 1e-6
+    ext_x = np.abs(boxes[:, 2] * boxes[:, 6]) + np.abs(boxes[:, 3] * boxes[:, 7]) + pad
+    ext_y = np.abs(boxes[:, 2] * boxes[:, 7]) + np.abs(boxes[:, 3] * boxes[:, 6]) + pad
+    aabb = np.concatenate([
+        np.column_stack([boxes[:, 0] - ext_x, boxes[:, 1] - ext_y, boxes[:, 0] + ext_x,
+                         boxes[:, 1] + ext_y]),
+        np.column_stack([cyl[:, 0] - cyl[:, 2] - pad, cyl[:, 1] - cyl[:, 2] - pad,
+                         cyl[:, 0] + cyl[:, 2] + pad, cyl[:, 1] + cyl[:, 2] + pad])]
+    ).reshape(-1, 4)
+    bs, bi, cs, ci = build_static_index(scene.grid, boxes, cyl, margin=reach)
+    cells = np.arange(bs.shape[0] - 1)
+    owner = np.concatenate([np.repeat(cells, np.diff(bs)), np.repeat(cells, np.diff(cs))])
+    items = np.concatenate([bi, ci + boxes.shape[0]])
+    items = np.ascontiguousarray(items[np.argsort(owner, kind="stable")], dtype=np.int64)
+    return np.ascontiguousarray(aabb), bs + cs, items
+
+
+def _column(value, n: int, dtype, name: str) -> np.ndarray:
+    """A writable, contiguous copy of one value per body (a scalar is repeated)."""
+    a = np.asarray(value)
+    if a.ndim == 0:
+        return np.full(n, a, dtype=dtype)
+    if a.shape != (n,):
+        raise ValueError(f"{name}: expected {n} values, found shape {a.shape}")
+    return np.array(a, dtype=dtype, copy=True)
+
+
+def radio_keys(world, seed: int) -> np.ndarray:
+    """uint64[N]: each body's ``radio`` stream key for a batch started at ``seed``."""
+    b = world.bodies
+    keys = np.zeros(b.n, dtype=np.uint64)
+    for r in np.unique(b.run):
+        mine = np.flatnonzero(b.run == r)
+        per_run = robot_stream_keys(seed, int(r), int(b.robot_id[mine].max()) + 1)
+        keys[mine] = per_run[b.robot_id[mine], STREAM["radio"]]
+    return keys
+
+
+@dataclass
+class Inbox:
+    """What every receiver heard this tick, as CSR over receivers (body indices).
+
+    Receptions of receiver ``j`` are ``start[j] … start[j + 1] - 1``, ordered by sender.
+    ``sent``/``sent_size`` are this tick's frames (a copy: the outbox is free for the next
+    tick); ``sent_size`` is -1 for a body that sent nothing.
+    """
+
+    start: np.ndarray          # int64[N + 1]
+    sender: np.ndarray         # int64[M] body index
+    distance_m: np.ndarray     # float64[M]
+    azimuth_rad: np.ndarray    # float64[M]
+    elevation_rad: np.ndarray  # float64[M]
+    sent: np.ndarray           # uint8[N, max_cap]
+    sent_size: np.ndarray      # int32[N]
+
+    @staticmethod
+    def empty(n: int, width: int) -> "Inbox":
+        """Nobody heard anything (before the first delivery)."""
+        return Inbox(np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                     np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((n, width), dtype=np.uint8),
+                     np.full(n, -1, dtype=np.int32))
+
+    def __len__(self) -> int:
+        return int(self.sender.shape[0])
+
+    def payload(self, k: int) -> bytes:
+        """The frame of reception ``k``."""
+        s = int(self.sender[k])
+        return self.sent[s, :self.sent_size[s]].tobytes()
+
+    def count(self, j: int) -> int:
+        """How many senders body ``j`` heard."""
+        return int(self.start[j + 1] - self.start[j])
+
+    def of(self, j: int) -> slice:
+        """The reception indices of receiver ``j``."""
+        return slice(int(self.start[j]), int(self.start[j + 1]))
+
+    def receptions(self, j: int) -> list[tuple[int, bytes, float, float, float]]:
+        """``(sender body, payload, distance_m, azimuth_rad, elevation_rad)`` heard by ``j``."""
+        return [(int(self.sender[k]), self.payload(k), float(self.distance_m[k]),
+                 float(self.azimuth_rad[k]), float(self.elevation_rad[k]))
+                for k in range(int(self.start[j]), int(self.start[j + 1]))]
+
+
+@dataclass
+class MediumStats:
+    """Per-run int64 counters since the last :meth:`Medium.reset`."""
+
+    sent: np.ndarray       # frames broadcast
+    delivered: np.ndarray  # receptions
+    dropped: np.ndarray    # lost to the Bernoulli draw or over a receiver's capacity
+    refused: np.ndarray    # frames longer than the sender's cap: not sent
+    max_bytes: np.ndarray  # largest frame one robot sent in one tick
+
+    @staticmethod
+    def zeros(n_runs: int) -> "MediumStats":
+        return MediumStats(*(np.zeros(n_runs, dtype=np.int64) for _ in range(5)))
+
+
+class Medium:
+    """The range-and-bearing medium of a batch of runs (see the module docstring).
+
+    ``outbox`` uint8[N, max_cap] and ``out_size`` int32[N] (-1: silent this tick) are written
+    by controllers during the tick; ``enabled`` bool[N] says which robots emit (a controller
+    may clear it to switch its radio off). :meth:`deliver` is called once per tick after the
+    robots moved; it returns the :class:`Inbox`, also kept as ``inbox`` until the next one.
+    ``parallel`` picks the multi-threaded kernel (None: when there are at least
+    ``PARALLEL_MIN_RECEIVERS`` bodies and Numba has more than one thread); results are the same
+    either way.
+    """
+
+    def __init__(self, params: RadioParams, n_runs: int, parallel: Optional[bool] = None):
+        self.params = params
+        self.n_runs = int(n_runs)
+        n = params.n
+        self.has_radio = params.range_m > 0
+        max_cap = int(params.payload_bytes[self.has_radio].max()) if self.has_radio.any() else 0
+        self.outbox = np.zeros((n, max_cap), dtype=np.uint8)
+        self.out_size = np.zeros(n, dtype=np.int32)
+        self.enabled = self.has_radio.copy()
+        self.stats = MediumStats.zeros(self.n_runs)
+        self.parallel = parallel
+        self._emits = np.zeros(n, dtype=np.bool_)
+        self._reach = np.zeros(self.n_runs)
+        self._kept = np.zeros(n, dtype=np.int64)
+        self._lost = np.zeros(n, dtype=np.int64)
+        self._found = np.zeros(n, dtype=np.int64)
+        self._bodies_checked = None
+        self._static_scene = None
+        self._static_reach = 0.0
+        self._static = None
+        self._slots(16)
+        self.reset()
+
+    @property
+    def n(self) -> int:
+        return self.params.n
+
+    @property
+    def max_cap(self) -> int:
+        return int(self.outbox.shape[1])
+
+    def _slots(self, cap: int) -> None:
+        n = self.params.n
+        self._slot_cap = int(cap)
+        self._snd = np.empty(n * cap, dtype=np.int64)
+        self._dist = np.empty(n * cap)
+        self._az = np.empty(n * cap)
+        self._el = np.empty(n * cap)
+
+    def reset(self) -> None:
+        """Counters to zero, outbox cleared, every radio on with an empty frame."""
+        for a in (self.stats.sent, self.stats.delivered, self.stats.dropped,
+                  self.stats.refused, self.stats.max_bytes):
+            a[:] = 0
+        self.outbox[:] = 0
+        np.copyto(self.enabled, self.has_radio)
+        self.out_size[:] = np.where(self.enabled, 0, -1)
+        self.inbox = Inbox.empty(self.n, self.max_cap)
+
+    def stats_of(self, run: int) -> dict:
+        """Counters of one run."""
+        s = self.stats
+        return {"messages_sent": int(s.sent[run]), "messages_delivered": int(s.delivered[run]),
+                "messages_dropped": int(s.dropped[run]), "messages_refused": int(s.refused[run]),
+                "max_bytes_per_robot_tick": int(s.max_bytes[run])}
+
+    def _use_parallel(self) -> bool:
+        if self.parallel is not None:
+            return bool(self.parallel)
+        if self.params.n < PARALLEL_MIN_RECEIVERS:
+            return False
+        import numba
+
+        return numba.get_num_threads() > 1
+
+    def _static_index(self, scene, reach: float):
+        """Per grid cell, the static shapes within ``reach`` (this tick's largest range) of the
+        cell, and their bounding boxes: a receiver tests only those, usually none away from
+        walls. Built for the largest range of any body, again only if ranges grew."""
+        if self._static_scene is not scene or reach > self._static_reach:
+            self._static_reach = max(reach, float(self.params.range_m.max(initial=0.0)))
+            self._static = static_lists(scene, self._static_reach)
+            self._static_scene = scene
+        return self._static
+
+    def deliver(self, world, tick: Optional[int] = None) -> Inbox:
+        """Broadcast this tick's frames; returns what every body heard.
+
+        Positions are ``world.bodies``; the robot grid (``world.cell_start``/``order``) must
+        be that of the current positions (it is after any physics step; call
+        ``world.refresh_grid()`` after moving bodies by hand). ``tick`` (default
+        ``world.tick``) keys the random draws.
+        """
+        p = self.params
+        b = world.bodies
+        if b is not self._bodies_checked:
+            if b.n != p.n:
+                raise ValueError(f"the medium has {p.n} bodies, the world {b.n}")
+            if b.n and (b.run.min() < 0 or b.run.max() >= self.n_runs):
+                raise ValueError(f"the world's run indices go beyond the medium's {self.n_runs}"
+                                 " runs")
+            self._bodies_checked = b
+        if world.cell_start is None:
+            world.refresh_grid()
+        tick = int(world.tick if tick is None else tick)
+        s = self.stats
+        K.prepare(self.out_size, self.enabled, p.range_m, p.payload_bytes, b.run, self.n_runs,
+                  self._emits, self._reach, s.sent, s.refused, s.max_bytes)
+        arena = world.scene.arena
+        aabb, static_start, static_items = self._static_index(world.scene,
+                                                              float(self._reach.max()))
+        max_top = float(np.max(b.z + b.height, initial=0.0)) if p.robots_occlude else 0.0
+        receive = K.receive_parallel if self._use_parallel() else K.receive_serial
+        while True:
+            most = receive(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
+                           b.yaw, b.run, b.robot_id, b.radius, b.height, p.range_m,
+                           p.antenna_m, p.drop, p.range_noise_m, p.bearing_noise_rad,
+                           p.capacity, p.keys, p.occlusion, p.robots_occlude, arena.boxes,
+                           arena.cylinders, aabb, static_start, static_items,
+                           world.scene.grid, world.cell_start, world.order,
+                           world.scene.max_radius, max_top, self._slot_cap, self._snd,
+                           self._dist, self._az, self._el, self._kept, self._lost,
+                           self._found)
+            if most <= self._slot_cap:
+                break
+            self._slots(max(2 * self._slot_cap, int(most) + 8))
+        start, sender, dist, az, el, sent, sent_size = K.finish(
+            self._slot_cap, self._snd, self._dist, self._az, self._el, self._kept, self._lost,
+            b.run, s.delivered, s.dropped, self._emits, self.outbox, self.out_size,
+            self.enabled)
+        self.inbox = Inbox(start, sender, dist, az, el, sent, sent_size)
+        return self.inbox
+
+
+class MediumRadio:
+    """The Buzz :class:`~swarmstack.buzz.swarm.radio.Radio` over a :class:`Medium` and a world.
+
+    Robots ``0 … n-1`` are the bodies of run ``run`` with those robot ids. ``exchange`` puts
+    each packet in the outbox (``None``: silent), delivers over the world's current positions
+    and returns per robot ``(sender robot id, payload, distance_m, azimuth_rad,
+    elevation_rad)`` tuples. Random draws are keyed by the exchange number (the harness's
+    step), so a world that does not move still sees fresh drops and noise every step.
+    ``sent`` counts messages put on a link (delivered or dropped), ``dropped`` those lost.
+    The medium is this radio's alone: every other body of it stays silent.
+    """
+
+    def __init__(self, medium: Medium, world, n: Optional[int] = None, run: int = 0):
+        self.medium = medium
+        self.world = world
+        self.run = int(run)
+        b = world.bodies
+        mine = np.flatnonzero(b.run == self.run)
+        mine = mine[np.argsort(b.robot_id[mine], kind="stable")]
+        n = len(mine) if n is None else int(n)
+        if n > len(mine) or not np.array_equal(b.robot_id[mine[:n]], np.arange(n)):
+            raise ValueError(f"run {self.run} has no robots with ids 0 … {n - 1}")
+        self.n = n
+        self.bodies = mine[:n]
+        self.robot_of = np.full(b.n, -1, dtype=np.int64)
+        self.robot_of[self.bodies] = np.arange(n)
+        caps = medium.params.payload_bytes[self.bodies][medium.has_radio[self.bodies]]
+        self.payload_cap: Optional[int] = int(caps.min()) if caps.size else None
+        self.sent = 0
+        self.dropped = 0
+        self.steps = 0
+
+    def exchange(self, packets: Sequence[Optional[bytes]]) -> list[list[tuple]]:
+        m = self.medium
+        if len(packets) != self.n:
+            raise ValueError(f"expected {self.n} packets, got {len(packets)}")
+        m.out_size[:] = -1
+        width = m.max_cap
+        for k, p in enumerate(packets):
+            if p is None:
+                continue
+            body = self.bodies[k]
+            size = len(p)
+            if 0 < size <= width:
+                m.outbox[body, :size] = np.frombuffer(p, dtype=np.uint8)
+            m.out_size[body] = size  # longer than the cap: the medium refuses it
+        s = m.stats
+        before = (int(s.delivered[self.run]), int(s.dropped[self.run]))
+        inbox = m.deliver(self.world, tick=self.steps)
+        self.steps += 1
+        delivered = int(s.delivered[self.run]) - before[0]
+        lost = int(s.dropped[self.run]) - before[1]
+        self.sent += delivered + lost
+        self.dropped += lost
+        start = inbox.start[self.bodies].tolist()
+        stop = inbox.start[self.bodies + 1].tolist()
+        senders = self.robot_of[inbox.sender].tolist()
+        dist = inbox.distance_m.tolist()
+        az = inbox.azimuth_rad.tolist()
+        el = inbox.elevation_rad.tolist()
+        out = []
+        for a, z in zip(start, stop):
+            out.append([(senders[k], packets[senders[k]], dist[k], az[k], el[k])
+                        for k in range(a, z)])
+        return out

@@ -1,0 +1,373 @@
+"""Numba kernels of the range-and-bearing medium (see :mod:`swarmstack.media.rab`).
+
+A tick is three calls:
+
+``prepare``
+    which robots emit (radio present, enabled, a frame of at most their cap), per-run counts
+    of frames sent and refused, and the largest range among each run's emitters (how far a
+    receiver of that run has to look).
+``receive_serial`` / ``receive_parallel``
+    for every receiver, the senders it hears. A first pass walks the grid cells within its
+    run's largest range and keeps the senders within their own range (3-D distance between
+    antennas); sorted by body index, a second pass tests their sight lines against static
+    shapes (and robots), draws the drops and measures distance and bearings; then come the
+    capacity and the measurement noise. Each receiver writes only its own slot of
+    ``slot_cap`` rows, so the result depends neither on the order receivers are visited in
+    nor on the number of threads. A receiver with more than ``slot_cap`` senders in range
+    only reports how many; the caller retries with larger slots.
+``finish``
+    the receivers' slots packed into CSR arrays, per-run delivered/dropped counts, the frames
+    copied out of the outbox and the outbox sizes reset for the next tick.
+
+Random draws are counter-based hashes (``world.rng``) of the receiver's key, the tick and a
+channel made of the sender's robot id: ``uniform01(key, tick, 2 (4 id + 0))`` for the drop and
+``gaussian(key, tick, 4 id + c)`` (which uses uniform channels ``8 id + 2c`` and ``8 id + 2c +
+1``) for range (c = 1), azimuth (c = 2) and elevation (c = 3) noise: no two draws share a
+channel, and a draw depends on nothing but (receiver, tick, sender).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from swarmstack.geometry.grid import cell_xy
+from swarmstack.geometry.rays import box_interval, disk_interval, hit_robots
+from swarmstack.world.rng import gaussian, uniform01
+
+CH_DROP = 0
+CH_RANGE = 1
+CH_AZIMUTH = 2
+CH_ELEVATION = 3
+CHANNELS_PER_SENDER = 4
+
+# receivers per work item of the parallel kernel (the result does not depend on it)
+CHUNK = 64
+
+
+@njit(cache=True, error_model="numpy")
+def prepare(out_size, enabled, range_m, payload_bytes, run, n_runs, emits, reach, sent,
+            refused, max_bytes):
+    """Fill ``emits`` (bool[N]) and ``reach`` (float64[n_runs]); add this tick's frames to the
+    per-run ``sent``, ``refused`` and ``max_bytes`` counters."""
+    for r in range(n_runs):
+        reach[r] = 0.0
+    for i in range(out_size.shape[0]):
+        ok = enabled[i] and range_m[i] > 0.0 and out_size[i] >= 0
+        r = run[i]
+        if ok and out_size[i] > payload_bytes[i]:
+            refused[r] += 1  # a real radio refuses a frame longer than it can carry
+            ok = False
+        emits[i] = ok
+        if ok:
+            sent[r] += 1
+            if out_size[i] > max_bytes[r]:
+                max_bytes[r] = out_size[i]
+            if range_m[i] > reach[r]:
+                reach[r] = range_m[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _sort_slot(lo, hi, by_distance, snd, dist, az, el):
+    """Insertion sort of rows lo…hi-1 by sender index, or by (distance, sender)."""
+    for p in range(lo + 1, hi):
+        s0 = snd[p]
+        d0 = dist[p]
+        a0 = az[p]
+        e0 = el[p]
+        q = p
+        while q > lo:
+            a = q - 1
+            if by_distance:
+                before = d0 < dist[a] or (d0 == dist[a] and s0 < snd[a])
+            else:
+                before = s0 < snd[a]
+            if not before:
+                break
+            snd[q] = snd[a]
+            dist[q] = dist[a]
+            az[q] = az[a]
+            el[q] = el[a]
+            q = a
+        if q != p:
+            snd[q] = s0
+            dist[q] = d0
+            az[q] = a0
+            el[q] = e0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _z_overlap(ta, tb, z0, dz, top):
+    """Whether the segment's z (z0 + t dz) lies in [0, top] for some t in [ta, tb] ⊂ [0, 1]."""
+    ta = max(ta, 0.0)
+    tb = min(tb, 1.0)
+    if ta > tb:
+        return False
+    za = z0 + ta * dz
+    zb = z0 + tb * dz
+    return min(za, zb) <= top and max(za, zb) >= 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _shape_hit(x0, y0, z0, dx, dy, dz, boxes, cylinders, k):
+    """Whether the segment crosses static shape ``k`` (box k, or cylinder k - B): the rule of
+    ``geometry.rays`` for prisms standing on the floor."""
+    nb = boxes.shape[0]
+    if k < nb:
+        ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
+                              boxes[k, 3], boxes[k, 6], boxes[k, 7])
+        top = boxes[k, 5]
+    else:
+        c = k - nb
+        ta, tb = disk_interval(x0, y0, dx, dy, cylinders[c, 0], cylinders[c, 1],
+                               cylinders[c, 2])
+        top = cylinders[c, 3]
+    return _z_overlap(ta, tb, z0, dz, top)
+
+
+@njit(cache=True, error_model="numpy")
+def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id,
+                   radius, height, range_m, antenna_m, drop, range_noise, bearing_noise,
+                   capacity, keys, occlusion, robots_occlude, boxes, cylinders, aabb,
+                   static_start, static_items, gparams, cell_start, order, max_radius, max_top,
+                   slot_cap, snd, dist, az, el, kept, lost, found):
+    """Receivers ``lo … hi-1``: fill their slot rows ``j * slot_cap …`` and
+    ``kept/lost/found[j]``. One loop with no call per receiver or per pair on the common path:
+    passing arrays to a Numba function (inlined or not) costs reference counting that would
+    outweigh a receiver's work."""
+    nx = int(gparams[3])
+    ny = int(gparams[4])
+    cell = gparams[2]
+    for j in range(lo, hi):
+        kept[j] = 0
+        lost[j] = 0
+        found[j] = 0
+        if range_m[j] <= 0.0:
+            continue  # no radio: hears nothing
+        rj = run[j]
+        rch = reach[rj]
+        if rch <= 0.0:
+            continue  # nobody of this run emits
+        xj = x[j]
+        yj = y[j]
+        zj = z[j] + antenna_m[j]
+        # the receiver's frame (ZYX: R = Rz(yaw) Ry(pitch) Rx(roll)); m = rows of R^T.
+        # cos 0 = 1 and sin 0 = 0 exactly: ground robots skip four calls, same result
+        cy = math.cos(yaw[j])
+        sy = math.sin(yaw[j])
+        cp, sp = (1.0, 0.0) if pitch[j] == 0.0 else (math.cos(pitch[j]), math.sin(pitch[j]))
+        cr, sr = (1.0, 0.0) if roll[j] == 0.0 else (math.cos(roll[j]), math.sin(roll[j]))
+        m00 = cy * cp
+        m01 = sy * cp
+        m02 = -sp
+        m10 = cy * sp * sr - sy * cr
+        m11 = sy * sp * sr + cy * cr
+        m12 = cp * sr
+        m20 = cy * sp * cr + sy * sr
+        m21 = sy * sp * cr - cy * sr
+        m22 = cp * cr
+        n_static = 0
+        i0 = 0
+        if occlusion:  # the static shapes any sight line from this receiver's cell may cross
+            gx, gy = cell_xy(gparams, xj, yj)
+            c = gy * nx + gx
+            i0 = static_start[c]
+            n_static = static_start[c + 1] - i0
+        p_drop = drop[j]
+        key = keys[j]
+        base = j * slot_cap
+        n = 0
+        n_lost = 0
+        gx0 = max(0, min(nx - 1, int(math.floor((xj - rch - gparams[0]) / cell))))
+        gx1 = max(0, min(nx - 1, int(math.floor((xj + rch - gparams[0]) / cell))))
+        gy0 = max(0, min(ny - 1, int(math.floor((yj - rch - gparams[1]) / cell))))
+        gy1 = max(0, min(ny - 1, int(math.floor((yj + rch - gparams[1]) / cell))))
+        run_base = rj * nx * ny
+        for gy in range(gy0, gy1 + 1):
+            row = run_base + gy * nx  # a grid row of the block is one contiguous run of `order`
+            for s in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
+                i = order[s]
+                if i == j or not emits[i]:
+                    continue
+                dx = x[i] - xj
+                dy = y[i] - yj
+                zi = z[i] + antenna_m[i]
+                dz = zi - zj
+                r_i = range_m[i]
+                d2 = dx * dx + dy * dy + dz * dz
+                if d2 > r_i * r_i * 1.0000001:
+                    continue
+                d = math.sqrt(d2)
+                if d > r_i:
+                    continue  # the sender's range decides
+                if n < slot_cap:
+                    snd[base + n] = i
+                n += 1
+        found[j] = n
+        if n > slot_cap:
+            continue  # the caller retries with larger slots
+        # senders in body order (insertion sort, written out: a function taking the array
+        # would cost reference counting per receiver)
+        for p in range(base + 1, base + n):
+            s0 = snd[p]
+            q = p
+            while q > base and snd[q - 1] > s0:
+                snd[q] = snd[q - 1]
+                q -= 1
+            snd[q] = s0
+        # second pass over the senders in range, in order: sight line, drop, measurements
+        # (apart from the grid walk, which stays a tight loop)
+        kept_n = 0
+        for q in range(base, base + n):
+            i = snd[q]
+            dx = x[i] - xj
+            dy = y[i] - yj
+            zi = z[i] + antenna_m[i]
+            dz = zi - zj
+            if n_static > 0:
+                # the bounding boxes of the shapes' footprints reject most at once; the exact
+                # test is a call (array arguments passed into inlined code cost reference
+                # counting on every pair, even when unused)
+                sx0 = min(xj, x[i])
+                sx1 = max(xj, x[i])
+                sy0 = min(yj, y[i])
+                sy1 = max(yj, y[i])
+                blocked = False
+                for m in range(i0, i0 + n_static):
+                    k = static_items[m]
+                    if sx1 < aabb[k, 0] or sx0 > aabb[k, 2] or sy1 < aabb[k, 1] \
+                            or sy0 > aabb[k, 3]:
+                        continue
+                    if _shape_hit(xj, yj, zj, dx, dy, dz, boxes, cylinders, k):
+                        blocked = True
+                        break
+                if blocked:
+                    continue
+            # a line above every robot's top cannot be blocked by one
+            if robots_occlude and min(zi, zj) <= max_top:
+                if hit_robots(xj, yj, zj, x[i], y[i], zi, rj, j, i, x, y, z, radius, height,
+                              gparams, cell_start, order, max_radius) <= 1.0:
+                    continue
+            if p_drop > 0.0:
+                if uniform01(key, tick, 2 * (CHANNELS_PER_SENDER * robot_id[i] + CH_DROP)) \
+                        < p_drop:
+                    n_lost += 1
+                    continue
+            bx = m00 * dx + m01 * dy + m02 * dz
+            by = m10 * dx + m11 * dy + m12 * dz
+            bz = m20 * dx + m21 * dy + m22 * dz
+            k = base + kept_n
+            snd[k] = i
+            dist[k] = math.sqrt(dx * dx + dy * dy + dz * dz)  # as in the range test
+            az[k] = math.atan2(by, bx)
+            # atan2(0, h >= 0) is 0: level antennas skip the call, same result
+            el[k] = 0.0 if bz == 0.0 else math.atan2(bz, math.sqrt(bx * bx + by * by))
+            kept_n += 1
+        n = kept_n
+        cap = capacity[j]
+        if cap > 0 and n > cap:  # keep the nearest (ties: the lower body index)
+            _sort_slot(base, base + n, True, snd, dist, az, el)
+            n_lost += n - cap
+            n = cap
+            _sort_slot(base, base + n, False, snd, dist, az, el)
+        sd = range_noise[j]
+        sb = bearing_noise[j]
+        if sd > 0.0 or sb > 0.0:
+            for k in range(base, base + n):
+                c0 = CHANNELS_PER_SENDER * robot_id[snd[k]]
+                if sd > 0.0:
+                    dist[k] = max(0.0, dist[k] + sd * gaussian(key, tick, c0 + CH_RANGE))
+                if sb > 0.0:
+                    a = az[k] + sb * gaussian(key, tick, c0 + CH_AZIMUTH)
+                    if a > math.pi or a < -math.pi:
+                        a = math.atan2(math.sin(a), math.cos(a))
+                    az[k] = a
+                    e = el[k] + sb * gaussian(key, tick, c0 + CH_ELEVATION)
+                    el[k] = min(0.5 * math.pi, max(-0.5 * math.pi, e))
+        kept[j] = n
+        lost[j] = n_lost
+
+
+@njit(cache=True, error_model="numpy")
+def receive_serial(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
+                   height, range_m, antenna_m, drop, range_noise, bearing_noise, capacity, keys,
+                   occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
+                   static_items, gparams, cell_start, order, max_radius, max_top, slot_cap, snd,
+                   dist, az, el, kept, lost, found):
+    """Every receiver in turn; returns the largest number of senders one receiver heard.
+
+    Bodies: pose ``x … yaw``, ``run``, ``robot_id``, ``radius``, ``height`` (float64[N] or
+    int64[N]) and the radio parameters per body; ``emits``/``reach`` from :func:`prepare`.
+    Static shapes: ``boxes`` [B, 8], ``cylinders`` [C, 4], ``aabb`` float64[B + C, 4] their
+    footprints' bounding boxes, and ``static_start``/``static_items`` a CSR list per grid cell
+    of the shapes (boxes 0 … B-1, cylinders B + k) within the largest range of the cell.
+    Robots: the grid ``gparams, cell_start, order``, ``max_radius`` and ``max_top`` (the
+    highest body top, z + height). Slots: ``slot_cap`` rows per receiver in ``snd, dist, az,
+    el``; per receiver ``kept``, ``lost`` (drops, capacity) and ``found``."""
+    _receive_range(0, x.shape[0], tick, emits, reach, x, y, z, roll, pitch, yaw, run,
+                   robot_id, radius, height, range_m, antenna_m, drop, range_noise,
+                   bearing_noise, capacity, keys, occlusion, robots_occlude, boxes, cylinders,
+                   aabb, static_start, static_items, gparams, cell_start, order, max_radius,
+                   max_top, slot_cap, snd, dist, az, el, kept, lost, found)
+    most = 0
+    for j in range(x.shape[0]):
+        most = max(most, found[j])
+    return most
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def receive_parallel(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
+                     height, range_m, antenna_m, drop, range_noise, bearing_noise, capacity,
+                     keys, occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
+                     static_items, gparams, cell_start, order, max_radius, max_top, slot_cap,
+                     snd, dist, az, el, kept, lost, found):
+    """:func:`receive_serial` over chunks of receivers on all threads (the same result)."""
+    n = x.shape[0]
+    n_chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(n_chunks):
+        _receive_range(c * CHUNK, min(n, (c + 1) * CHUNK), tick, emits, reach, x, y, z, roll,
+                       pitch, yaw, run, robot_id, radius, height, range_m, antenna_m, drop,
+                       range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude,
+                       boxes, cylinders, aabb, static_start, static_items, gparams,
+                       cell_start, order, max_radius, max_top, slot_cap, snd, dist, az, el,
+                       kept, lost, found)
+    most = 0
+    for j in range(n):
+        most = max(most, found[j])
+    return most
+
+
+@njit(cache=True, error_model="numpy")
+def finish(slot_cap, snd, dist, az, el, kept, lost, run, delivered, dropped, emits, outbox,
+           out_size, enabled):
+    """CSR inbox from the slots, per-run counters, a copy of the frames, outbox sizes reset.
+
+    Returns ``(start, sender, distance, azimuth, elevation, sent, sent_size)``."""
+    n = kept.shape[0]
+    start = np.empty(n + 1, dtype=np.int64)
+    start[0] = 0
+    for j in range(n):
+        start[j + 1] = start[j] + kept[j]
+        delivered[run[j]] += kept[j]
+        dropped[run[j]] += lost[j]
+    m = start[n]
+    sender = np.empty(m, dtype=np.int64)
+    distance = np.empty(m)
+    azimuth = np.empty(m)
+    elevation = np.empty(m)
+    for j in range(n):
+        src = j * slot_cap
+        dst = start[j]
+        for k in range(kept[j]):
+            sender[dst + k] = snd[src + k]
+            distance[dst + k] = dist[src + k]
+            azimuth[dst + k] = az[src + k]
+            elevation[dst + k] = el[src + k]
+    sent = outbox.copy()
+    sent_size = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        sent_size[i] = out_size[i] if emits[i] else -1
+        out_size[i] = 0 if enabled[i] else -1
+    return start, sender, distance, azimuth, elevation, sent, sent_size
