@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from swarmstack.physics.diffdrive import integrate_range
 
-speeds = st.floats(-0.2, 0.2, allow_nan=False)
+speeds = st.floats(-0.2, 0.2, allow_nan=False, allow_subnormal=False)  # 5e-324 m/s moves nothing
 
 
 @settings(deadline=None)
