@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from swarmstack.buzz.errors import BuzzError, BuzzRaise
 from swarmstack.buzz.swarm.harness import make_vm

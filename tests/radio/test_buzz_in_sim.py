@@ -2,7 +2,6 @@
 sensor globals, distance units, failures that stop one robot, logs, mixed types."""
 
 import json
-import math
 
 import numpy as np
 import pytest

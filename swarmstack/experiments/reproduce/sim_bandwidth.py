@@ -29,9 +29,9 @@ import numpy as np
 
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
                                              validation)
-from swarmstack.experiments.reproduce.sim_barrier import (GROUP, MAX_STEPS, buzz_simulation,
-                                                          check_failures, circle_poses, done,
-                                                          per_run)
+from swarmstack.experiments.reproduce.sim_barrier import MAX_STEPS
+from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
+                                                        circle_poses, done, per_run)
 
 ROBOTS = 6
 RADIUS_M = 0.25

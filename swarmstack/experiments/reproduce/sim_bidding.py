@@ -30,9 +30,8 @@ from pathlib import Path
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
                                              validation)
 from swarmstack.experiments.reproduce.buzz_bidding import expected_winner
-from swarmstack.experiments.reproduce.sim_barrier import (GROUP, buzz_simulation,
-                                                          check_failures, circle_poses, done,
-                                                          per_run)
+from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
+                                                        circle_poses, done, per_run)
 
 SIZES = [3, 4, 6]
 RUNS = 100           # auctions per size (the thesis ran 20; see the module docstring)

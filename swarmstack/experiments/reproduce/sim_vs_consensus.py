@@ -30,8 +30,8 @@ from pathlib import Path
 
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
                                              validation)
-from swarmstack.experiments.reproduce.sim_barrier import (buzz_simulation, check_failures,
-                                                          done, per_run, GROUP)
+from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
+                                                        done, per_run)
 
 ROBOTS = 10
 SPACING_M = 0.5
