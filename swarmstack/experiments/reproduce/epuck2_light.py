@@ -1,107 +1,245 @@
-"""E-Puck2 ambient-light sensors, paper §4.1.2 / Eq. 2 / Fig. 5(c): reading vs distance.
+"""E-Puck2 ambient-light sensors, paper §3.2 / Table 3 / §4.1.2 / Eq. 2 / Fig. 5.
 
-One batch, one run per (intensity, distance): a robot whose front sensor faces a light of
-intensity 0.5, 1 or 2 squarely at 2–55 cm (three lights in separate lanes, farther apart than
-the sensor range). Simulated readings must equal Eq. 2, ``4095 · max(0, 1 − (γ i)² / d²)``
-with γ = 0.075 for d ≤ 50 cm and 4095 beyond, exactly; saturation (reading 0) must begin at
-d = γ·i.
+Two batches of noise-free readings, each run one robot and one light:
+
+* **Orientation (Table 3).** A light of intensity 1 stands 15 cm from the robot, which turns
+  on the spot in 0.25° steps. Each sensor's brightness (4095 − reading) is symmetric about the
+  heading at which it faces the light, so its reading-weighted circular mean gives the sensor's
+  angle; it must equal Table 3 within 0.5°.
+* **Transfer function (Eq. 2, Fig. 5c).** PROX0 and PROX7 (the sensors of §4.1.2) are pointed
+  at a light by the *paper's* angles, for intensities 0.5, 1 and 2, from touching the body to
+  60 cm in 1 mm steps (three lights in lanes farther apart than the sensor range). Eq. 2 says
+  ``(4095 − reading) / 4095 = (γ i)² / d²``, so ``i² / that`` is a quadratic in the robot's
+  distance whose curvature is ``1 / γ²``: a weighted least-squares fit gives γ (to compare with
+  the paper's 0.075) and where the sensor sits (not published: bounded by the body's size).
+  With that geometry every reading must equal Eq. 2 with γ = 0.075 within one count,
+  saturation (reading 0) must end at d = γ·i and the sensor must go dark (4095) beyond 50 cm.
+
+Everything on the reference side is a literal of the paper below, never a constant of the
+robot model.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
-from swarmstack.robots import epuck2
-from swarmstack.sensors import light
 
+# --- the paper's numbers (reference side) ------------------------------------------------------
+# Table 3: orientation of the proximity and light sensors 1–8, degrees from the front, read
+# clockwise seen from above as the real robot numbers them (sensor 1 = PROX0 front right).
+TABLE3_CW_DEG = (15.0, 50.0, 90.0, 150.0, 210.0, 270.0, 310.0, 345.0)
+GAMMA = 0.075            # §4.1.2, Eq. 2
+RANGE_M = 0.50           # §3.2 (light sources up to 50 cm away) and Eq. 2 (d ≤ 0.50)
+FULL_SCALE = 4095        # Table 1: 8 [4095 – 0]; §3.2: 0 = saturated, 4095 = no light
+BODY_RADIUS_M = 0.035    # §3: 7 cm diameter
+BODY_HEIGHT_M = 0.045    # §3: 4.5 cm high
+# §4.1.2: intensity-1 source at 10–50 cm measured as these illuminances on the robot (lx)
+CALIBRATION_LUX = ((0.10, 1.24), (0.20, 0.62), (0.30, 0.40), (0.40, 0.25), (0.50, 0.20))
+
+# --- tolerances --------------------------------------------------------------------------------
+ANGLE_TOL_DEG = 0.5      # two sweep steps
+GAMMA_REL_TOL = 0.002    # 0.2 % on the fitted γ (readings are whole counts)
+COUNT_TOL = 1
+DIST_TOL_M = 0.0015      # saturation and range edges: the 1 mm sweep step + fit
+MOUNT_TOL_M = 0.002      # fitted sensor position within 2 mm of the rim
+
+# --- the scenes --------------------------------------------------------------------------------
 INTENSITIES = (0.5, 1.0, 2.0)
-DISTANCES_M = np.round(np.arange(0.02, 0.5501, 0.0025), 6)
+SENSORS = (0, 7)
 LANE_Y = (-1.2, 0.0, 1.2)
 LIGHT_X = 0.6
-SENSOR = 0
-# §4.1.2: intensity 1 at these distances corresponded to these illuminances (lux)
-CALIBRATION = ((0.10, 1.24), (0.20, 0.62), (0.30, 0.40), (0.40, 0.25), (0.50, 0.20))
+LIGHT_Z = 0.04           # about the sensors' height; the exact offset is fitted
+HEADING_STEP_DEG = 0.25
+SWEEP_LIGHT_M = 0.15
+DIST_STEP_M = 0.001
+DIST_MAX_M = 0.60
+FIT_COUNTS = (200, 3900)  # readings used for the fit: away from saturation and from dark
 
 
-def _eq2(distances, intensities, axis=None):
-    """Eq. 2 with the E-Puck2's constants (noise-free reference)."""
-    return light.reading(distances, intensities, gamma=epuck2.LIGHT_GAMMA,
-                         range_m=epuck2.LIGHT_RANGE_M, full_scale=epuck2.FULL_SCALE_12BIT,
-                         axis=axis)
+def eq2(d, i, gamma=GAMMA) -> np.ndarray:
+    """Eq. 2 scaled to the robot's inverted 0–4095 (noise-free reference)."""
+    d = np.asarray(d, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        v = np.maximum(0.0, 1.0 - (gamma * i) ** 2 / (d * d))
+    return np.where(d <= RANGE_M, np.round(FULL_SCALE * v), FULL_SCALE).astype(np.int64)
 
 
-def scan() -> np.ndarray:
-    """Simulated readings int[len(INTENSITIES), len(DISTANCES_M)] of sensor ``SENSOR``."""
+def _sim(runs: int, lights: list[tuple[float, float, float]]):
     from swarmstack.experiments.simulation import Simulation
 
-    n_d = DISTANCES_M.size
-    h = epuck2.IR_ELEVATION_M
     cfg = {"arena": {"size": [2.0, 3.6], "center": [0.2, 0.0]},
-           "lights": [{"position": [LIGHT_X, y, h], "intensity": i, "color": "yellow"}
-                      for y, i in zip(LANE_Y, INTENSITIES)],
+           "lights": [{"position": [LIGHT_X, y, LIGHT_Z], "intensity": i, "color": "yellow"}
+                      for y, i in lights],
            "robots": [{"name": "epuck", "placement": {"kind": "explicit",
                                                      "poses": [[-0.5, 0.0, 0.0]]},
                        "sensors": {"light": True}}]}
-    sim = Simulation.from_dict(cfg, seed=0, runs=len(INTENSITIES) * n_d)
+    sim = Simulation.from_dict(cfg, seed=0, runs=runs)
     sim.start()
+    return sim
+
+
+def heading_sweep() -> tuple[np.ndarray, np.ndarray]:
+    """(headings, readings int[headings, 8]): the robot turned anticlockwise by each heading
+    (degrees), an intensity-1 light ``SWEEP_LIGHT_M`` from its centre."""
+    cw = np.arange(0.0, 360.0, HEADING_STEP_DEG)
+    sim = _sim(cw.size, [(0.0, 1.0)])
     b = sim.world.bodies
-    for s, y in enumerate(LANE_Y):
-        runs = slice(s * n_d, (s + 1) * n_d)
-        b.yaw[runs] = -epuck2.IR_ANGLES_RAD[SENSOR]   # sensor axis along +x
-        b.x[runs] = LIGHT_X - epuck2.IR_RING_RADIUS_M - DISTANCES_M
-        b.y[runs] = y
+    # the light is at +x: a sensor θ clockwise from the front faces it once the robot has
+    # turned θ anticlockwise (yaw = +θ)
+    b.yaw[:] = np.radians(cw)
+    b.x[:] = LIGHT_X - SWEEP_LIGHT_M
+    b.y[:] = 0.0
     sim.world.refresh_grid()
     sim.sense()
-    out = sim.readings("epuck")["light"][:, SENSOR].astype(np.int64)
-    return out.reshape(len(INTENSITIES), n_d)
+    return cw, sim.readings("epuck")["light"].astype(np.int64).copy()
+
+
+def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
+    """Each sensor's angle (degrees clockwise, 0–360): brightness-weighted circular mean."""
+    th = np.radians(cw)[:, None]
+    w = (FULL_SCALE - readings).astype(np.float64)
+    ang = np.degrees(np.arctan2((w * np.sin(th)).sum(0), (w * np.cos(th)).sum(0)))
+    return np.mod(np.where(w.sum(0) > 0, ang, np.nan), 360.0)
+
+
+def distance_sweep(sensors) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """(robot centre → light horizontal distances, {sensor: readings int[intensity, dist]})."""
+    dist = np.round(np.arange(BODY_RADIUS_M, DIST_MAX_M + 1e-9, DIST_STEP_M), 6)
+    n = dist.size
+    n_i = len(INTENSITIES)
+    sim = _sim(len(sensors) * n_i * n, list(zip(LANE_Y, INTENSITIES)))
+    b = sim.world.bodies
+    for s, k in enumerate(sensors):
+        for li, y in enumerate(LANE_Y):
+            runs = slice((s * n_i + li) * n, (s * n_i + li + 1) * n)
+            b.yaw[runs] = math.radians(TABLE3_CW_DEG[k])
+            b.x[runs] = LIGHT_X - dist
+            b.y[runs] = y
+    sim.world.refresh_grid()
+    sim.sense()
+    light = sim.readings("epuck")["light"]
+    return dist, {k: light[s * n_i * n:(s + 1) * n_i * n, k].astype(np.int64).reshape(n_i, n)
+                  for s, k in enumerate(sensors)}
+
+
+def fit_geometry(dist: np.ndarray, readings: np.ndarray) -> tuple[float, float, float]:
+    """(γ, sensor distance from the centre, |height difference to the light|) from Eq. 2's
+    form: ``i² / s = (D² − 2 r D + r² + Δz²) / γ²`` with ``s = 1 − reading / 4095``."""
+    rows, ys, ws = [], [], []
+    for li, i in enumerate(INTENSITIES):
+        r = readings[li]
+        use = (r >= FIT_COUNTS[0]) & (r <= FIT_COUNTS[1])
+        s = 1.0 - r[use] / FULL_SCALE
+        d = dist[use]
+        rows.append(np.stack([d * d, d, np.ones_like(d)], axis=1))
+        ys.append(i * i / s)
+        ws.append(s * s / (i * i))         # 1 / σ of i²/s for a rounding error in s
+    a_mat, y, w = np.concatenate(rows), np.concatenate(ys), np.concatenate(ws)
+    (a, b, c), *_ = np.linalg.lstsq(a_mat * w[:, None], y * w, rcond=None)
+    if not a > 0:
+        return float("nan"), float("nan"), float("nan")
+    r0 = -b / (2 * a)
+    return 1.0 / math.sqrt(a), r0, math.sqrt(max(c / a - r0 * r0, 0.0))
 
 
 @validation("epuck2-light")
-def reproduce(out_dir: Path) -> Reproduction:
-    sim = scan()
-    gamma = epuck2.LIGHT_GAMMA
+def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     rows = []
-    for s, i in enumerate(INTENSITIES):
-        eq2 = _eq2(DISTANCES_M, i)
-        err = int(np.max(np.abs(sim[s] - eq2)))
-        rows.append(Row(f"i = {i:g}: max |sim − Eq. 2| over 2–55 cm", "0", str(err), err == 0))
-        dsat = gamma * i
-        zero = DISTANCES_M[sim[s] == 0]
-        lit = DISTANCES_M[sim[s] > 0]
-        last0 = zero.max() if zero.size else float("nan")
-        first = lit.min()
-        ok = (not zero.size or last0 <= dsat + 1e-9) and first >= dsat - 1e-9 and \
-            (dsat < DISTANCES_M[0] or first - dsat <= 0.0025 + 1e-9)
-        rows.append(Row(f"i = {i:g}: saturation distance (cm)", f"γ·i = {100 * dsat:.2f}",
-                        f"0 up to {100 * last0:.2f}, > 0 from {100 * first:.2f}"
-                        if zero.size else f"> 0 from {100 * first:.2f} (γ·i below scan)", ok))
-    s1 = INTENSITIES.index(1.0)
-    for d, lux in CALIBRATION:
-        k = int(np.argmin(np.abs(DISTANCES_M - d)))
-        rows.append(Row(f"i = 1 at {100 * d:.0f} cm (reference)", f"{lux:.2f} lx (robot)",
-                        f"reading {sim[s1, k]} (Eq. 2: {_eq2(d, 1.0)})",
-                        bool(sim[s1, k] == _eq2(d, 1.0))))
+    cw, lobes = heading_sweep()
+    ang = measured_angles(cw, lobes)
+    diff = np.abs((ang - np.array(TABLE3_CW_DEG) + 180.0) % 360.0 - 180.0)
+    worst = int(np.nanargmax(diff)) if np.isfinite(diff).any() else 0
+    rows.append(Row("light sensor angles 1–8 (° clockwise from the front), measured",
+                    "Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG),
+                    ", ".join(f"{a:.1f}" for a in ang)
+                    + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})",
+                    bool(np.all(diff <= ANGLE_TOL_DEG))))
+
+    sensors = SENSORS[:1] if quick else SENSORS
+    dist, sim = distance_sweep(sensors)
+    geo = {}
+    for k in sensors:
+        gamma, r0, dz = fit_geometry(dist, sim[k])
+        geo[k] = (r0, dz)
+        d3 = np.hypot(dist - r0, dz)     # sensor → light, with the fitted geometry
+        rows.append(Row(f"PROX{k}: γ fitted to the readings (i = 0.5, 1, 2)",
+                        f"{GAMMA} (Eq. 2) ± {100 * GAMMA_REL_TOL:.1f} %", f"{gamma:.5f}",
+                        abs(gamma / GAMMA - 1) <= GAMMA_REL_TOL))
+        heights = [z for z in (LIGHT_Z - dz, LIGHT_Z + dz) if 0.0 <= z <= BODY_HEIGHT_M]
+        rows.append(Row(f"PROX{k}: sensor position (fitted)",
+                        f"rim of the body: {1000 * BODY_RADIUS_M:.0f} ± "
+                        f"{1000 * MOUNT_TOL_M:.0f} mm from the centre, within its "
+                        f"{100 * BODY_HEIGHT_M:.1f} cm height (§3)",
+                        f"{1000 * r0:.2f} mm, {100 * LIGHT_Z:.0f} ± {100 * dz:.2f} cm high",
+                        abs(r0 - BODY_RADIUS_M) <= MOUNT_TOL_M and bool(heights)))
+        for li, i in enumerate(INTENSITIES):
+            r = sim[k][li]
+            err = int(np.max(np.abs(r - eq2(d3, i))))
+            rows.append(Row(f"PROX{k}, i = {i:g}: max |reading − Eq. 2| (d from 0 to 60 cm)",
+                            f"≤ {COUNT_TOL} count (γ = {GAMMA})", str(err), err <= COUNT_TOL))
+            sat, lit = d3[r == 0], d3[r > 0]
+            edge = float(sat.max()) if sat.size else float("nan")
+            above = float(lit.min()) if lit.size else float("nan")
+            rows.append(Row(f"PROX{k}, i = {i:g}: saturated (reading 0) up to",
+                            f"γ·i = {100 * GAMMA * i:.2f} cm (Eq. 2, Fig. 5c)",
+                            f"0 up to {100 * edge:.2f} cm, > 0 from {100 * above:.2f} cm",
+                            edge <= GAMMA * i + DIST_TOL_M and above >= GAMMA * i - DIST_TOL_M
+                            and abs(edge - GAMMA * i) <= DIST_TOL_M
+                            and abs(above - GAMMA * i) <= DIST_TOL_M))
+            lit = d3[r < FULL_SCALE]
+            far = float(lit.max()) if lit.size else float("nan")
+            dark = r[d3 > RANGE_M + DIST_TOL_M]
+            rows.append(Row(f"PROX{k}, i = {i:g}: sees the light up to, then 4095",
+                            f"{100 * RANGE_M:.0f} cm (§3.2, Eq. 2)",
+                            f"{100 * far:.2f} cm, then {int(dark.min()) if dark.size else '—'}"
+                            f"–{int(dark.max()) if dark.size else '—'}",
+                            abs(far - RANGE_M) <= DIST_TOL_M and dark.size > 0
+                            and bool(np.all(dark == FULL_SCALE))))
+    # the robot's illuminance falls with distance: compare the ordering only
+    k0 = sensors[0]
+    d3 = np.hypot(dist - geo[k0][0], geo[k0][1])
+    one = INTENSITIES.index(1.0)
+    # the nearest sample not beyond each distance (50 cm itself is still within range)
+    bright = [FULL_SCALE - int(sim[k0][one][np.flatnonzero(d3 <= d)[-1]]) for d, _ in
+              CALIBRATION_LUX]
+    rows.append(Row("trend only: light sensed at 10, 20, 30, 40, 50 cm falls with distance",
+                    "robot, i = 1: " + ", ".join(f"{lx:.2f}" for _, lx in CALIBRATION_LUX)
+                    + " lx (§4.1.2)",
+                    "4095 − reading: " + ", ".join(map(str, bright)),
+                    all(a > b for a, b in zip(bright, bright[1:]))))
 
     plt = pyplot()
-
-    d = np.linspace(0.02, 0.55, 400)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for s, i in enumerate(INTENSITIES):
-        line, = ax.plot(100 * d, _eq2(d, i), lw=1.0, label=f"Eq. 2, i = {i:g}")
-        ax.plot(100 * DISTANCES_M[::4], sim[s, ::4], "o", ms=3, color=line.get_color())
-    style_axes(ax, "distance light → sensor (cm)", "light reading (4095 = dark, 0 = saturated)",
-               "E-Puck2 light sensor: simulated (dots) vs Eq. 2")
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    d = np.linspace(0.001, 0.6, 600)
+    for li, i in enumerate(INTENSITIES):
+        line, = ax.plot(100 * d, eq2(d, i), lw=1.0, label=f"Eq. 2, i = {i:g}")
+        ax.plot(100 * d3[::8], sim[k0][li][::8], "o", ms=3, color=line.get_color())
+    style_axes(ax, "distance light → sensor (cm)", "reading (4095 = dark, 0 = saturated)",
+               f"PROX{k0}: simulated (dots) vs Eq. 2")
+    for k in range(8):
+        line, = ax2.plot(cw, lobes[:, k], lw=1.0, label=f"sensor {k + 1}")
+        ax2.axvline(TABLE3_CW_DEG[k], color=line.get_color(), ls=":", lw=0.8)
+    style_axes(ax2, "robot turned anticlockwise by (°)\n"
+                    "= clockwise angle of the sensor facing the light",
+               "reading, light 15 cm from the centre",
+               "Orientation (dotted: Table 3)")
+    ax2.legend(fontsize=7, ncol=2)
     png = save_plot(fig, out_dir / "epuck2_light.png")
-    notes = ("Eq. 2 (γ = 0.075) is the paper's transfer function (§4.1.2), and Fig. 5(c) shows "
-             "the plug-in's response for several intensities; those curves are checked exactly "
-             "here (noise off). The calibration illuminances (1.24 … 0.20 lx for intensity 1 at "
-             "10 … 50 cm) are listed for reference only: lux on the real robot and the "
-             "unit-less ARGoS intensity cannot be compared numerically, and the ok column of "
-             "those rows only checks the simulated reading against Eq. 2. The real sensor senses "
-             "infrared, not the visible LEDs the model lets it see.")
-    return Reproduction("epuck2-light", "Light reading vs distance and intensity (§4.1.2, Eq. 2)",
-                        rows, [png], notes)
+    notes = ("Reference side: Table 3, Eq. 2 with γ = 0.075 (§4.1.2), the 50 cm range (§3.2) "
+             "and the inverted 0–4095 scale (Table 1), written as literals here; γ is measured "
+             "from the simulated readings, not read from the model. The sensors' mounting "
+             "(distance from the centre, height) is not published and is fitted, bounded only "
+             "by the body's size. Trend only: the robot's illuminances (1.24 … 0.20 lx for "
+             "intensity 1 at 10 … 50 cm) cannot be compared numerically with the unit-less "
+             "intensity of the model, and the paper's normalisation of them is not given, so "
+             "only their ordering is checked. The real sensor senses infrared, not the visible "
+             "LEDs the model lets it see."
+             + (" Quick run: PROX0 only." if quick else ""))
+    return Reproduction("epuck2-light",
+                        "Light sensors: angles (Table 3) and reading vs distance and intensity "
+                        "(Eq. 2, Fig. 5c)", rows, [png], notes)

@@ -1,91 +1,208 @@
-"""E-Puck2 proximity sensors, paper §4.1.1 / Eq. 1 / Fig. 4: reading vs distance to a wall.
+"""E-Puck2 proximity sensors, paper §3.2 / Table 3 / §4.1.1 / Eq. 1 / Fig. 4.
 
-One batch, one run per (sensor, distance): a robot turned so that its front sensor PROX0 (or
-its mirror PROX7) faces a wall squarely at 0–6 cm. The simulated readings must equal Eq. 1
-(fitted to the maximum real readings: a = 197.8633, b = −30.47182, c = 1.011635, scaled to
-0–4095) exactly, including the published test vectors; the e-puck (v1) curve is drawn for
-comparison as in Fig. 4(c).
+Two batches of noise-free readings, each run one robot in front of a straight wall:
+
+* **Orientation (Table 3).** The robot sits 6 cm from the wall and turns on the spot in 0.25°
+  steps. A sensor's reading is symmetric about the heading at which its ray meets the wall
+  squarely, so the reading-weighted circular mean of the headings gives the sensor's angle,
+  measured from the front; it must equal Table 3 within 0.5°.
+* **Transfer function (Eq. 1).** Each sensor in turn is pointed at the wall by the *paper's*
+  angle and the wall is moved from touching the body (§3: 7 cm diameter) to 10 cm away in
+  0.25 mm steps. The paper does not say where on the body the sensor sits, so the distance
+  from the robot's centre to the sensor (the start of Eq. 1's ``d``) is fitted, and must lie
+  within 2 mm of the body's rim; with it every reading must equal Eq. 1 with the paper's
+  coefficients, scaled to 0–4095 (Table 1), within one count.
+
+Everything on the reference side is a literal of the paper below, never a constant of the
+robot model.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
-from swarmstack.robots import epuck2
-from swarmstack.sensors import proximity
 
-DISTANCES_M = np.round(np.arange(0.0, 0.0605, 0.001), 6)
-SENSORS = (0, 7)
-EPUCK1_EQ1 = (298.701, -36.8961, 1.08212)
-SPEC_VECTORS = ((0.0, 4095), (0.01, 2976), (0.02, 1971), (0.03, 1128), (0.04, 448), (0.05, 0))
-WALL_FACE_X = 0.3
+# --- the paper's numbers (reference side) ------------------------------------------------------
+# Table 3: orientation of the proximity (and light) sensors 1–8, degrees from the front. The
+# table gives no direction; the real robot numbers its sensors clockwise seen from above
+# (sensor 1 = PROX0 front right), which is how they are read here.
+TABLE3_CW_DEG = (15.0, 50.0, 90.0, 150.0, 210.0, 270.0, 310.0, 345.0)
+EQ1 = (197.8633, -30.47182, 1.011635)        # §4.1.1: a, b, c fitted to the maximum readings
+EQ1_EPUCK1 = (298.701, -36.8961, 1.08212)    # §4.1.1: the e-puck (v1) model (plot only)
+RANGE_M = 0.05                               # §3.2: maximum detection distance 50 mm (Eq. 1)
+FULL_SCALE = 4095                            # Table 1: 0–4095; §3.2: 4095 = object touching
+BODY_RADIUS_M = 0.035                        # §3: 7-cm-diameter cylindrical robot
+
+# --- tolerances --------------------------------------------------------------------------------
+ANGLE_TOL_DEG = 0.5      # two sweep steps; the plug-in's 17° front sensors would fail
+COUNT_TOL = 1            # readings are rounded to whole counts
+MOUNT_TOL_M = 0.002      # the fitted sensor position must lie within 2 mm of the rim
+
+# --- the scenes --------------------------------------------------------------------------------
+HEADING_STEP_DEG = 0.25
+SWEEP_WALL_M = 0.06      # robot centre → wall in the orientation sweep
+DIST_STEP_M = 0.00025
+DIST_MAX_M = 0.10
+WALL_FACE_X = 0.3        # wall face (x) in the distance sweep
+QUICK_SENSORS = (0, 7)   # PROX0 (the one calibrated in §4.1.1) and its mirror
 
 
-def scan() -> dict[int, np.ndarray]:
-    """Simulated readings of each sensor in ``SENSORS`` at every distance in ``DISTANCES_M``."""
+def eq1(d, abc=EQ1) -> np.ndarray:
+    """Eq. 1 scaled to the robot's 0–4095 (noise-free reference), clamped at 0 (the polynomial
+    dips slightly below 0 just before 5 cm)."""
+    a, b, c = abc
+    d = np.asarray(d, dtype=np.float64)
+    v = np.clip(a * d * d + b * d + c, 0.0, 1.0)
+    return np.where(d <= RANGE_M, np.round(FULL_SCALE * v), 0.0).astype(np.int64)
+
+
+def _eq1_inverse(reading: np.ndarray) -> np.ndarray:
+    """Distance (m) at which Eq. 1 gives ``reading`` (on its decreasing branch)."""
+    a, b, c = EQ1
+    u = reading / FULL_SCALE
+    return (-b - np.sqrt(b * b - 4 * a * (c - u))) / (2 * a)
+
+
+def _wall_sim(runs: int):
     from swarmstack.experiments.simulation import Simulation
 
-    n_d = DISTANCES_M.size
     cfg = {"arena": {"size": [1.2, 1.2]},
            "boxes": [{"center": [WALL_FACE_X + 0.05, 0.0], "size": [0.1, 1.0, 0.1]}],
            "robots": [{"name": "epuck", "placement": {"kind": "explicit",
                                                      "poses": [[-0.3, 0.0, 0.0]]},
                        "sensors": {"proximity": True}}]}
-    sim = Simulation.from_dict(cfg, seed=0, runs=len(SENSORS) * n_d)
+    sim = Simulation.from_dict(cfg, seed=0, runs=runs)
     sim.start()
+    return sim
+
+
+def heading_sweep() -> tuple[np.ndarray, np.ndarray]:
+    """(headings, readings int[headings, 8]): the robot turned anticlockwise by each heading
+    (degrees), ``SWEEP_WALL_M`` from the wall."""
+    cw = np.arange(0.0, 360.0, HEADING_STEP_DEG)
+    sim = _wall_sim(cw.size)
     b = sim.world.bodies
-    for s, k in enumerate(SENSORS):
-        runs = slice(s * n_d, (s + 1) * n_d)
-        # sensor k's ray along +x, starting d metres before the wall
-        b.yaw[runs] = -epuck2.IR_ANGLES_RAD[k]
-        b.x[runs] = WALL_FACE_X - epuck2.IR_RING_RADIUS_M - DISTANCES_M
+    # the wall is at +x: a sensor θ clockwise from the front faces it once the robot has
+    # turned θ anticlockwise (yaw = +θ)
+    b.yaw[:] = np.radians(cw)
+    b.x[:] = WALL_FACE_X - SWEEP_WALL_M
+    sim.world.refresh_grid()
+    sim.sense()
+    return cw, sim.readings("epuck")["proximity"].astype(np.int64).copy()
+
+
+def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
+    """Each sensor's angle (degrees clockwise from the front, 0–360): reading-weighted circular
+    mean of the headings at which it sees the wall."""
+    th = np.radians(cw)[:, None]
+    w = readings.astype(np.float64)
+    ang = np.degrees(np.arctan2((w * np.sin(th)).sum(0), (w * np.cos(th)).sum(0)))
+    ang = np.where(w.sum(0) > 0, ang, np.nan)
+    return np.mod(ang, 360.0)
+
+
+def distance_sweep(sensors) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """(robot centre → wall distances, {sensor: readings}); each sensor pointed at the wall by
+    its Table 3 angle."""
+    dist = np.round(np.arange(BODY_RADIUS_M, DIST_MAX_M + 1e-9, DIST_STEP_M), 6)
+    n = dist.size
+    sim = _wall_sim(len(sensors) * n)
+    b = sim.world.bodies
+    for s, k in enumerate(sensors):
+        runs = slice(s * n, (s + 1) * n)
+        b.yaw[runs] = math.radians(TABLE3_CW_DEG[k])
+        b.x[runs] = WALL_FACE_X - dist
     sim.world.refresh_grid()
     sim.sense()
     prox = sim.readings("epuck")["proximity"]
-    return {k: prox[s * n_d:(s + 1) * n_d, k].astype(np.int64) for s, k in enumerate(SENSORS)}
+    return dist, {k: prox[s * n:(s + 1) * n, k].astype(np.int64) for s, k in enumerate(sensors)}
+
+
+def fit_mount(dist: np.ndarray, reading: np.ndarray) -> tuple[float, int]:
+    """(sensor distance from the robot's centre, largest |reading − Eq. 1| in counts): the
+    position that makes Eq. 1 fit best (minimax over the readings)."""
+    mid = (reading > 0) & (reading < FULL_SCALE)
+    if not mid.any():
+        return float("nan"), FULL_SCALE
+    guess = float(np.median(dist[mid] - _eq1_inverse(reading[mid])))
+    best = (float("nan"), FULL_SCALE + 1)
+    for r in guess + np.linspace(-1e-4, 1e-4, 2001):
+        err = int(np.max(np.abs(reading - eq1(dist - r))))
+        if err < best[1]:
+            best = (float(r), err)
+    return best
 
 
 @validation("epuck2-proximity")
-def reproduce(out_dir: Path) -> Reproduction:
-    a, b, c = epuck2.PROXIMITY_EQ1
-    rng = epuck2.PROXIMITY_RANGE_M
-    sim = scan()
-    eq1 = proximity.reading(DISTANCES_M, a, b, c, rng)
+def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
+    sensors = QUICK_SENSORS if quick else tuple(range(8))
     rows = []
-    for k in SENSORS:
-        err = int(np.max(np.abs(sim[k] - eq1)))
-        rows.append(Row(f"PROX{k}: max |sim − Eq. 1| over 0–6 cm", "0 (Eq. 1, 0–4095)", str(err),
-                        err == 0))
-    for d, expected in SPEC_VECTORS:
-        i = int(np.argmin(np.abs(DISTANCES_M - d)))
-        got = [int(sim[k][i]) for k in SENSORS]
-        rows.append(Row(f"reading at {100 * d:.0f} cm", str(expected), " / ".join(map(str, got)),
-                        all(g == expected for g in got)))
-    beyond = [int(sim[k][DISTANCES_M > rng].max()) for k in SENSORS]
-    rows.append(Row("beyond 5 cm", "0", " / ".join(map(str, beyond)), max(beyond) == 0))
+
+    cw, lobes = heading_sweep()
+    ang = measured_angles(cw, lobes)
+    diff = np.abs((ang - np.array(TABLE3_CW_DEG) + 180.0) % 360.0 - 180.0)
+    worst = int(np.nanargmax(diff)) if np.isfinite(diff).any() else 0
+    rows.append(Row("sensor angles 1–8 (° clockwise from the front), measured",
+                    "Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG),
+                    ", ".join(f"{a:.1f}" for a in ang)
+                    + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})",
+                    bool(np.all(diff <= ANGLE_TOL_DEG))))
+
+    dist, sim = distance_sweep(sensors)
+    fits = {k: fit_mount(dist, sim[k]) for k in sensors}
+    for k in sensors:
+        r, err = fits[k]
+        rows.append(Row(f"PROX{k} (sensor {k + 1}): max |reading − Eq. 1| over the sweep",
+                        f"≤ {COUNT_TOL} count (a, b, c = {EQ1[0]}, {EQ1[1]}, {EQ1[2]})",
+                        f"{err} (sensor fitted at {1000 * r:.2f} mm from the centre)",
+                        err <= COUNT_TOL))
+    mounts = np.array([fits[k][0] for k in sensors])
+    rows.append(Row("sensor position (fitted), distance from the robot's centre",
+                    f"at the rim: {1000 * BODY_RADIUS_M:.0f} ± {1000 * MOUNT_TOL_M:.0f} mm "
+                    "(§3: 7 cm diameter)",
+                    f"{1000 * np.nanmin(mounts):.2f}–{1000 * np.nanmax(mounts):.2f} mm",
+                    bool(np.all(np.abs(mounts - BODY_RADIUS_M) <= MOUNT_TOL_M))))
+    touch = [int(sim[k][0]) for k in sensors]
+    rows.append(Row("wall touching the body", f"{FULL_SCALE} (§3.2: object touching)",
+                    " / ".join(map(str, sorted(set(touch)))), all(t == FULL_SCALE for t in touch)))
+    beyond = [int(sim[k][dist - fits[k][0] > RANGE_M].max(initial=0)) for k in sensors]
+    rows.append(Row("wall beyond 5 cm of the sensor", "0 (§3.2: 50 mm range; 0 = nothing)",
+                    str(max(beyond)), max(beyond) == 0))
 
     plt = pyplot()
-
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
     d = np.linspace(0, 0.06, 300)
-    a1, b1, c1 = EPUCK1_EQ1
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.plot(100 * d, proximity.reading(d, a, b, c, rng), "k-", lw=1.2, label="Eq. 1 (E-Puck2)")
-    ax.plot(100 * d, proximity.reading(d, a1, b1, c1, rng), "--", color="grey", lw=1.2,
+    ax.plot(100 * d, eq1(d), "k-", lw=1.2, label="Eq. 1 (E-Puck2)")
+    ax.plot(100 * d, eq1(d, EQ1_EPUCK1), "--", color="grey", lw=1.2,
             label="e-puck v1 model (normalised)")
-    for k, m in zip(SENSORS, ("o", "x")):
-        ax.plot(100 * DISTANCES_M, sim[k], m, ms=4, label=f"simulated PROX{k}")
-    style_axes(ax, "distance to the wall (cm)", "proximity reading (0–4095)",
-               "E-Puck2 proximity sensor response")
+    for k in sensors:
+        ax.plot(100 * (dist - fits[k][0])[::4], sim[k][::4], ".", ms=3,
+                label=f"simulated PROX{k}" if k in QUICK_SENSORS else None)
+    style_axes(ax, "distance sensor → wall (cm)", "proximity reading (0–4095)",
+               "Reading vs distance (Eq. 1)")
+    for k in range(8):
+        line, = ax2.plot(cw, lobes[:, k], lw=1.0, label=f"sensor {k + 1}")
+        ax2.axvline(TABLE3_CW_DEG[k], color=line.get_color(), ls=":", lw=0.8)
+    style_axes(ax2, "robot turned anticlockwise by (°)\n"
+                    "= clockwise angle of the sensor facing the wall",
+               "reading, wall 6 cm from the centre",
+               "Orientation (dotted: Table 3)")
+    ax2.legend(fontsize=7, ncol=2)
     png = save_plot(fig, out_dir / "epuck2_proximity.png")
-    notes = ("Eq. 1 and its coefficients are the paper's (§4.1.1); the real-robot mean/max "
-             "readings of Fig. 4(b) are not published as numbers, so only the simulated sensor "
-             "against its own transfer function can be checked (exact match expected, noise "
-             "off). The polynomial is slightly negative at 5 cm and is clamped to 0; the sensor "
-             "sees nothing beyond its 5 cm range. Angle of incidence, surface colour and ambient "
-             "light, which affect the real sensor, are not modelled.")
-    return Reproduction("epuck2-proximity", "Proximity reading vs distance (§4.1.1, Eq. 1)",
+    notes = ("Reference side: Table 3 (sensor angles, read clockwise as on the real robot), Eq. "
+             "1 with the paper's a, b, c (§4.1.1), the 50 mm range (§3.2) and the 0–4095 scale "
+             "(Table 1), all written as literals here. The paper does not give where on the "
+             "body the sensors sit, so that one distance is fitted and only bounded (the rim of "
+             "the 7 cm body ± 2 mm). The real-robot mean/max readings of Fig. 4(b) are not "
+             "published as numbers; Eq. 1 is the paper's fit to the maximum readings, so the "
+             "model is compared with that fit. Angle of incidence, surface colour and ambient "
+             "light, which change the real sensor, are not modelled (noise off)."
+             + (" Quick run: PROX0 and PROX7 only." if quick else ""))
+    return Reproduction("epuck2-proximity",
+                        "Proximity sensors: angles (Table 3) and reading vs distance (Eq. 1)",
                         rows, [png], notes)
