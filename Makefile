@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/swarmstack run examples/epuck2_diffusion.toml --out runs/demo
+	$(BIN)/swarmstack run examples/epuck2_diffusion.toml --out runs/demo --overwrite
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2

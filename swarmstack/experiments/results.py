@@ -1,8 +1,18 @@
-"""Results on disk: Parquet written in chunks, a JSON summary written atomically.
+"""Results on disk: Parquet written in parts, a JSON summary written atomically.
 
-Rows accumulate in memory and are flushed every ``chunk_ticks`` logged ticks as a new part
-file (``part-00000.parquet``, …). Each part is written to a temporary name and renamed, so an
-interrupted run leaves only complete, readable files. DuckDB writes the Parquet straight from
+Rows accumulate in memory and every table (trajectories and each group's sensors) is written as
+a new numbered part (``part-00000.parquet``, …) at the same moment: after ``chunk_ticks`` logged
+ticks, or as soon as one table holds :data:`PART_ROWS` rows or all of them :data:`PART_BYTES`
+bytes, whichever comes first — so memory stays bounded whatever the swarm size — and whenever
+the runner asks (heartbeat, end of the run). Each part is written to a temporary name that the
+``*.parquet`` globs of readers never match (``.part-00000.parquet.<pid>.tmp``) and renamed, so
+a run that is interrupted, killed or fails leaves only complete, readable parts, and every
+table ends at the same logged tick.
+
+A write that fails (disk full, read-only folder, name too long) raises
+:class:`ResultsWriteError`, naming the file and the cause. The parts of one round are all
+written under their temporary names before any is renamed, so a failure leaves nothing of that
+round visible; earlier parts are kept. DuckDB writes the Parquet straight from
 NumPy arrays and reads ``DIR/trajectories/*.parquet`` back as one table.
 """
 
@@ -10,20 +20,77 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
+import secrets
+import socket
 from pathlib import Path
+from typing import Optional
 
 import duckdb
 import numpy as np
 
+PART_ROWS = 1_000_000      # at most this many rows in one part of one table …
+PART_BYTES = 64 << 20      # … and at most this many bytes buffered over all tables
+
+
+class ResultsWriteError(OSError):
+    """A results file could not be written: ``path`` and ``cause`` (e.g. "No space left on
+    device")."""
+
+    def __init__(self, path, cause: str):
+        super().__init__(f"cannot write {path}: {cause}")
+        self.path = str(path)
+        self.cause = cause
+
+
+class OutputFolderError(ValueError):
+    """The results folder cannot be used: it holds another run, or files that are not a run's."""
+
+
+def _cause(exc: BaseException) -> str:
+    """The reason of an OSError or a DuckDB error, without paths or prefixes."""
+    if isinstance(exc, ResultsWriteError):
+        return exc.cause
+    if isinstance(exc, OSError):
+        if exc.strerror:
+            return exc.strerror
+        if exc.errno:
+            return os.strerror(exc.errno)
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else type(exc).__name__
+    quoted = re.search(r'"[^"]*":\s*(.+)$', line)  # 'Cannot open file "…": Permission denied'
+    if quoted:
+        return quoted.group(1)
+    return re.sub(r"^[A-Za-z ]*Error:\s*", "", line) or type(exc).__name__
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=2, default=_jsonable)
-        fh.write("\n")
-    os.replace(tmp, path)
+    """Write ``data`` to ``path`` through a temporary file and a rename: readers see the old or
+    the new file, never part of one. The file gets the mode new files get (0666 less the
+    umask), as the Parquet parts do."""
+    path = Path(path)
+    text = json.dumps(data, indent=2, default=_jsonable) + "\n"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except BaseException:
+            _unlink_quietly(tmp)
+            raise
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise ResultsWriteError(path, _cause(exc)) from None
 
 
 def _jsonable(value):
@@ -38,16 +105,43 @@ def _jsonable(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def write_parquet_atomic(path: Path, columns: dict[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    con = duckdb.connect()
+def _sql_path(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def _part_tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def write_part(path: Path, columns: dict[str, np.ndarray]) -> Path:
+    """Write one part under its temporary name (``.NAME.<pid>.tmp``, which ``*.parquet`` does
+    not match) and return that name; the caller renames it to ``path``. A failure removes the
+    temporary file and raises :class:`ResultsWriteError`."""
+    path = Path(path)
+    tmp = _part_tmp(path)
     try:
-        con.register("chunk", {k: np.ascontiguousarray(v) for k, v in columns.items()})
-        con.execute(f"COPY (SELECT * FROM chunk) TO '{tmp}' (FORMAT PARQUET)")
-    finally:
-        con.close()
-    os.replace(tmp, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect()
+        try:
+            con.register("chunk", {k: np.ascontiguousarray(v) for k, v in columns.items()})
+            con.execute(f"COPY (SELECT * FROM chunk) TO {_sql_path(tmp)} (FORMAT PARQUET)")
+        finally:
+            con.close()
+    except (OSError, duckdb.Error) as exc:
+        _unlink_quietly(tmp)
+        raise ResultsWriteError(path, _cause(exc)) from None
+    return tmp
+
+
+def write_parquet_atomic(path: Path, columns: dict[str, np.ndarray]) -> None:
+    """Write one Parquet file through a temporary name and a rename (readers see all of it or
+    nothing); raises :class:`ResultsWriteError`."""
+    tmp = write_part(path, columns)
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise ResultsWriteError(path, _cause(exc)) from None
 
 
 class RunLogs:
@@ -80,30 +174,60 @@ class RunLogs:
 
 
 class ChunkedTable:
-    """A table written as numbered Parquet parts in one folder."""
+    """A table written as numbered Parquet parts in one folder: :meth:`stage` writes what is
+    buffered as the next part under a temporary name, :meth:`commit` makes it visible (the
+    owner decides when, for all its tables at once)."""
 
-    def __init__(self, folder: Path, chunk_rows_hint: int):
-        self.folder = folder
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
         self.buffers: dict[str, list[np.ndarray]] = {}
         self.rows = 0
+        self.nbytes = 0
         self.parts = 0
-        self.chunk_rows = max(1, chunk_rows_hint)
+        self.written: list[Path] = []
 
     def append(self, columns: dict[str, np.ndarray]) -> None:
-        for k, v in columns.items():
-            self.buffers.setdefault(k, []).append(np.array(v, copy=True))
-        self.rows += len(next(iter(columns.values())))
-        if self.rows >= self.chunk_rows:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.rows:
+        n = len(next(iter(columns.values())))
+        if n == 0:
             return
+        for k, v in columns.items():
+            a = np.array(v, copy=True)
+            self.buffers.setdefault(k, []).append(a)
+            self.nbytes += a.nbytes
+        self.rows += n
+
+    def stage(self) -> Optional[tuple[Path, Path]]:
+        """Write the buffered rows as the next part under its temporary name: ``(path, tmp)``
+        (None if nothing was buffered). The buffer is emptied even when the write fails."""
+        if not self.rows:
+            return None
         cols = {k: np.concatenate(v) for k, v in self.buffers.items()}
-        write_parquet_atomic(self.folder / f"part-{self.parts:05d}.parquet", cols)
+        self.discard()
+        path = self.folder / f"part-{self.parts:05d}.parquet"
+        try:
+            tmp = write_part(path, cols)
+        except ResultsWriteError:
+            raise
+        except (OSError, duckdb.Error) as exc:
+            raise ResultsWriteError(path, _cause(exc)) from None
+        return path, tmp
+
+    def commit(self, path: Path, tmp: Path) -> None:
+        """Give a staged part its name: from now on readers see it."""
+        os.replace(tmp, path)
         self.parts += 1
+        self.written.append(path)
+
+    def discard(self) -> None:
         self.buffers = {}
         self.rows = 0
+        self.nbytes = 0
+
+    def unwrite(self, path: Path) -> None:
+        """Remove the last part written (a round that failed in another table)."""
+        _unlink_quietly(path)
+        self.written.remove(path)
+        self.parts -= 1
 
 
 def flatten_readings(name: str, arr: np.ndarray) -> dict[str, np.ndarray]:
@@ -122,36 +246,56 @@ def flatten_readings(name: str, arr: np.ndarray) -> dict[str, np.ndarray]:
 
 
 class ResultsWriter:
-    """Trajectories of all robots and the sensor logs the experiment asks for."""
+    """Trajectories of all robots and the sensor logs the experiment asks for.
+
+    Rows of a run the simulation stopped (``sim.stop_tick``) are logged up to the tick it
+    stopped at and no further. ``saved_tick`` is the last logged tick whose rows are all on
+    disk (None before the first part).
+    """
 
     def __init__(self, out_dir: Path, sim, chunk_ticks: int, sensors: list[str],
                  trajectories: bool = True, velocities: bool = False):
         self.out_dir = Path(out_dir)
         self.sim = sim
         self.velocities = velocities
-        n = sim.world.bodies.n
-        self.traj = ChunkedTable(self.out_dir / "trajectories", chunk_ticks * n) \
-            if trajectories else None
+        self.chunk_ticks = max(1, int(chunk_ticks))
+        self.traj = ChunkedTable(self.out_dir / "trajectories") if trajectories else None
         self.sensor_tables = {}
         for g in sim.groups:
             names = [g.devices[s].name for s in sensors if s in g.devices]
             if names:
                 self.sensor_tables[g.slice.name] = (
-                    names, ChunkedTable(self.out_dir / "sensors" / g.slice.name,
-                                        chunk_ticks * g.slice.n))
+                    names, ChunkedTable(self.out_dir / "sensors" / g.slice.name))
         self._group_index = np.concatenate(
             [np.full(g.slice.n, k, dtype=np.int16) for k, g in enumerate(sim.groups)])
+        self._ticks = 0           # logged ticks in the buffers
+        self.last_tick: Optional[int] = None
+        self.saved_tick: Optional[int] = None
+        for table in self.tables():  # a folder that cannot be made fails before tick 0
+            try:
+                table.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ResultsWriteError(table.folder, _cause(exc)) from None
 
-    def log(self) -> None:
+    def tables(self) -> list[ChunkedTable]:
+        return ([self.traj] if self.traj is not None else []) + \
+            [table for _, table in self.sensor_tables.values()]
+
+    def log(self) -> bool:
+        """Buffer this tick's rows; writes a part of every table when the buffers are full.
+        Returns True when parts were written."""
         w = self.sim.world
         b = w.bodies
         tick = np.full(b.n, w.tick, dtype=np.int64)
+        keep = self.sim.stop_tick[b.run] >= w.tick if self.sim.stopped_any else None
         if self.traj is not None:
             cols = {"run": b.run, "tick": tick, "robot": b.robot_id,
                     "group": self._group_index, "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
             if self.velocities:
                 v = b.velocity(w.dt)
                 cols.update(vx=v[0], vy=v[1], vz=v[2])
+            if keep is not None:
+                cols = {k: c[keep] for k, c in cols.items()}
             self.traj.append(cols)
         for g in self.sim.groups:
             entry = self.sensor_tables.get(g.slice.name)
@@ -162,24 +306,211 @@ class ResultsWriter:
             cols = {"run": b.run[sl], "tick": tick[sl], "robot": b.robot_id[sl]}
             for name in names:
                 cols.update(flatten_readings(name, g.readings[name]))
+            if keep is not None:
+                mask = keep[sl]
+                cols = {k: c[mask] for k, c in cols.items()}
             table.append(cols)
+        self._ticks += 1
+        self.last_tick = int(w.tick)
+        if self._ticks >= self.chunk_ticks or self.full():
+            return self.flush()
+        return False
+
+    def full(self) -> bool:
+        tables = self.tables()
+        return any(t.rows >= PART_ROWS for t in tables) or \
+            sum(t.nbytes for t in tables) >= PART_BYTES
+
+    def flush(self) -> bool:
+        """Write every table's buffered rows as its next part; all or none: every part is
+        written under its temporary name first, then all are renamed, and a failure removes
+        what this round wrote and raises ResultsWriteError. Returns True if anything was
+        written."""
+        tables = self.tables()
+        self._ticks = 0
+        staged = []
+        try:
+            for t in tables:
+                part = t.stage()
+                if part is not None:
+                    staged.append((t, *part))
+        except ResultsWriteError:
+            for _, _, tmp in staged:
+                _unlink_quietly(tmp)
+            self._lost(tables)
+            raise
+        for k, (t, path, tmp) in enumerate(staged):
+            try:
+                t.commit(path, tmp)
+            except OSError as exc:
+                for t_, path_, _ in staged[:k]:
+                    t_.unwrite(path_)
+                for _, _, tmp_ in staged[k:]:
+                    _unlink_quietly(tmp_)
+                self._lost(tables)
+                raise ResultsWriteError(path, _cause(exc)) from None
+        if self.last_tick is not None:
+            self.saved_tick = self.last_tick
+        return bool(staged)
+
+    def _lost(self, tables) -> None:
+        for t in tables:
+            t.discard()
+        self.last_tick = self.saved_tick  # what was buffered is lost
 
     def close(self) -> None:
-        if self.traj is not None:
-            self.traj.flush()
-        for _, table in self.sensor_tables.values():
-            table.flush()
+        self.flush()
 
     def files(self) -> list[str]:
-        return sorted(str(p.relative_to(self.out_dir)) for p in self.out_dir.rglob("*.parquet"))
+        """The parts this writer wrote, relative to the results folder."""
+        return sorted(str(p.relative_to(self.out_dir)) for t in self.tables() for p in t.written)
 
 
 def read_table(folder: Path):
     """All parts of a chunked table as a dict of NumPy arrays, sorted by (run, tick, robot)."""
     con = duckdb.connect()
     try:
-        rel = con.sql(f"SELECT * FROM read_parquet('{Path(folder)}/*.parquet') "
+        rel = con.sql(f"SELECT * FROM read_parquet({_sql_path(Path(folder) / '*.parquet')}) "
                       "ORDER BY run, tick, robot")
         return {k: v for k, v in rel.fetchnumpy().items()}
     finally:
         con.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# the results folder
+
+_PART = re.compile(r"part-\d{5,}\.parquet")
+_PART_TMP = re.compile(r"\.part-\d{5,}\.parquet(\.[0-9]+)?\.tmp")
+_SUMMARY_TMP = re.compile(r"\.summary\.json\..*\.tmp")
+_LOG = re.compile(r"run-\d{5,}\.log")
+
+
+def _table_folder(folder: Path, rel: str, files: list, dirs: list, foreign: list) -> None:
+    for entry in os.scandir(folder):
+        if entry.is_file(follow_symlinks=False) and (_PART.fullmatch(entry.name)
+                                                     or _PART_TMP.fullmatch(entry.name)):
+            files.append(Path(entry.path))
+        else:
+            foreign.append(f"{rel}/{entry.name}")
+    dirs.append(folder)
+
+
+def _scan_run(out_dir: Path) -> tuple[list[Path], list[Path], list[str]]:
+    """What a run writes in ``out_dir`` (files, folders) and everything else (names)."""
+    files: list[Path] = []
+    dirs: list[Path] = []
+    foreign: list[str] = []
+    for entry in os.scandir(out_dir):
+        name, path = entry.name, Path(entry.path)
+        is_dir = entry.is_dir(follow_symlinks=False)
+        is_file = entry.is_file(follow_symlinks=False)
+        if is_file and (name == "summary.json" or _SUMMARY_TMP.fullmatch(name)):
+            files.append(path)
+        elif is_dir and name == "trajectories":
+            _table_folder(path, name, files, dirs, foreign)
+        elif is_dir and name == "sensors":
+            for sub in os.scandir(path):
+                if sub.is_dir(follow_symlinks=False):
+                    _table_folder(Path(sub.path), f"sensors/{sub.name}", files, dirs, foreign)
+                else:
+                    foreign.append(f"sensors/{sub.name}")
+            dirs.append(path)
+        elif is_dir and name == "logs":
+            for sub in os.scandir(path):
+                if sub.is_file(follow_symlinks=False) and _LOG.fullmatch(sub.name):
+                    files.append(Path(sub.path))
+                else:
+                    foreign.append(f"logs/{sub.name}")
+            dirs.append(path)
+        else:
+            foreign.append(name + ("/" if is_dir else ""))
+    return files, dirs, sorted(foreign)
+
+
+def run_alive(summary: dict, stale_after_s: float = 600.0) -> Optional[bool]:
+    """Whether the run a summary describes is still running: False once it ended (any status
+    but ``running``) or when its process is gone — checked by process id on the same host;
+    for a run on another host, when its heartbeat (``updated_at``) is older than
+    ``stale_after_s``. None when it cannot be told (another host, recent heartbeat)."""
+    if summary.get("status") != "running":
+        return False
+    pid, host = summary.get("pid"), summary.get("host")
+    if pid is not None and host == socket.gethostname():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True  # someone else's process with that id
+        return _not_zombie(int(pid))
+    updated = summary.get("updated_at")
+    if updated:
+        from datetime import datetime, timezone
+
+        try:
+            age = (datetime.now(timezone.utc) - datetime.fromisoformat(updated)).total_seconds()
+        except ValueError:
+            return None
+        if age > stale_after_s:
+            return False
+    return None
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def read_summary(out_dir: Path) -> Optional[dict]:
+    try:
+        return json.loads((Path(out_dir) / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def prepare_output(out_dir: Path, overwrite: bool = False) -> None:
+    """Make sure ``out_dir`` can take a new run: created if missing; refused if it holds a run
+    (unless ``overwrite``: the old run's files are removed first) or anything a run does not
+    write (never removed); refused while the run it holds is still alive."""
+    out_dir = Path(out_dir)
+    try:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise OutputFolderError(f"{out_dir} is a file, not a folder")
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ResultsWriteError(out_dir, _cause(exc)) from None
+    try:
+        files, dirs, foreign = _scan_run(out_dir)
+    except OSError as exc:
+        raise OutputFolderError(f"cannot read {out_dir}: {_cause(exc)}") from None
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
+                                          if len(foreign) > 5 else "")
+        raise OutputFolderError(
+            f"{out_dir} is not empty and holds files a run does not write ({shown}): choose an "
+            "empty or new folder" + (" (overwrite only replaces a run's own files)"
+                                     if overwrite else ""))
+    if files and not overwrite:
+        raise OutputFolderError(
+            f"{out_dir} already holds a run (summary.json, trajectories/, sensors/ or logs/): "
+            "choose another folder, or replace that run with --overwrite")
+    if files:
+        summary = read_summary(out_dir) or {}
+        alive = run_alive(summary)
+        if alive or (alive is None and summary.get("updated_at")):
+            raise OutputFolderError(
+                f"{out_dir} holds a run that may still be running (pid {summary.get('pid')} on "
+                f"{summary.get('host')}, last heartbeat {summary.get('updated_at')}): stop it "
+                "first")
+    try:
+        for path in files:
+            path.unlink()
+        for folder in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+            folder.rmdir()
+    except OSError as exc:
+        raise OutputFolderError(f"cannot remove the old run in {out_dir}: "
+                                f"{exc.filename}: {_cause(exc)}") from None

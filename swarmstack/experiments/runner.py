@@ -1,15 +1,113 @@
-"""Run an experiment to completion, writing results as it goes."""
+"""Run an experiment to completion, writing results as it goes.
+
+Stopping is a small state machine that a signal cannot tear::
+
+    running ──SIGINT/SIGTERM──► stopping ──(the tick ends)──► finishing ──► interrupted
+       │                           └─ a second signal during a tick abandons that tick
+       ├─ every run stopped by a controller error, or the last tick ──► finishing ──► completed
+       └─ a batch-wide controller error, a write error ──────────────► finishing ──► failed
+
+The handlers only record the signal; the loop looks at it between ticks, so neither a DuckDB
+write nor a compiled kernel is ever interrupted. While finishing (the last part, the summary)
+further signals are ignored; the handlers in place before the run are restored at the end.
+
+``summary.json`` is written atomically when the run starts (``status: running``), rewritten as
+a heartbeat — ``updated_at`` and ``ticks_done`` — after every part written and at least every
+:data:`HEARTBEAT_S` seconds, with the process id and host name, so that a run killed outright
+can be told from a live one (:func:`~swarmstack.experiments.results.run_alive`), and written
+one last time with the final status.
+"""
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ExperimentCfg
-from swarmstack.experiments.results import ResultsWriter, RunLogs, write_json_atomic
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.experiments.results import (ResultsWriteError, ResultsWriter, RunLogs,
+                                            prepare_output, write_json_atomic)
+from swarmstack.experiments.simulation import NOT_STOPPED, Simulation
+
+HEARTBEAT_S = 5.0
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; its summary (``status: interrupted``) and every row
+    logged up to ``ticks_done`` are on disk. ``exit_code`` is 128 + the signal number (130 for
+    SIGINT, 143 for SIGTERM)."""
+
+    def __init__(self, signum: int, summary: dict):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+        self.summary = summary
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class StopSignals:
+    """SIGINT and SIGTERM as a flag the tick loop reads (``signum``: the first one received).
+
+    A second signal while ``in_tick`` abandons the tick (KeyboardInterrupt), for a tick stuck
+    in a controller; once ``finishing`` every signal is ignored. Handlers can only be set from
+    the main thread: elsewhere none are installed and Ctrl-C stays Python's KeyboardInterrupt.
+    """
+
+    def __init__(self):
+        self.signum: Optional[int] = None
+        self.in_tick = False
+        self.finishing = False
+        self.escalated = False
+        self._previous: dict = {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in _SIGNALS:
+                try:
+                    self._previous[sig] = signal.signal(sig, self._handle)
+                except (ValueError, OSError):  # pragma: no cover - embedded interpreters
+                    pass
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+            return
+        if self.in_tick and not self.finishing:
+            self.in_tick = False
+            self.escalated = True
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> None:
+        self.finishing = True
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        self._previous = {}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _error_dict(exc: BaseException) -> dict:
+    if isinstance(exc, ControllerError):
+        return {"group": exc.group, "run": exc.run, "robot": exc.robot_id,
+                "tick": getattr(exc, "tick", None), "traceback": exc.traceback}
+    if isinstance(exc, ResultsWriteError):
+        return {"path": exc.path, "cause": exc.cause, "message": str(exc)}
+    import traceback
+
+    return {"type": type(exc).__name__, "message": str(exc),
+            "traceback": "".join(traceback.format_exception(exc))}
 
 
 def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = None,
@@ -17,74 +115,195 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
                    source: str = "<experiment>",
                    progress: Optional[Callable[[int, int], None]] = None,
                    strict: bool = False,
-                   echo: Optional[Callable[[str], None]] = None) -> dict:
-    """Simulate ``runs`` runs for ``ticks`` ticks; returns the summary written to
-    ``out_dir/summary.json``. A controller error is re-raised after the data logged so far and
-    a ``failed`` summary have been written. Script log lines go to ``out_dir/logs/run-K.log``
-    (and to ``echo`` when given); a Buzz robot that fails stops alone unless ``strict``."""
+                   echo: Optional[Callable[[str], None]] = None,
+                   overwrite: bool = False,
+                   signals: Optional[StopSignals] = None) -> dict:
+    """Simulate ``runs`` runs for ``ticks`` ticks into ``out_dir``; returns the summary written
+    to ``out_dir/summary.json``.
+
+    ``out_dir`` must be new or empty; one that holds a run is refused (OutputFolderError)
+    unless ``overwrite``, which removes that run's files first — and only those: a folder that
+    holds anything else is always refused.
+
+    A controller that raises stops its own run only (its robots hold their safe commands, its
+    data ends at that tick, ``runs_status`` says why) and the others go on; the summary's
+    ``status`` is then ``failed``. With ``strict``, or when a batched controller (which
+    controls every run at once) raises, the whole batch stops and the ControllerError is raised
+    once the data and the summary are written. Interrupted by SIGINT or SIGTERM it raises
+    :class:`RunInterrupted` once they are written; a failed write raises ResultsWriteError
+    (the parts written before it are kept). Script log lines go to ``out_dir/logs/run-K.log``
+    (and to ``echo`` when given); a Buzz robot that fails stops alone unless ``strict``.
+
+    The SIGINT/SIGTERM handlers are set for the run and restored after it; a caller that
+    wants signals held beyond the run (a command that still prints and exits) passes its own
+    entered :class:`StopSignals` as ``signals``."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_output(out_dir, overwrite)
+    kw = dict(seed=seed, runs=runs, ticks=ticks, base_dir=base_dir, source=source,
+              progress=progress, strict=strict, echo=echo)
+    if signals is not None:
+        return _run(cfg, out_dir, signals, **kw)
+    with StopSignals() as stop:
+        return _run(cfg, out_dir, stop, **kw)
+
+
+def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source, progress,
+         strict, echo) -> dict:
     t_setup = time.perf_counter()
     logs = RunLogs(out_dir / "logs", echo)
     try:
         sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source,
-                         strict=strict, on_log=logs.write)
+                         strict=strict, isolate_runs=not strict, on_log=logs.write)
     except BaseException:
         logs.close()
         raise
     ticks = cfg.simulation.total_ticks if ticks is None else int(ticks)
     out = cfg.output
-    writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors), out.trajectories,
-                           out.velocities)
     robots_per_run = sum(g.n for g in cfg.robots)
     summary = {
         "status": "running", "experiment": source, "seed": sim.seed, "runs": runs,
-        "ticks": ticks, "robots": robots_per_run, "dt_s": cfg.simulation.dt,
-        "config": cfg.model_dump(mode="json"),
+        "ticks": ticks, "ticks_done": 0, "robots": robots_per_run, "dt_s": cfg.simulation.dt,
+        "pid": os.getpid(), "host": socket.gethostname(), "started_at": _now(),
+        "updated_at": _now(),
     }
-    write_json_atomic(out_dir / "summary.json", summary)
+    summary["config"] = cfg.model_dump(mode="json")
+    summary_path = out_dir / "summary.json"
+    try:
+        write_json_atomic(summary_path, summary)
+    except BaseException:
+        logs.close()
+        raise
+
+    writer: Optional[ResultsWriter] = None
     done = 0
-    error = None
+    error: Optional[BaseException] = None
     setup_s = 0.0
     t0 = time.perf_counter()
+    last_beat = time.monotonic()
+
+    def heartbeat() -> None:
+        nonlocal last_beat
+        summary.update(ticks_done=done, updated_at=_now(),
+                       runs_status=_runs_status(sim, runs, done, "running", None))
+        write_json_atomic(summary_path, summary)
+        last_beat = time.monotonic()
+
     try:
-        sim.start()  # controllers' init() may raise too
-        setup_s = time.perf_counter() - t_setup
-        writer.log()
-        t0 = time.perf_counter()
-        for t in range(ticks):
-            sim.step()
-            done = t + 1
-            if done % out.every == 0:
-                writer.log()
-            if progress is not None:
-                progress(done, ticks)
-    except ControllerError as exc:
+        writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors),
+                               out.trajectories, out.velocities)
+        if stop.signum is None:
+            stop.in_tick = True
+            sim.start()  # controllers' init() may raise too
+            stop.in_tick = False
+            setup_s = time.perf_counter() - t_setup
+            t0 = time.perf_counter()
+            if writer.log():
+                heartbeat()
+            for t in range(ticks):
+                if stop.signum is not None or sim.all_stopped:
+                    break
+                stop.in_tick = True
+                sim.step()
+                stop.in_tick = False
+                done = t + 1
+                if sim.all_stopped:  # its rows end at the tick each run stopped
+                    break
+                if done % out.every == 0 and writer.log():
+                    heartbeat()
+                elif time.monotonic() - last_beat >= HEARTBEAT_S:
+                    heartbeat()
+                if progress is not None:
+                    progress(done, ticks)
+    except BaseException as exc:  # classified below, re-raised after the summary is written
         error = exc
-    except KeyboardInterrupt:
-        error = KeyboardInterrupt()
-    finally:
-        wall = time.perf_counter() - t0
-        writer.close()
-        logs.close()
-        failures = sim.robot_failures()
-        summary.update({
-            "status": "completed" if error is None else (
-                "interrupted" if isinstance(error, KeyboardInterrupt) else "failed"),
-            "ticks_done": done,
-            "wall_time_s": wall,
-            "setup_time_s": setup_s,
-            "robot_ticks_per_s": (robots_per_run * runs * done / wall) if wall > 0 else 0.0,
-            "files": writer.files() + logs.files(),
-            "failed_robots": len(failures),
-            **sim.radio_stats(),
-        })
-        if failures:  # the first hundred in full; the count says how many there were
-            summary["robot_failures"] = failures[:100]
-        if isinstance(error, ControllerError):
-            summary["error"] = {"group": error.group, "run": error.run, "robot": error.robot_id,
-                                "traceback": error.traceback}
-        write_json_atomic(out_dir / "summary.json", summary)
+    stop.finishing = True
+    stop.in_tick = False
+
+    signum = stop.signum
+    if isinstance(error, KeyboardInterrupt) or (
+            stop.escalated and not isinstance(error, (ControllerError, ResultsWriteError))):
+        # a KeyboardInterrupt, or what one raised inside a kernel (SystemError) or a query
+        signum = signum if signum is not None else signal.SIGINT
+        error = None
+    if writer is not None:
+        try:
+            writer.close()
+        except ResultsWriteError as exc:
+            error = exc
+    wall = time.perf_counter() - t0
+    logs.close()
+
+    if isinstance(error, ResultsWriteError):
+        saved = writer.saved_tick if writer is not None else None
+        done = min(done, saved if saved is not None else 0)
+    if isinstance(error, ControllerError) and error.run is not None:
+        outcome = "stopped"  # --strict: the other runs were stopped by this run's error
+    elif error is not None:
+        outcome = "failed"
+    elif signum is not None:
+        outcome = "interrupted"
+    else:
+        outcome = "completed"
+    runs_status = _runs_status(sim, runs, done, outcome, error)
+    failed = [r for r in runs_status if r["status"] == "failed"]
+    status = "failed" if failed or error is not None else \
+        "interrupted" if signum is not None else "completed"
+    failures = sim.robot_failures()
+    summary.update({
+        "status": status,
+        "ticks_done": max((r["ticks_done"] for r in runs_status), default=done),
+        "updated_at": _now(),
+        "wall_time_s": wall,
+        "setup_time_s": setup_s,
+        "robot_ticks_per_s": (robots_per_run * runs * done / wall) if wall > 0 else 0.0,
+        "files": (writer.files() if writer is not None else []) + logs.files(),
+        "runs_status": runs_status,
+        "failed_runs": len(failed),
+        "failed_robots": len(failures),
+        **sim.radio_stats(),
+    })
+    if signum is not None:
+        summary["signal"] = signal.Signals(signum).name
+    if failures:  # the first hundred in full; the count says how many there were
+        summary["robot_failures"] = failures[:100]
+    if error is not None:
+        summary["error"] = _error_dict(error)
+    elif failed:
+        errors = [r["error"] for r in failed if r.get("error")]
+        if errors:
+            summary["error"] = min(errors, key=lambda e: e.get("tick") or 0)
+    try:
+        write_json_atomic(summary_path, summary)
+    except ResultsWriteError as exc:
+        if not isinstance(error, ResultsWriteError):
+            error = exc
+    if isinstance(error, ResultsWriteError):
+        raise error
+    if signum is not None:
+        raise RunInterrupted(signum, summary)
     if error is not None:
         raise error
     return summary
+
+
+def _runs_status(sim: Simulation, runs: int, done: int, outcome: str,
+                 error: Optional[BaseException]) -> list[dict]:
+    """One entry per run: ``run``, ``status`` (completed, interrupted, failed, or stopped — by
+    another run's error under --strict — or running), ``ticks_done`` (its data ends there) and
+    the ``error`` of a failed run."""
+    errors = {e["run"]: e for e in sim.run_errors}
+    batch_error = _error_dict(error) if error is not None else None
+    out = []
+    for r in range(runs):
+        stopped = int(sim.stop_tick[r])
+        if stopped != NOT_STOPPED:
+            entry = {"run": r, "status": "failed", "ticks_done": min(stopped, done),
+                     "error": errors.get(r)}
+        elif isinstance(error, ControllerError) and error.run == r:
+            entry = {"run": r, "status": "failed", "ticks_done": done, "error": batch_error}
+        elif outcome in ("failed",):
+            entry = {"run": r, "status": "failed", "ticks_done": done, "error": batch_error}
+        else:
+            entry = {"run": r, "status": outcome, "ticks_done": done}
+        out.append(entry)
+    return out

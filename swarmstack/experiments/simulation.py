@@ -34,6 +34,33 @@ from swarmstack.physics.contacts import resolve
 from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
+NOT_STOPPED = np.iinfo(np.int64).max  # stop_tick of a run that is still running
+
+
+def controller_error(group: str, run: Optional[int], robot_id: Optional[int], tick: int,
+                     tb: str, error: Optional[ControllerError] = None) -> ControllerError:
+    """A ControllerError (``error`` itself if given) whose message and ``tick`` say when it
+    happened; ``run`` is None for a batched controller, which controls every run at once."""
+    if error is None:
+        error = ControllerError(group, -1 if run is None else run, robot_id, tb)
+    error.run = run
+    error.tick = tick
+    who = f"robot {robot_id} of group {group!r} (run {run})" if robot_id is not None else \
+        f"the batched controller of group {group!r} (every run of the batch)"
+    error.args = (f"controller of {who} raised at tick {tick}:\n{tb}",)
+    return error
+
+
+def _from_interrupt(exc: Optional[BaseException]) -> bool:
+    """An error raised because Ctrl-C interrupted the code under it (e.g. a compiled kernel
+    called by a controller turns the KeyboardInterrupt into a SystemError)."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
 
 
 class Simulation:
@@ -46,21 +73,36 @@ class Simulation:
     Script ``log`` lines go to ``on_log(group, run, robot_id, tick, text)``; without it the
     last 10 000 are kept in ``logs``. A Buzz robot whose VM fails stops alone (its failure is
     in ``robot_failures()``) unless ``strict``: then the run stops with a ControllerError.
+
+    A Python controller that raises stops the simulation with a :class:`ControllerError`
+    naming the group, run, robot and tick — unless ``isolate_runs``: then a per-robot
+    controller's error stops only its run (:meth:`stop_run`: its robots hold their type's safe
+    commands, its controllers are no longer called, its radio falls silent; the error is in
+    ``run_errors`` and ``stop_tick[run]`` says when) and the other runs go on. A batched
+    controller sees every run at once: its error always stops the whole batch.
     """
 
     def __init__(self, cfg: ExperimentCfg, seed: int | None = None, runs: int = 1,
                  base_dir: Path | str = ".", source: str = "<experiment>",
                  params: Optional[Sequence[dict]] = None, strict: bool = False,
-                 on_log: Optional[Callable[[str, int, int, int, str], None]] = None):
+                 on_log: Optional[Callable[[str, int, int, int, str], None]] = None,
+                 isolate_runs: bool = False):
         self.cfg = cfg
         self.seed = cfg.simulation.seed if seed is None else int(seed)
         self.runs = int(runs)
         self.source = source
         self.base_dir = Path(base_dir)
         self.strict = strict
+        self.isolate_runs = bool(isolate_runs)
+        # runs stopped by an error: the tick each stopped at (NOT_STOPPED while running)
+        self.stop_tick = np.full(self.runs, NOT_STOPPED, dtype=np.int64)
+        self.stopped_any = False
+        self.run_errors: list[dict] = []
+        self._hold: list = []  # (command array, rows, safe value) of the stopped runs' robots
         self.logs: collections.deque = collections.deque(maxlen=10_000)
-        self.on_log = on_log if on_log is not None else \
+        sink = on_log if on_log is not None else \
             (lambda group, run, rid, tick, text: self.logs.append((group, run, rid, tick, text)))
+        self.on_log = self._gated_log(sink) if self.isolate_runs else sink
         self.world, self.groups = builder.build(cfg, self.seed, self.runs, self.base_dir,
                                                 source, params)
         self.medium = builder.build_medium(cfg, self.world, self.groups)
@@ -165,13 +207,18 @@ class Simulation:
                              for g in self.groups for dev in g.devices.values()]
         self._batched = [(g, g.controllers[0], g.views[0]) for g in self.groups
                          if g.batched and g.controllers]
-        self._per_robot = [(g, list(zip(g.controllers, g.views))) for g in self.groups
-                           if not g.batched and g.controllers]
+        stop = self.stop_tick
+        self._per_robot = [(g, [(c, v) for c, v in zip(g.controllers, g.views)
+                                if stop[v.run] == NOT_STOPPED])
+                           for g in self.groups if not g.batched and g.controllers]
 
     # ------------------------------------------------------------------ controllers
     def _call_controllers(self, method: str) -> None:
+        stop = self.stop_tick
         for g in self.groups:
-            for k, (ctrl, view) in enumerate(zip(g.controllers, g.views)):
+            for ctrl, view in zip(g.controllers, g.views):
+                if not g.batched and stop[view.run] != NOT_STOPPED:
+                    continue
                 try:
                     fn = getattr(ctrl, method, None)
                     if fn is None:
@@ -181,16 +228,67 @@ class Simulation:
                     else:
                         fn(view)
                 except Exception:
-                    self._raise_controller_error(g, k)
+                    self._controller_failed(g, view)
 
-    def _raise_controller_error(self, g: Group, k: int):
-        if isinstance(sys.exc_info()[1], ControllerError):
-            raise  # already says which robot (a Buzz VM that failed in strict mode)
+    def _controller_failed(self, g: Group, view) -> None:
+        """Inside an ``except``: the controller of ``view`` (a robot's, or the group's for a
+        batched controller) raised. Raises a ControllerError naming the tick, or with
+        ``isolate_runs`` stops only the robot's run."""
+        exc = sys.exc_info()[1]
+        tick = int(self.world.tick)
+        if _from_interrupt(exc):
+            raise KeyboardInterrupt from exc
+        if isinstance(exc, ControllerError):  # a Buzz VM that failed in strict mode
+            controller_error(exc.group, exc.run, exc.robot_id, tick, exc.traceback, exc)
+            raise
         tb = traceback.format_exc()
         if g.batched:
-            raise ControllerError(g.slice.name, -1, None, tb) from None
-        view = g.views[k]
-        raise ControllerError(g.slice.name, view.run, view.id, tb) from None
+            raise controller_error(g.slice.name, None, None, tick, tb) from None
+        if not self.isolate_runs:
+            raise controller_error(g.slice.name, view.run, view.id, tick, tb) from None
+        self.stop_run(view.run, {"group": g.slice.name, "run": view.run, "robot": view.id,
+                                 "tick": tick, "error": f"{type(exc).__name__}: {exc}",
+                                 "traceback": tb})
+
+    def stop_run(self, run: int, error: Optional[dict] = None) -> None:
+        """Stop run ``run`` of the batch at the current tick: its robots hold their type's safe
+        commands from now on, its controllers are no longer called, its radio falls silent and
+        its log lines after this tick are dropped. ``error`` (a dict) goes to ``run_errors``.
+        The other runs go on; ``reset`` restarts every run."""
+        if self.stop_tick[run] != NOT_STOPPED:
+            return
+        self.stop_tick[run] = self.world.tick
+        self.stopped_any = True
+        if error is not None:
+            self.run_errors.append(error)
+        b = self.world.bodies
+        for g in self.groups:
+            rows = np.flatnonzero(b.run[g.slice.slice] == run)
+            if rows.size:
+                for c in g.robot_type.commands:
+                    arr = g.commands[c.name]
+                    arr[rows] = c.safe
+                    self._hold.append((arr, rows, c.safe))
+        if self.medium is not None:
+            rows = np.flatnonzero(b.run == run)
+            self.medium.enabled[rows] = False
+            self.medium.out_size[rows] = -1
+        self._per_robot = [(g, [(c, v) for c, v in pairs if v.run != run])
+                           for g, pairs in self._per_robot]
+
+    @property
+    def all_stopped(self) -> bool:
+        """Every run of the batch was stopped by an error."""
+        return self.stopped_any and bool((self.stop_tick != NOT_STOPPED).all())
+
+    def _gated_log(self, sink):
+        stop = self.stop_tick  # reset() clears it in place
+
+        def log(group, run, robot_id, tick, text):
+            if tick <= stop[run]:
+                sink(group, run, robot_id, tick, text)
+
+        return log
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -223,6 +321,10 @@ class Simulation:
         get ``init`` with their run's parameters. Arrays keep their identity either way.
         """
         fresh = seed is not None or params is not None
+        self.stop_tick[:] = NOT_STOPPED  # every run restarts
+        self.stopped_any = False
+        self.run_errors = []
+        self._hold = []
         if seed is not None:
             self.seed = int(seed)
             self._reseed()
@@ -279,14 +381,21 @@ class Simulation:
             try:
                 ctrl.step(view)
             except Exception:
-                self._raise_controller_error(g, 0)
+                self._controller_failed(g, view)
         for g, pairs in self._per_robot:
-            k = 0
-            try:
-                for k, (ctrl, view) in enumerate(pairs):
-                    ctrl.step(view)
-            except Exception:
-                self._raise_controller_error(g, k)
+            while pairs:
+                k = 0
+                try:
+                    for k, (ctrl, view) in enumerate(pairs):
+                        ctrl.step(view)
+                    break
+                except Exception:
+                    run = pairs[k][1].run
+                    self._controller_failed(g, pairs[k][1])  # raises unless isolate_runs
+                    pairs = [p for p in pairs[k + 1:] if p[1].run != run]
+        if self._hold:  # stopped runs: whatever a batched controller wrote, safe commands
+            for arr, rows, safe in self._hold:
+                arr[rows] = safe
 
     def actuate(self) -> None:
         w = self.world
@@ -294,21 +403,77 @@ class Simulation:
             apply(w, group, keys, commands, drive)
 
     def physics(self, force_contacts: bool = False) -> None:
-        """Each group's dynamics over the tick, then contacts (only if a body moved)."""
+        """Each group's dynamics over the tick, then contacts (only if a body moved).
+
+        When a body would travel further this tick than contacts can follow (its safe step,
+        ``physics.substeps``: a fraction of its own smallest half extent), the tick is cut into
+        ``k`` equal sub-steps, each integrated on the tick's drive state and followed by the
+        contacts, so that nothing passes through a wall or another body at any tick rate. At
+        usual rates ``k`` is 1: one integration and one contact pass, as always.
+        ``bodies.prev_pose`` stays the pose before the whole tick.
+        """
         w = self.world
         b = w.bodies
+        dt = w.scene.dt
         b.remember_pose()
+        if self._motion_of is not self._dynamics_calls:
+            self._plan_motion()
         moved = force_contacts
-        for integrate, start, stop, drive in self._dynamics_calls:
-            moved |= integrate(b, start, stop, drive, w.scene.dt)
-        if moved:
-            bs, bi, cs, ci = w.scene.static
-            _, w.cell_start, w.order = resolve(
-                b.x, b.y, b.yaw, b.z, b.prev_x, b.prev_y, b.prev_yaw, b.shape, b.radius,
-                b.half_x, b.half_y, b.height, b.run, w.scene.n_runs, w.scene.arena.boxes,
-                w.scene.arena.cylinders, w.scene.bounds, w.scene.grid, bs, bi, cs, ci,
-                w.cell_start, w.order, CONTACT_ITERATIONS)
+        k = 1
+        for step, start, stop, drive in self._motion:
+            r = step(b, start, stop, drive, dt)
+            if r < 0:
+                k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
+            elif r:
+                moved = True
+        if self._measure is not None:  # dynamics without a bound: what they moved, measured
+            k = max(k, self._measure(b))
+        if k == 1:
+            if moved:
+                self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
+            self._refresh_emitters()
+            return
+        np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
+        h = dt / k
+        sx, sy, syaw = np.empty_like(b.x), np.empty_like(b.y), np.empty_like(b.yaw)
+        for _ in range(k):
+            np.copyto(sx, b.x)
+            np.copyto(sy, b.y)
+            np.copyto(syaw, b.yaw)
+            moved = force_contacts
+            for integrate, start, stop, drive in self._dynamics_calls:
+                moved |= integrate(b, start, stop, drive, h)
+            if moved:
+                self._contacts(sx, sy, syaw)
         self._refresh_emitters()
+
+    _motion_of = None  # the _dynamics_calls that _motion follows (``_plan`` rebuilds them)
+
+    def _plan_motion(self) -> None:
+        """``_motion``: per group, its dynamics' ``try_integrate`` (integrates unless the tick
+        needs sub-steps, then returns −k) or, lacking one, its ``integrate``; ``_measure``
+        (``physics.substeps.measure``) when some group has no ``try_integrate``."""
+        from swarmstack.physics.substeps import measure
+
+        self._motion, unbounded = [], False
+        for integrate, start, stop, drive in self._dynamics_calls:
+            step = getattr(getattr(integrate, "__self__", None), "try_integrate", None)
+            unbounded |= step is None
+            self._motion.append((step or integrate, start, stop, drive))
+        self._measure = measure if unbounded else None
+        self._motion_of = self._dynamics_calls
+
+    def _contacts(self, prev_x, prev_y, prev_yaw) -> None:
+        """Project overlaps out of the current poses; ``prev_*`` the (valid) poses before the
+        step just integrated, where a body that cannot be cleared goes back."""
+        w = self.world
+        b = w.bodies
+        bs, bi, cs, ci = w.scene.static
+        _, w.cell_start, w.order = resolve(
+            b.x, b.y, b.yaw, b.z, prev_x, prev_y, prev_yaw, b.shape, b.radius,
+            b.half_x, b.half_y, b.height, b.run, w.scene.n_runs, w.scene.arena.boxes,
+            w.scene.arena.cylinders, w.scene.bounds, w.scene.grid, bs, bi, cs, ci,
+            w.cell_start, w.order, CONTACT_ITERATIONS)
 
     def _refresh_emitters(self) -> None:
         if self._needs_emitters:
@@ -367,9 +532,11 @@ class Simulation:
         return {**total, "per_run": per_run}
 
     def robot_failures(self) -> list[dict]:
-        """Robots whose Buzz VM failed: group, run, robot, tick, where, error, report."""
+        """Robots whose Buzz VM failed: group, run, robot, tick, where, error, report (not
+        those of a stopped run after it stopped)."""
+        stop = self.stop_tick
         return [f for g in self.groups for c in g.controllers
-                for f in getattr(c, "failures", ())]
+                for f in getattr(c, "failures", ()) if f["tick"] <= stop[f["run"]]]
 
     def buzz(self, name: str):
         """The Buzz controller of group ``name`` (final globals, stigmergy …)."""

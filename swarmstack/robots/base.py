@@ -73,7 +73,11 @@ class Dynamics(Protocol):
     ``integrate(bodies, start, stop, state, dt)`` moves bodies ``start … stop − 1`` (the tick
     has already stored every pose in ``bodies.prev_pose``) and returns True when any of them
     moved (translated, or turned for a non-disc body): contacts are skipped in a tick where no
-    body moved.
+    body moved. ``dt`` may be a sub-step of the tick: when a body would move further than its
+    safe step the tick integrates in k equal sub-steps with contacts after each
+    (``physics.substeps``). Optionally, ``try_integrate(bodies, start, stop, state, dt) -> int``
+    checks and integrates in one call (1 moved, 0 still, −k: nothing moved, k sub-steps
+    needed); without it the tick tries a whole step and undoes it when it went too far.
     """
 
     def make_state(self, n: int) -> dict[str, np.ndarray]: ...
