@@ -4,23 +4,75 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
+
+MAX_PATH_CHARS = 4096   # PATH_MAX
+MAX_NAME_CHARS = 255    # NAME_MAX: one component of a path
 
 
 class ControllerLoadError(ValueError):
     pass
 
 
-def load_class(spec: str, base_dir: Path):
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 80 else repr(text[:60]) + f"… ({len(text)} characters)"
+
+
+def check_path(path: str) -> None:
+    """A file name the operating system can take: no NUL, components of at most 255
+    characters, at most 4096 in all; raises :class:`ControllerLoadError` otherwise."""
+    if "\0" in path:
+        raise ControllerLoadError(f"a file name cannot contain a NUL character; found "
+                                  f"{_shown(path)}")
+    if len(path) > MAX_PATH_CHARS:
+        raise ControllerLoadError(f"a file path has at most {MAX_PATH_CHARS} characters; found "
+                                  f"{len(path)}")
+    longest = max(path.replace("\\", "/").split("/"), key=len)
+    if len(longest) > MAX_NAME_CHARS:
+        raise ControllerLoadError(f"a file or folder name has at most {MAX_NAME_CHARS} "
+                                  f"characters; found {_shown(longest)}")
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``(target, class name)`` of ``"file.py:Class"`` or ``"package.module:Class"``."""
+    expected = "expected 'file.py:Class' or 'package.module:Class'"
     if ":" not in spec:
-        raise ControllerLoadError(f"expected 'file.py:Class' or 'package.module:Class', "
-                                  f"found {spec!r}")
+        raise ControllerLoadError(f"{expected}, found {_shown(spec)}")
     target, cls_name = spec.rsplit(":", 1)
+    if not cls_name.isidentifier():
+        raise ControllerLoadError(f"{expected}: the class name must be a Python identifier; "
+                                  f"found {_shown(spec)}")
     if target.endswith(".py"):
-        path = (base_dir / target).resolve()
-        if not path.is_file():
-            raise ControllerLoadError(f"controller file {path} does not exist")
+        check_path(target)
+        if not target[:-3].replace("\\", "/").rsplit("/", 1)[-1]:
+            raise ControllerLoadError(f"{expected}: the file needs a name; found {_shown(spec)}")
+    elif not all(part.isidentifier() for part in target.split(".")):
+        raise ControllerLoadError(f"{expected}: the module must be a dotted name "
+                                  f"(package.module) or end in .py; found {_shown(spec)}")
+    return target, cls_name
+
+
+def _failure(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def load_class(spec: str, base_dir: Path):
+    target, cls_name = parse_spec(spec)
+    if target.endswith(".py"):
+        try:
+            path = (base_dir / target).resolve()
+            is_file = path.is_file()
+        except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+            raise ControllerLoadError(f"cannot use controller file {_shown(target)}: "
+                                      f"{_failure(exc)}") from None
+        if not is_file:
+            raise ControllerLoadError(f"controller file {_shown(str(path))} does not exist"
+                                      if not path.exists() else
+                                      f"controller file {_shown(str(path))} is not a file")
         mod_name = f"swarmstack_user_{abs(hash(str(path)))}"
         module = sys.modules.get(mod_name)
         if module is None:
@@ -29,18 +81,30 @@ def load_class(spec: str, base_dir: Path):
             sys.modules[mod_name] = module
             try:
                 loader_spec.loader.exec_module(module)
-            except Exception as exc:  # the user's module failed to import
+            except (Exception, SystemExit) as exc:  # the user's module failed to import
                 del sys.modules[mod_name]
-                raise ControllerLoadError(f"importing {path} failed: "
-                                          f"{type(exc).__name__}: {exc}") from exc
+                raise ControllerLoadError(f"importing {_shown(str(path))} failed: "
+                                          f"{_failure(exc)}") from None
     else:
         try:
             module = importlib.import_module(target)
-        except ImportError as exc:
-            raise ControllerLoadError(f"cannot import module {target!r}: {exc}") from exc
+        except (Exception, SystemExit) as exc:
+            raise ControllerLoadError(f"cannot import module {target!r}: "
+                                      f"{_failure(exc)}") from None
     cls = getattr(module, cls_name, None)
     if cls is None:
-        raise ControllerLoadError(f"{target} has no class {cls_name!r}")
+        raise ControllerLoadError(f"{_shown(target)} has no class {cls_name!r}")
+    if not isinstance(cls, type):
+        raise ControllerLoadError(f"{_shown(spec)} is not a class (it is a "
+                                  f"{type(cls).__name__})")
     if not callable(getattr(cls, "step", None)):
-        raise ControllerLoadError(f"{spec} has no step() method")
+        raise ControllerLoadError(f"{_shown(spec)} has no step() method")
+    try:
+        inspect.signature(cls).bind()
+    except TypeError as exc:
+        raise ControllerLoadError(f"{cls_name} cannot be created without arguments (one "
+                                  f"instance is made per robot or group, as {cls_name}()): "
+                                  f"{_failure(exc)}") from None
+    except ValueError:  # no signature to inspect (a class implemented in C): try it later
+        pass
     return cls

@@ -14,15 +14,17 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from swarmstack.experiments.config import ConfigError, ExperimentCfg, WallsCfg
+from swarmstack.experiments.config import (MAX_ROBOTS, ConfigError, ExperimentCfg, WallsCfg,
+                                           key, one_line, regular_file)
 from swarmstack.geometry.overlap import SHAPE_BOX, SHAPE_DISC
 from swarmstack.robots import base as robot_types
 from swarmstack.robots.base import RobotType
 from swarmstack.world.arena import Arena, box_row, wall_boxes
-from swarmstack.world.floor import Floor
+from swarmstack.world.floor import Floor, FloorTooLarge
 from swarmstack.world.placement import Occupancy, PlacementError, place_group
 from swarmstack.world.rng import robot_stream_keys, run_generator
-from swarmstack.world.scene import GroupSlice, Scene
+from swarmstack.world.scene import (MAX_STATIC_ENTRIES, GroupSlice, Scene, SceneTooLarge,
+                                    static_index_entries)
 from swarmstack.world.state import Bodies, Emitters, World
 
 
@@ -75,22 +77,53 @@ def build_floor(cfg: ExperimentCfg, base_dir: Path, source: str) -> Floor:
     f = cfg.floor
     if f.image is not None:
         path = (base_dir / f.image)
-        if not path.is_file():
-            raise ConfigError([f"{source}: floor.image: file {str(path)!r} does not exist"])
+        try:
+            exists, is_file = path.exists(), path.is_file()
+        except (OSError, ValueError) as exc:
+            raise ConfigError([f"{source}: floor.image: cannot use {str(path)!r} "
+                               f"({one_line(exc)})"]) from None
+        if not is_file:
+            raise ConfigError([f"{source}: floor.image: file {str(path)!r} "
+                               + ("is not a regular file" if exists else "does not exist")])
         try:
             return Floor.from_image(path)
         except Exception as exc:
             raise ConfigError([f"{source}: floor.image: cannot read {str(path)!r} as an image "
-                               f"({exc})"]) from None
+                               f"({one_line(exc)})"]) from None
     if f.regions:
         regions = []
         for r in f.regions:
             shape = {k: getattr(r, k) for k in ("rect", "circle", "ring") if getattr(r, k)}
             regions.append({"rgb": r.color, **shape})
-        return Floor.painted(cfg.arena.bounds, f.background, regions, f.resolution)
+        try:
+            return Floor.painted(cfg.arena.bounds, f.background, regions, f.resolution)
+        except FloorTooLarge as exc:
+            raise ConfigError([f"{source}: floor.regions: {exc}"]) from None
     if f.grey is not None:
         return Floor.uniform_grey(f.grey)
     return Floor(np.full((1, 1, 3), f.background, dtype=np.uint8))
+
+
+MAX_SCRIPT_BYTES = 16 << 20   # a Buzz script
+MAX_FRAME_BYTES = 1 << 28     # radio frame buffers of a batch (bodies × largest payload)
+MAX_READING_BYTES = 1 << 30   # one sensor's readings of a group (all runs of a batch)
+
+
+def check_scripts(cfg: ExperimentCfg, base_dir: Path, source: str) -> None:
+    """Buzz scripts the groups name must be regular files of a sane size (a device such as
+    ``/dev/zero`` would be read forever); a missing one is reported where it is read."""
+    for gi, g in enumerate(cfg.robots):
+        if g.controller is None or g.controller.buzz is None:
+            continue
+        try:
+            regular_file(base_dir / g.controller.buzz, MAX_SCRIPT_BYTES, "the Buzz script")
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ConfigError([f"{source}: robots[{gi}].controller.buzz: cannot read "
+                               f"{str(base_dir / g.controller.buzz)!r} ({one_line(reason)})"]) \
+                from None
 
 
 def robot_types_of(cfg: ExperimentCfg) -> list[RobotType]:
@@ -111,6 +144,11 @@ def place(cfg: ExperimentCfg, arena: Arena, types: list[RobotType], seed: int, r
           source: str) -> np.ndarray:
     """Initial poses float64[N, 3] (x, y, yaw), group-major; each run draws from its own
     stream, groups in order, and no two bodies overlap."""
+    per_batch = sum(g.n for g in cfg.robots) * runs
+    if per_batch > MAX_ROBOTS:
+        raise ConfigError([f"{source}: robots: {per_batch // runs} robots × {runs} runs = "
+                           f"{per_batch} robots in one batch; at most {MAX_ROBOTS} (fewer runs "
+                           "per batch)"])
     per_run = [[None] * len(cfg.robots) for _ in range(runs)]
     # occupancy cells wide enough that two cells cover any pair of touching bodies
     occ_cell = max(0.1, 2.0 * max(t.body.radius_m for t in types))
@@ -184,7 +222,14 @@ def make_group(gi: int, g, sl: GroupSlice, rt: RobotType, keys: np.ndarray, para
         try:
             devices[name] = spec.make(opts, base_dir)
         except (OSError, ValueError) as exc:  # e.g. a missing or malformed data file
-            raise ConfigError([f"{source}: robots[{gi}].sensors: {exc}"]) from None
+            raise ConfigError([f"{source}: robots[{gi}].sensors.{key(name)}: "
+                               f"{one_line(exc)}"]) from None
+    for name, dev in devices.items():  # e.g. a camera's max_blobs × robots
+        need = getattr(dev.allocate(1), "nbytes", 0) * sl.n
+        if need > MAX_READING_BYTES:
+            raise ConfigError([f"{source}: robots[{gi}].sensors.{key(name)}: the readings of "
+                               f"{sl.n} robots need {need / 2 ** 30:.3g} GiB; at most "
+                               f"{MAX_READING_BYTES >> 30} GiB per sensor and group"])
     actuators = []
     for spec in rt.actuators:
         opts = g.actuators.get(spec.name)
@@ -213,6 +258,40 @@ def run_params(cfg: ExperimentCfg, runs: int,
     return out
 
 
+def radio_range(g: Group) -> float:
+    """The range of a group's frames: its ``radio.range``, else its type's board's."""
+    r = g.cfg.radio
+    return r.range if r is not None and r.range is not None else g.robot_type.radio.range_m
+
+
+def check_radio(cfg: ExperimentCfg, world: World, groups: list[Group], source: str):
+    """The medium's frame buffers (one frame of the largest payload per body), and the index of
+    static shapes within the longest range per grid cell (as the scene's own), bounded."""
+    radios = [(gi, g) for gi, g in enumerate(groups)
+              if g.cfg.radio_on and g.robot_type.radio is not None]
+    if not radios:
+        return
+    n = world.bodies.n
+    payload, gi = max((g.cfg.radio.payload_bytes if g.cfg.radio is not None and
+                       g.cfg.radio.payload_bytes is not None else
+                       g.robot_type.radio.payload_bytes, gi) for gi, g in radios)
+    if n * payload > MAX_FRAME_BYTES:  # outbox and inbox: one frame buffer per body each
+        raise ConfigError([
+            f"{source}: robots[{gi}].radio.payload_bytes: {payload}-byte frames for {n} robots "
+            f"need {n * payload / 2 ** 20:.3g} MiB of frame buffers; at most "
+            f"{MAX_FRAME_BYTES >> 20} MiB (smaller frames or fewer robots)"])
+    ranges = [(radio_range(g), gi) for gi, g in radios]
+    reach, gi = max(ranges)
+    arena = world.scene.arena
+    entries = static_index_entries(world.scene.grid, arena.boxes, arena.cylinders, reach)
+    if entries > MAX_STATIC_ENTRIES:
+        raise ConfigError([
+            f"{source}: robots[{gi}].radio.range: a {reach:g} m range over "
+            f"{arena.boxes.shape[0] + arena.cylinders.shape[0]} walls, boxes and cylinders needs "
+            f"an occlusion index of {entries / 1e6:.3g} M entries; at most "
+            f"{MAX_STATIC_ENTRIES / 1e6:.3g} M (a shorter range or fewer obstacles)"])
+
+
 def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
     """The range-and-bearing medium, or None when no group has its radio on. Range and payload
     come from the group's ``radio`` table, else from its robot type's board; drop, noise and
@@ -235,7 +314,7 @@ def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
         if not g.cfg.radio_on or board is None:
             continue
         r = g.cfg.radio
-        cols["range_m"][sl] = r.range if r is not None and r.range is not None else board.range_m
+        cols["range_m"][sl] = radio_range(g)
         cols["antenna_m"][sl] = board.antenna_height_m
         cols["payload_bytes"][sl] = r.payload_bytes if r is not None and \
             r.payload_bytes is not None else board.payload_bytes
@@ -252,17 +331,24 @@ def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
 def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
           params: Optional[Sequence[dict]] = None) -> tuple[World, list[Group]]:
     """The world (scene + dynamic state) and the groups of ``runs`` runs of ``cfg``."""
+    check_scripts(cfg, base_dir, source)
     arena = build_arena(cfg, base_dir, source)
     types = robot_types_of(cfg)
     slices = layout(cfg, runs)
     poses = place(cfg, arena, types, seed, runs, source)
     bodies = make_bodies(slices, types, poses, runs)
-    scene = Scene.create(arena, slices, runs, cfg.simulation.dt,
-                         float(bodies.radius.max()) if bodies.n else 0.0)
+    try:
+        scene = Scene.create(arena, slices, runs, cfg.simulation.dt,
+                             float(bodies.radius.max()) if bodies.n else 0.0)
+    except SceneTooLarge as exc:
+        where = "arena.size" if exc.what == "grid" else "boxes"
+        (sx, sy) = cfg.arena.size
+        raise ConfigError([f"{source}: {where}: a {sx:g} m × {sy:g} m arena: {exc}"]) from None
     world = World(scene, bodies, make_emitters(slices, types),
                   drive=[t.dynamics.make_state(sl.n) for sl, t in zip(slices, types)])
     keys = stream_keys(cfg, slices, seed, runs)
     per_group = run_params(cfg, runs, params)
     groups = [make_group(gi, g, slices[gi], types[gi], keys[gi], per_group[gi], base_dir,
                          source) for gi, g in enumerate(cfg.robots)]
+    check_radio(cfg, world, groups, source)
     return world, groups

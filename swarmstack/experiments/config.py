@@ -6,14 +6,20 @@ per problem, so a user can fix a file without reading a traceback.
 
 from __future__ import annotations
 
+import math
+import os
+import re
+import stat
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError,
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator,
+                      Field, StrictBool, StrictInt, Tag, ValidationError, field_validator,
                       model_validator)
 
-from swarmstack.experiments.quantities import Angle, Duration, Length
+from swarmstack.controllers.loader import ControllerLoadError, check_path, parse_spec
+from swarmstack.experiments.quantities import Angle, Duration, Length, _parser, _short
 from swarmstack.robots import base as robot_types
 from swarmstack.robots.options import BatteryOptions, CameraOptions, NoiseOptions, WheelsOptions
 from swarmstack.world.colors import to_rgb
@@ -21,6 +27,36 @@ from swarmstack.world.colors import to_rgb
 Color = Annotated[tuple[int, int, int], BeforeValidator(to_rgb)]
 Point2 = tuple[Length, Length]
 Point3 = tuple[Length, Length, Length]
+
+# Limits on what a file may ask for: far beyond any sensible experiment, small enough that
+# validating or building one never exhausts memory or time before saying what is wrong.
+MAX_ROBOTS = 200_000        # robots of one batch (per run × runs); placing them takes ~10 s
+MAX_TICKS = 10 ** 12        # ticks of a run (also bounds `every` and `chunk_ticks`)
+MAX_DEPTH = 64              # nesting of arrays and tables anywhere in the file
+MAX_PARAMS_DEPTH = 32       # nesting inside a controller's params
+MAX_FILE_BYTES = 16 << 20   # size of an experiment file
+MAX_NAME_CHARS = 100        # group names (they name output folders)
+MAX_SHAPES = 10_000         # boxes, cylinders, floor regions (each list)
+MAX_LIGHTS = 1_000          # every light sensor looks at every light, every tick
+
+
+def _not_bool(value):
+    """A number where a number is expected: ``true`` is not 1."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, found {value!r}")
+    return value
+
+
+def _path_string(value: str) -> str:
+    try:
+        check_path(value)
+    except ControllerLoadError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
+Real = Annotated[float, BeforeValidator(_not_bool)]   # finite: see Strict.allow_inf_nan
+FilePath = Annotated[str, AfterValidator(_path_string)]
 
 
 class ConfigError(Exception):
@@ -32,14 +68,22 @@ class ConfigError(Exception):
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class SimulationCfg(Strict):
-    ticks_per_second: float = Field(10.0, gt=0, le=10000)
+    ticks_per_second: Real = Field(10.0, ge=0.001, le=10000)
     duration: Optional[Duration] = Field(60.0, gt=0)
-    ticks: Optional[int] = Field(None, ge=1)
-    seed: int = 0
+    ticks: Optional[StrictInt] = Field(None, ge=1, le=MAX_TICKS)
+    seed: StrictInt = Field(0, ge=0, lt=2 ** 63)
+
+    @model_validator(mode="after")
+    def _bounded(self):
+        if self.ticks is None and self.duration * self.ticks_per_second > MAX_TICKS:
+            raise ValueError(f"duration = {self.duration:g} s at {self.ticks_per_second:g} "
+                             f"ticks per second is {self.duration * self.ticks_per_second:.3g} "
+                             f"ticks; at most {MAX_TICKS:.0e}")
+        return self
 
     @property
     def dt(self) -> float:
@@ -57,10 +101,25 @@ class WallsCfg(Strict):
     height: Length = Field(0.1, gt=0)
 
 
+def _walls_kind(value) -> str:
+    return "walls[table]" if isinstance(value, (dict, WallsCfg)) else "walls[switch]"
+
+
+def _walls_switch(value):
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true, false or a table {{ thickness = …, height = … }}; "
+                         f"found {_short(value)}")
+    return value
+
+
 class ArenaCfg(Strict):
     size: tuple[Length, Length]
     center: Point2 = (0.0, 0.0)
-    walls: Union[bool, WallsCfg] = False
+    # `true`/`false` or a table: only the table's own problems are reported for a table
+    walls: Annotated[Union[Annotated[bool, BeforeValidator(_walls_switch),
+                                     Tag("walls[switch]")],
+                           Annotated[WallsCfg, Tag("walls[table]")]],
+                     Discriminator(_walls_kind)] = False
 
     @model_validator(mode="after")
     def _positive(self):
@@ -95,7 +154,7 @@ class CylinderCfg(Strict):
 
 class LightCfg(Strict):
     position: Point3
-    intensity: float = Field(1.0, ge=0)
+    intensity: Real = Field(1.0, ge=0)
     color: Color = (255, 255, 0)
 
 
@@ -116,10 +175,10 @@ class RegionCfg(Strict):
 
 
 class FloorCfg(Strict):
-    grey: Optional[float] = Field(None, ge=0, le=1)
-    image: Optional[str] = None
+    grey: Optional[Real] = Field(None, ge=0, le=1)
+    image: Optional[FilePath] = None
     background: Color = (255, 255, 255)
-    regions: list[RegionCfg] = []
+    regions: list[RegionCfg] = Field([], max_length=MAX_SHAPES)
     resolution: Length = Field(0.002, gt=0)
 
     @model_validator(mode="after")
@@ -142,15 +201,28 @@ def _switch(value):
     return {"enabled": value} if isinstance(value, bool) else value
 
 
+_angle = _parser("angle")
+
+
+def _yaw(value):
+    """``"uniform"`` or an angle (one message for both, not one per alternative)."""
+    if value == "uniform":
+        return value
+    try:
+        return _angle(value)
+    except ValueError as exc:
+        raise ValueError(f'expected "uniform" or {str(exc)[len("expected "):]}') from None
+
+
 class PlacementCfg(Strict):
     kind: Literal["uniform", "gaussian", "explicit"] = "uniform"
     min: Optional[Point2] = None          # uniform: area corner (default: free arena area)
     max: Optional[Point2] = None
     mean: Optional[Point2] = None         # gaussian
     std: Optional[Length] = Field(None, gt=0)
-    yaw: Union[Literal["uniform"], Angle] = "uniform"
+    yaw: Annotated[Union[Literal["uniform"], float], BeforeValidator(_yaw)] = "uniform"
     yaw_std: Optional[Angle] = Field(None, ge=0)   # gaussian yaw around `yaw`
-    poses: list[tuple[Length, Length, Angle]] = []  # explicit: [x, y, yaw]
+    poses: list[tuple[Length, Length, Angle]] = Field([], max_length=MAX_ROBOTS)  # [x, y, yaw]
     clearance: Length = Field(0.002, ge=0)         # minimum gap between placed bodies
 
     @model_validator(mode="after")
@@ -164,6 +236,11 @@ class PlacementCfg(Strict):
             raise ValueError("gaussian placement needs mean = [x, y] and std")
         if (self.min is None) != (self.max is None):
             raise ValueError("give both min and max (or neither)")
+        if self.min is not None and not (self.min[0] < self.max[0] and
+                                         self.min[1] < self.max[1]):
+            raise ValueError(f"min must be below max in x and in y; found min = "
+                             f"[{self.min[0]:g}, {self.min[1]:g}], max = "
+                             f"[{self.max[0]:g}, {self.max[1]:g}]")
         return self
 
 
@@ -173,10 +250,32 @@ class ControllerCfg(Strict):
 
     python: Optional[str] = Field(None, description="'file.py:Class' (relative to the experiment "
                                                     "file) or 'package.module:Class'")
-    buzz: Optional[str] = Field(None, description="Buzz script, relative to the experiment file")
+    buzz: Optional[FilePath] = Field(None, description="Buzz script, relative to the experiment "
+                                                       "file")
     params: dict[str, Any] = {}
     distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
     profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
+
+    @field_validator("python")
+    @classmethod
+    def _spec(cls, value):
+        try:
+            parse_spec(value)
+        except ControllerLoadError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _plain_values(cls, value):
+        where = _deep_or_not_finite(value, MAX_PARAMS_DEPTH)
+        if where is not None:
+            path, what = where
+            if what.startswith("nested too deeply"):
+                raise ValueError(f"nested too deeply at params{path} (at most "
+                                 f"{MAX_PARAMS_DEPTH} levels of arrays and tables)")
+            raise ValueError(f"{what} at params{path}")
+        return value
 
     @model_validator(mode="after")
     def _one_language(self):
@@ -195,20 +294,20 @@ class RadioCfg(Strict):
     """A group's range-and-bearing radio. Range and payload default to the robot type's board;
     drop, noise and capacity are the receiving side's."""
 
-    enabled: bool = True
+    enabled: StrictBool = True
     range: Optional[Length] = Field(None, gt=0)             # m; default: the type's
-    payload_bytes: Optional[int] = Field(None, ge=0, le=65535)  # per robot per tick
-    drop: float = Field(0.0, ge=0, le=1)                    # Bernoulli loss per message heard
+    payload_bytes: Optional[StrictInt] = Field(None, ge=0, le=65535)  # per robot per tick
+    drop: Real = Field(0.0, ge=0, le=1)                     # Bernoulli loss per message heard
     range_noise: Length = Field(0.0, ge=0)                  # Gaussian std on distances (m)
     bearing_noise: Angle = Field(0.0, ge=0)                 # Gaussian std on bearings (rad)
-    capacity: int = Field(0, ge=0)                          # messages heard per tick, 0 = all
+    capacity: StrictInt = Field(0, ge=0, le=MAX_ROBOTS)     # messages heard per tick, 0 = all
 
 
 class MediumCfg(Strict):
     """What blocks the range-and-bearing signal between two antennas."""
 
-    occlusion: bool = True         # walls, boxes and cylinders
-    robots_occlude: bool = False   # other robots' bodies too
+    occlusion: StrictBool = True         # walls, boxes and cylinders
+    robots_occlude: StrictBool = False   # other robots' bodies too
 
 
 class RobotGroupCfg(Strict):
@@ -216,9 +315,9 @@ class RobotGroupCfg(Strict):
     options; actuator options (``wheels = { noise = … }``) go under the actuator's name and are
     gathered in ``actuators``. Both are checked against the type by :func:`parse_experiment`."""
 
-    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$", max_length=MAX_NAME_CHARS)
     type: str = "epuck2"
-    count: Optional[int] = Field(None, ge=1, le=1_000_000)
+    count: Optional[StrictInt] = Field(None, ge=1, le=MAX_ROBOTS)
     placement: PlacementCfg = PlacementCfg()
     controller: Optional[ControllerCfg] = None
     sensors: dict[str, Any] = {}
@@ -275,19 +374,19 @@ class RobotGroupCfg(Strict):
 
 
 class OutputCfg(Strict):
-    trajectories: bool = True
-    velocities: bool = False                    # log vx, vy, vz (m/s) with the trajectories
-    every: int = Field(1, ge=1)                 # log every k-th tick
+    trajectories: StrictBool = True
+    velocities: StrictBool = False              # log vx, vy, vz (m/s) with the trajectories
+    every: StrictInt = Field(1, ge=1, le=MAX_TICKS)         # log every k-th tick
     sensors: list[str] = []                     # device names whose readings are logged
-    chunk_ticks: int = Field(1000, ge=1)        # rows are flushed to disk every chunk
+    chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # rows flushed to disk per chunk
 
 
 class ExperimentCfg(Strict):
     simulation: SimulationCfg = SimulationCfg()
     arena: ArenaCfg
-    boxes: list[BoxCfg] = []
-    cylinders: list[CylinderCfg] = []
-    lights: list[LightCfg] = []
+    boxes: list[BoxCfg] = Field([], max_length=MAX_SHAPES)
+    cylinders: list[CylinderCfg] = Field([], max_length=MAX_SHAPES)
+    lights: list[LightCfg] = Field([], max_length=MAX_LIGHTS)
     floor: FloorCfg = FloorCfg()
     robots: list[RobotGroupCfg] = Field(min_length=1)
     radio: MediumCfg = MediumCfg()
@@ -303,16 +402,31 @@ class ExperimentCfg(Strict):
 
 
 # ----------------------------------------------------------------------------------------------
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
+# parts pydantic adds to an error's location for unions and validators, not keys of the file
+_INTERNAL = ("bool", "WallsCfg", "float")
+_INTERNAL_PATTERN = re.compile(r"[a-z-]+\[.*\]")   # function-after[…], literal[…], walls[…]
+
+
+def key(name) -> str:
+    """A key of the file as written in a key path: quoted unless plain (one line always)."""
+    name = str(name)
+    return name if _PLAIN_KEY.fullmatch(name) else _short(name)
+
+
 def _path(loc) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("function-after", "function-before", "tagged-union") or "[" in str(part):
-            continue
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + key(part)
     return out or "(top level)"
+
+
+def _internal(part) -> bool:
+    return isinstance(part, str) and (part in _INTERNAL or _INTERNAL_PATTERN.fullmatch(part)
+                                      is not None)
 
 
 def _message(err: dict) -> str:
@@ -320,17 +434,36 @@ def _message(err: dict) -> str:
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
-    if msg.startswith("Input should be"):
-        msg = "expected" + msg[len("Input should be"):]
-    if err.get("type") == "extra_forbidden":
+    for should in ("Input should be", "String should have", "List should have",
+                   "Tuple should have", "Dictionary should have"):
+        if msg.startswith(should):
+            msg = "expected" + msg[len(should):]
+    kind, ctx = err.get("type"), err.get("ctx") or {}
+    if kind == "extra_forbidden":
         return "unknown key"
-    if err.get("type") == "missing":
-        return "required key is missing"
+    if kind == "missing":
+        loc = err.get("loc") or ()
+        return "missing item (the array is too short)" if loc and isinstance(loc[-1], int) \
+            else "required key is missing"
+    if kind in ("dict_type", "model_type"):   # not "a valid dictionary or instance of ArenaCfg"
+        msg = "expected a table"
+    elif kind in ("list_type", "tuple_type"):
+        msg = "expected an array"
+    elif kind in ("too_long", "too_short") and "actual_length" in ctx:
+        bound = ctx.get("max_length") if kind == "too_long" else ctx.get("min_length")
+        msg = f"expected at {'most' if kind == 'too_long' else 'least'} {bound} " \
+              f"item{'' if bound == 1 else 's'}, found " \
+              f"{ctx['actual_length']}"
     if "found" not in msg and "input" in err:
         found = err["input"]
         if not isinstance(found, dict):
-            msg += f" (found {found!r})"
-    return msg
+            msg += f" (found {_short(found)})"
+    return one_line(msg)
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks (and runs of spaces) folded: one problem, one line."""
+    return " ".join(str(text).split())
 
 
 def format_validation_error(source: str, exc: ValidationError, sep: str = ": ") -> list[str]:
@@ -339,11 +472,11 @@ def format_validation_error(source: str, exc: ValidationError, sep: str = ": ") 
     problems = []
     seen = set()
     for err in exc.errors():
-        # unions report one error per alternative: keep the first per key path
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and
-                                                  (p in ("bool", "WallsCfg", "float")
-                                                   or p.startswith("function-")
-                                                   or p.startswith("literal["))))
+        # unions report one error per alternative: keep the first per key path (an unknown
+        # key's own name is the last part, whatever it is)
+        loc = tuple(err["loc"])
+        last = loc[-1:] if err.get("type") == "extra_forbidden" else ()
+        loc = tuple(p for p in loc[:len(loc) - len(last)] if not _internal(p)) + last
         path = _path(loc)
         if path in seen:
             continue
@@ -353,25 +486,56 @@ def format_validation_error(source: str, exc: ValidationError, sep: str = ": ") 
     return problems
 
 
+def _deep_or_not_finite(data, max_depth: int, check_numbers: bool = True):
+    """``(key path, what)`` of the first value nested deeper than ``max_depth`` arrays and
+    tables (or a number that is NaN or infinite), else None. Iterative: any depth is safe."""
+    stack = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, (dict, list, tuple)):
+            if depth >= max_depth:
+                return path, f"nested too deeply (at most {max_depth} levels of arrays and " \
+                             "tables)"
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for k, v in reversed(list(items)):
+                sub = f"{path}[{k}]" if isinstance(k, int) else f"{path}.{key(k)}"
+                stack.append((v, sub, depth + 1))
+        elif check_numbers and isinstance(value, float) and not math.isfinite(value):
+            return path, f"expected a finite number, found {value!r}"
+    return None
+
+
+def _finite_options(where: str, options: BaseModel, problems: list[str]) -> None:
+    """Device and actuator options are plain models: refuse NaN and infinities in them."""
+    for name in type(options).model_fields:
+        value = getattr(options, name)
+        if isinstance(value, float) and not math.isfinite(value):
+            problems.append(f"{where}.{name}: expected a finite number (found {value!r})")
+
+
 def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
     """The group's sensors and actuator options, validated against its robot type."""
     where = f"{source}: robots[{i}]"
     try:
         rt = robot_types.get(g.type)
     except KeyError as exc:
-        problems.append(f"{where}.type: {exc.args[0]}")
+        problems.append(f"{where}.type: {one_line(exc.args[0])}")
         return g
     sensors = {}
     for name, value in g.sensors.items():
         spec = rt.devices.get(name)
         if spec is None:
-            problems.append(f"{where}.sensors.{name}: {rt.name} has no {name}; it has "
-                            f"{', '.join(rt.devices) or 'no sensors'}")
+            problems.append(f"{where}.sensors.{key(name)}: {rt.name} has no {key(name)}; it "
+                            f"has {', '.join(rt.devices) or 'no sensors'}")
             continue
+        # strict: `max_blobs = true` is not 1, `level = "0.1"` not a number
         try:
-            sensors[name] = spec.options.model_validate(_switch(value))
+            sensors[name] = spec.options.model_validate(_switch(value), strict=True)
         except ValidationError as exc:
-            problems.extend(format_validation_error(f"{where}.sensors.{name}", exc, sep="."))
+            problems.extend(format_validation_error(f"{where}.sensors.{key(name)}", exc,
+                                                    sep="."))
+            continue
+        _finite_options(f"{where}.sensors.{key(name)}", sensors[name], problems)
     if g.radio_on and rt.radio is None:
         problems.append(f"{where}.radio: {rt.name} has no range-and-bearing radio")
     actuators = {}
@@ -379,22 +543,51 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
         spec = rt.actuator(name)
         if spec is None or spec.options is None:
             has = [a.name for a in rt.actuators if a.options is not None]
-            problems.append(f"{where}.{name}: {rt.name} has no actuator options {name!r}"
+            problems.append(f"{where}.{key(name)}: {rt.name} has no actuator options {name!r}"
                             + (f"; it has {', '.join(has)}" if has else ""))
             continue
         try:
-            actuators[name] = spec.options.model_validate(value)
+            actuators[name] = spec.options.model_validate(value, strict=True)
         except ValidationError as exc:
-            problems.extend(format_validation_error(f"{where}.{name}", exc, sep="."))
+            problems.extend(format_validation_error(f"{where}.{key(name)}", exc, sep="."))
+            continue
+        _finite_options(f"{where}.{key(name)}", actuators[name], problems)
     return g.model_copy(update={"sensors": sensors, "actuators": actuators})
+
+
+def _check_sizes(source: str, cfg: ExperimentCfg, problems: list[str]) -> None:
+    """What the experiment would allocate before its first tick, bounded: robots of a run and
+    the floor's raster (the grid is bounded with the number of runs, by ``build``)."""
+    from swarmstack.world.floor import MAX_FLOOR_TEXELS, texels
+
+    robots = sum(g.n for g in cfg.robots)
+    if robots > MAX_ROBOTS:
+        problems.append(f"{source}: robots: {robots} robots in a run; at most {MAX_ROBOTS} "
+                        "in a batch (robots of all groups × runs)")
+    if cfg.floor.regions:
+        (sx, sy), res = cfg.arena.size, cfg.floor.resolution
+        n = texels(cfg.arena.bounds, res)
+        if n > MAX_FLOOR_TEXELS:
+            problems.append(
+                f"{source}: floor.resolution: a {sx:g} m × {sy:g} m floor painted at {res:g} m "
+                f"needs {n / 1e6:.3g} M texels; at most {MAX_FLOOR_TEXELS / 1e6:.3g} M (a "
+                "coarser resolution or a smaller arena)")
 
 
 def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
     """Validate an experiment (a dict as read from TOML); raises :class:`ConfigError`."""
+    if not isinstance(data, dict):
+        raise ConfigError([f"{source}: expected a table of keys, found "
+                           f"{type(data).__name__}"])
+    deep = _deep_or_not_finite(data, MAX_DEPTH, check_numbers=False)
+    if deep is not None:  # before pydantic, which recurses (and fails) on deep values
+        raise ConfigError([f"{source}: {deep[0].lstrip('.') or '(top level)'}: {deep[1]}"])
     try:
         cfg = ExperimentCfg.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(source, exc)) from None
+    except RecursionError:
+        raise ConfigError([f"{source}: nested too deeply"]) from None
     problems: list[str] = []
     groups = [_check_group(source, i, g, problems) for i, g in enumerate(cfg.robots)]
     known = {d for g in groups if g.type in robot_types.ROBOT_TYPES
@@ -402,23 +595,51 @@ def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
     for k, name in enumerate(cfg.output.sensors):
         if known and name not in known:
             problems.append(f"{source}: output.sensors[{k}]: no robot type of this experiment "
-                            f"has a sensor {name!r} (they have: {', '.join(sorted(known))})")
+                            f"has a sensor {_short(name)} (they have: "
+                            f"{', '.join(sorted(known))})")
+    _check_sizes(source, cfg, problems)
     if problems:
         raise ConfigError(problems)
     return cfg.model_copy(update={"robots": groups})
+
+
+def regular_file(path: Path, limit: int, what: str) -> int:
+    """The size of ``path``, a regular file of at most ``limit`` bytes; ``OSError`` (or
+    ``ValueError`` for a NUL in the name) otherwise, saying why. Devices, pipes and folders
+    are refused before anything opens them (``/dev/zero`` would be read forever)."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{what} is not a regular file")
+    if st.st_size > limit:
+        raise OSError(f"{what} is larger than {limit >> 20} MiB")
+    return st.st_size
+
+
+def read_limited(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of ``path`` (see :func:`regular_file`), read no further than ``limit``."""
+    regular_file(path, limit, what)
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{what} is larger than {limit >> 20} MiB")
+    return data
 
 
 def load_experiment(path: Path) -> ExperimentCfg:
     """Read and validate an experiment file; raises :class:`ConfigError` on any user error."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited(path, MAX_FILE_BYTES, "the experiment file").decode("utf-8")
     except FileNotFoundError:
         raise ConfigError([f"{path}: file not found"]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([f"{path}: cannot read file ({exc})"]) from None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ConfigError([f"{path}: cannot read file ({one_line(reason)})"]) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([f"{path}: not valid TOML: {exc}"]) from None
+        raise ConfigError([f"{path}: not valid TOML: {one_line(exc)}"]) from None
+    except RecursionError:
+        raise ConfigError([f"{path}: not valid TOML: arrays or tables nested too deeply"]) \
+            from None
     return parse_experiment(data, str(path))

@@ -18,29 +18,59 @@ _FACTORS = {
     "time": {"s": 1.0, "ms": 0.001, "min": 60.0, "h": 3600.0},
     "speed": {"m/s": 1.0, "cm/s": 0.01, "mm/s": 0.001},
 }
-_PATTERN = re.compile(r"^\s*([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)\s*([^\d\s].*?)?\s*$")
+# ASCII digits only: float() would also read "٥" (Arabic-Indic five) as 5
+_PATTERN = re.compile(r"^\s*([-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|[-+]?\.[0-9]+)\s*"
+                      r"([^0-9\s].*?)?\s*$")
+# Largest magnitude of any quantity, in SI units: far beyond any experiment (1000 km, 31 years,
+# a million radians), small enough that grid indices and tick counts derived from it fit int64.
+LIMITS = {"length": 1e6, "angle": 1e6, "time": 1e9, "speed": 1e6}
+_UNIT_NAMES = {"length": "m", "angle": "rad", "time": "s", "speed": "m/s"}
+
+
+def _short(value, width: int = 60) -> str:
+    """``repr(value)``, cut to about ``width`` characters for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 5] + "…" + text[-4:]
+
+
+def finite(number, what: str, limit: float, unit: str = "", found=None) -> float:
+    """``number`` as a float, refused when not finite or larger in magnitude than ``limit``
+    (an int too large for a float included); ``found`` is what the file said, if not that."""
+    shown = _short(number if found is None else found)
+    try:
+        value = float(number)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite {what}, found {shown}")
+    if abs(value) > limit:
+        raise ValueError(f"expected {'an' if what[0] in 'aeiou' else 'a'} {what} of at most "
+                         f"{limit:g}{' ' + unit if unit else ''} "
+                         f"in magnitude, found {shown}")
+    return value
 
 
 def _parser(dimension: str):
     units = _FACTORS[dimension]
 
+    a = "an" if dimension[0] in "aeiou" else "a"
+
     def parse(value):
         if isinstance(value, bool):
-            raise ValueError(f"expected a {dimension}, found a boolean")
+            raise ValueError(f"expected {a} {dimension}, found a boolean")
         if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
+            number = value
+        elif isinstance(value, str):
             m = _PATTERN.match(value)
-            if m:
-                number, unit = float(m.group(1)), (m.group(2) or "").strip()
-                if unit == "":
-                    return number
-                if unit in units:
-                    return number * units[unit]
-            raise ValueError(
-                f"expected a {dimension} as a number in SI units or a string with one of the "
-                f"units {', '.join(units)}; found {value!r}")
-        raise ValueError(f"expected a {dimension}, found {type(value).__name__}")
+            unit = (m.group(2) or "").strip() if m else None
+            if unit != "" and unit not in units:
+                raise ValueError(
+                    f"expected {a} {dimension} as a number in SI units or a string with one of "
+                    f"the units {', '.join(units)}; found {_short(value)}")
+            number = float(m.group(1)) * units[unit] if unit else float(m.group(1))
+        else:
+            raise ValueError(f"expected {a} {dimension}, found {type(value).__name__}")
+        return finite(number, dimension, LIMITS[dimension], _UNIT_NAMES[dimension], value)
 
     return parse
 

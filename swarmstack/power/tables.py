@@ -26,6 +26,7 @@ SEGMENT_COLUMNS = ("speed_cm_s", "segment", "intercept", "slope_per_s", "t_from_
                    "charge_from", "charge_to")
 
 N_SEGMENTS = 4
+MAX_FILE_BYTES = 1 << 20  # the shipped tables are a few kB
 # Published values are rounded to 4 decimals (charge) or 4 digits (times); consistency checks
 # between redundant columns allow this much slack.
 _CONSISTENCY_TOL = 2e-3
@@ -99,9 +100,27 @@ def _read_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, list[str
     """Return ``(line number, cells)`` for each data row, after checking the header."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # only a regular file: a device (/dev/zero) or a pipe would be read forever
+        regular = path.is_file() or not path.exists()  # a missing file: open() says so
+        if regular:
+            with open(path, "rb") as f:
+                data = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise BatteryTableError(f"{path}: cannot read battery data file ({exc.strerror})") from exc
+        raise BatteryTableError(f"{path}: cannot read battery data file "
+                                f"({exc.strerror or exc})") from exc
+    except ValueError as exc:  # a NUL in the name
+        raise BatteryTableError(f"{str(path)!r}: cannot read battery data file ({exc})") from None
+    if not regular:
+        raise BatteryTableError(f"{path}: cannot read battery data file (not a regular file)")
+    if len(data) > MAX_FILE_BYTES:
+        raise BatteryTableError(f"{path}: battery data file larger than {MAX_FILE_BYTES >> 20} "
+                                "MiB; expected a small CSV table")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise BatteryTableError(f"{path}:{line}: battery data file is not UTF-8 text (byte "
+                                f"0x{data[exc.start]:02x})") from None
     header_seen = False
     rows: list[tuple[int, list[str]]] = []
     for lineno, raw in enumerate(text.splitlines(), start=1):

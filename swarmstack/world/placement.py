@@ -79,6 +79,11 @@ def place_group(index: int, name: str, n: int, radius: float, placement, arena, 
         x0, y0 = placement.min
         x1, y1 = placement.max
     if placement.kind == "uniform":
+        if x1 - x0 < 2 * radius or y1 - y0 < 2 * radius:
+            what = "placement area" if placement.min is not None else "arena"
+            raise PlacementError(
+                index, f"the {what} ({x1 - x0:g} m × {y1 - y0:g} m) is narrower than a robot of "
+                       f"group {name!r} ({2 * radius:g} m across)")
         area = max(0.0, (x1 - x0) * (y1 - y0))
         needed = n * math.pi * (radius + gap / 2) ** 2
         if needed > 0.7 * area:  # random sequential packing jams near 55 % coverage
