@@ -158,4 +158,4 @@ def register(app: typer.Typer) -> None:
             Simulation(cfg, runs=1, base_dir=experiment.parent, source=str(experiment))
         except ConfigError as exc:
             _fail(err, exc.problems)
-        Console().print(f"{experiment}: valid")
+        print(f"{experiment}: valid")  # plain: a path is neither wrapped nor read as markup

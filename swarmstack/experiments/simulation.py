@@ -185,10 +185,19 @@ class Simulation:
                     g.controllers = [BuzzController(g, path, text, self._robot_views(g, port),
                                                     port, self.on_log, self.strict)]
                 else:
-                    g.controllers = [cls()]
+                    g.controllers = [self._instantiate(g, cls)]
                 continue
             g.views = self._robot_views(g, port)
-            g.controllers = [cls() for _ in range(sl.n)]
+            g.controllers = [self._instantiate(g, cls) for _ in range(sl.n)]
+
+    def _instantiate(self, g: Group, cls):
+        """``cls()``; a constructor that raises (or exits) is the file's error, named."""
+        try:
+            return cls()
+        except (Exception, SystemExit) as exc:
+            raise ConfigError([f"{self.source}: robots[{g.slice.index}].controller.python: "
+                               f"creating {cls.__name__}() raised {type(exc).__name__}: "
+                               f"{exc}"]) from None
 
     @staticmethod
     def _controller_rng(g: Group, i: int) -> np.random.Generator:
@@ -326,6 +335,8 @@ class Simulation:
         self.run_errors = []
         self._hold = []
         if seed is not None:
+            if isinstance(seed, bool) or not 0 <= int(seed) < 2 ** 63:
+                raise ValueError(f"seed must be an integer 0 ≤ seed < 2⁶³, found {seed!r}")
             self.seed = int(seed)
             self._reseed()
         if params is not None:

@@ -388,3 +388,25 @@ def test_odd_keys_stay_on_one_line(tmp_path):
 def test_long_group_names_are_refused(tmp_path):
     lines = _problems(tmp_path, ONE.replace('name = "e"', f'name = "{"e" * 101}"'))
     assert any("robots[0].name: expected at most 100 characters" in l for l in lines), lines
+
+
+def test_controller_whose_constructor_raises_is_a_config_error(tmp_path):
+    (tmp_path / "ctl.py").write_text(
+        "import sys\nclass Boom:\n    def __init__(self):\n        raise RuntimeError('no')\n"
+        "    def step(self, robot):\n        pass\n"
+        "class Leave:\n    def __init__(self):\n        sys.exit(3)\n"
+        "    def step(self, robot):\n        pass\n")
+    for cls, what in (("Boom", "RuntimeError: no"), ("Leave", "SystemExit: 3")):
+        text = GOOD.replace("count = 3", f'count = 3\ncontroller = {{ python = "ctl.py:{cls}" }}')
+        path, result = _validate(tmp_path, text)
+        assert result.exit_code == 1
+        assert f"robots[0].controller.python: creating {cls}() raised {what}" in result.output
+
+
+def test_reset_refuses_a_negative_seed():
+    from swarmstack.experiments.simulation import Simulation
+
+    sim = Simulation.from_dict({"arena": {"size": [1.0, 1.0]},
+                                "robots": [{"name": "e", "count": 2}]})
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        sim.reset(seed=-1)
