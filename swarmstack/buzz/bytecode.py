@@ -10,12 +10,16 @@ intermediate form: a ``.bbo`` file holds everything needed to run a script.
 File layout (little endian)::
 
     b"BZBC" u16 version u16 flags
-    u32 nstrings   { u32 len, utf-8 bytes }*          string table (ids are indices)
+    u32 nstrings   { u32 len, bytes }*                string table (ids are indices)
     u32 nscript                                      how many of them the script itself uses
     u32 nfiles     { u16 sid }*                      source file names (debug info)
     u32 nfuncs     { u16 name_sid u16 ncap u16 nparams u32 addr
                      u32 codelen code
                      u32 debuglen debug }*
+
+Flag bit 0 ("wide") marks a program too big for 16-bit numbers (more than 65 535 strings,
+functions, locals or arguments): every u16 above, and every u16 instruction operand, is
+then a u32. Strings are stored as the bytes they stand for (``values.str_bytes``).
 
 ``debug`` has one record per instruction, as unsigned LEB128 varints: the file index, the
 line as a zig-zag delta from the previous instruction's line, and the column (about
@@ -33,8 +37,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from swarmstack.buzz.values import byte_len, bytes_str, str_bytes
+
 MAGIC = b"BZBC"
 VERSION = 1
+FLAG_WIDE = 1
 
 # opcode -> (name, operand format or "")
 OPS: list[tuple[str, str]] = [
@@ -92,6 +99,9 @@ class Program:
     # the first ``nscript`` strings are the script's own, in the reference compiler's order;
     # any after them only name files and functions for debug information
     nscript: int = -1
+    # the most ifs, and loops, nested in one function (counting an ``else if`` as nested):
+    # from the compiler, not kept in files (0 when unknown)
+    nesting: tuple = (0, 0)
 
     def __post_init__(self) -> None:
         if self.nscript < 0:
@@ -101,7 +111,7 @@ class Program:
         return sum(f.byte_size() for f in self.functions)
 
     def string_table_size(self) -> int:
-        return sum(len(s.encode()) + 1 for s in self.strings)
+        return sum(byte_len(s) + 1 for s in self.strings)
 
 
 
@@ -135,21 +145,32 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
+def _wide_fmt(fmt: str, wide: bool) -> str:
+    return "I" if wide and fmt == "H" else fmt
+
+
 def encode(prog: Program) -> bytes:
     """Serialise a program to bytes (see the module docstring for the layout)."""
     strings = list(prog.strings)
     index = {s: i for i, s in enumerate(strings)}
     file_sids = [sid_of(strings, index, f) for f in prog.files]
     fun_sids = [sid_of(strings, index, f.name) for f in prog.functions]
-    out = bytearray(MAGIC + struct.pack("<HH", VERSION, 0))
+    wide = len(strings) > 0xFFFF or any(
+        f.ncap > 0xFFFF or f.nparams > 0xFFFF or any(
+            FMT[i.op] == "H" and not 0 <= i.arg <= 0xFFFF for i in f.code)
+        for f in prog.functions)
+    fmts = ["<" + _wide_fmt(f, wide) if f else "" for f in FMT]
+    half = "<I" if wide else "<H"
+    out = bytearray(MAGIC + struct.pack("<HH", VERSION, FLAG_WIDE if wide else 0))
     out += struct.pack("<I", len(strings))
     for s in strings:
-        b = s.encode("utf-8")
+        b = str_bytes(s)
         out += struct.pack("<I", len(b)) + b
     out += struct.pack("<I", prog.nscript)
     out += struct.pack("<I", len(file_sids))
     for s in file_sids:
-        out += struct.pack("<H", s)
+        out += struct.pack(half, s)
+    head = "<IIIII" if wide else "<HHHII"
     out += struct.pack("<I", len(prog.functions))
     for f, nsid in zip(prog.functions, fun_sids):
         code = bytearray()
@@ -162,10 +183,10 @@ def encode(prog: Program) -> bytes:
             _uvarint(dbg, ins.col)
             prev_line = ins.line
             code.append(ins.op)
-            fmt = FMT[ins.op]
+            fmt = fmts[ins.op]
             if fmt:
-                code += struct.pack("<" + fmt, ins.arg)
-        out += struct.pack("<HHHII", nsid, f.ncap, f.nparams, f.addr, len(code)) + code
+                code += struct.pack(fmt, ins.arg)
+        out += struct.pack(head, nsid, f.ncap, f.nparams, f.addr, len(code)) + code
         out += struct.pack("<I", len(dbg)) + dbg
     return bytes(out)
 
@@ -174,16 +195,21 @@ def decode(data: bytes) -> Program:
     """Inverse of :func:`encode`; raises ``ValueError`` on a malformed file."""
     try:
         return _decode(data)
-    except (IndexError, struct.error, UnicodeDecodeError) as e:
+    except (IndexError, KeyError, struct.error, UnicodeDecodeError, OverflowError) as e:
         raise ValueError(f"malformed Buzz bytecode: {e}") from None
 
 
 def _decode(data: bytes) -> Program:
     if data[:4] != MAGIC:
         raise ValueError("not a Buzz bytecode file (bad magic)")
-    version, _flags = struct.unpack_from("<HH", data, 4)
+    version, flags = struct.unpack_from("<HH", data, 4)
     if version != VERSION:
         raise ValueError(f"unsupported bytecode version {version}")
+    wide = bool(flags & FLAG_WIDE)
+    fmts = ["<" + _wide_fmt(f, wide) if f else "" for f in FMT]
+    sizes = [1 + (struct.calcsize(f) if f else 0) for f in fmts]
+    half, hsize = ("<I", 4) if wide else ("<H", 2)
+    head = "<IIIII" if wide else "<HHHII"
     pos = 8
     (n,) = struct.unpack_from("<I", data, pos)
     pos += 4
@@ -191,7 +217,9 @@ def _decode(data: bytes) -> Program:
     for _ in range(n):
         (ln,) = struct.unpack_from("<I", data, pos)
         pos += 4
-        strings.append(data[pos:pos + ln].decode("utf-8"))
+        if pos + ln > len(data):
+            raise IndexError("string table past the end of the file")
+        strings.append(bytes_str(data[pos:pos + ln]))
         pos += ln
     (nscript,) = struct.unpack_from("<I", data, pos)
     pos += 4
@@ -199,15 +227,15 @@ def _decode(data: bytes) -> Program:
     pos += 4
     files = []
     for _ in range(nf):
-        (s,) = struct.unpack_from("<H", data, pos)
-        pos += 2
+        (s,) = struct.unpack_from(half, data, pos)
+        pos += hsize
         files.append(strings[s])
     (nfun,) = struct.unpack_from("<I", data, pos)
     pos += 4
     funcs = []
     for _ in range(nfun):
-        nsid, ncap, nparams, addr, clen = struct.unpack_from("<HHHII", data, pos)
-        pos += struct.calcsize("<HHHII")
+        nsid, ncap, nparams, addr, clen = struct.unpack_from(head, data, pos)
+        pos += struct.calcsize(head)
         code = data[pos:pos + clen]
         pos += clen
         (nd,) = struct.unpack_from("<I", data, pos)
@@ -223,10 +251,12 @@ def _decode(data: bytes) -> Program:
             line += (z >> 1) ^ -(z & 1)
             col, dpos = _read_uvarint(data, dpos)
             op = code[off]
-            fmt = FMT[op]
-            arg = struct.unpack_from("<" + fmt, code, off + 1)[0] if fmt else None
+            if op >= len(fmts):
+                raise ValueError(f"unknown opcode {op}")
+            fmt = fmts[op]
+            arg = struct.unpack_from(fmt, code, off + 1)[0] if fmt else None
             instrs.append(Instr(op, arg, fi, line, col))
-            off += SIZE[op]
+            off += sizes[op]
         if dpos != dend:
             raise ValueError("debug information does not match the code")
         funcs.append(Function(strings[nsid], ncap, nparams, instrs, addr))

@@ -18,8 +18,8 @@ In the buzz profile, three more things spare tests at run time, each with its fa
 * what an access proves is remembered: a local read or written as a table is a table until
   it is stored to or control flow merges, and a table being built by a constructor holds
   only the keys stored so far (``_FnGen.tables``, ``_E.vt``);
-* ``math.sin/cos/sqrt(x)`` of a float run libm inline when the callee is the standard
-  library's function (``_FnGen.inline_math``).
+* ``math.sin/cos/sqrt(x)`` of a float call the single-precision libm function directly when
+  the callee is the standard library's function (``_FnGen.inline_math``).
 
 Functions are shared by every VM running the program: what belongs to one VM (its globals,
 its closure and table makers, its host-call wrapper) is reached through the running
@@ -39,21 +39,56 @@ import re
 from dataclasses import dataclass
 
 from swarmstack.buzz import bytecode as B
+from swarmstack.buzz.errors import BuzzSyntaxError
 from swarmstack.buzz.runtime import Profile
 from swarmstack.buzz.stdlib import INLINE_MATH
 
-_MARK = re.compile(r"#@(\d+)$")
+_MARK = re.compile(r"#@(\d+|-)$")  # "#@-": the lines that follow are no Buzz code
 MAX_NEST = 8  # operators nested in one Python expression before spilling to a temporary
+# Python allows 100 levels of indentation and 20 nested loops (and ``try`` blocks) in a
+# function; the code of one Buzz statement adds up to 5 levels and a ``try``, the BittyBuzz
+# profile one of each: a Buzz function may nest this many blocks (and loops among them)
+MAX_BLOCKS = 80
+MAX_LOOPS = 16
+MAX_LISTED_CAPTURES = 32  # a lambda capturing more locals reads them from ``locals()``
+# A top level of more than CHUNK_INSTRS instructions is cut into functions of about
+# CHUNK_LINES lines run in turn (its code outside loops runs once: it calls the runtime's
+# helpers rather than inlining fast paths), and the functions are compiled by Python in units
+# of about UNIT_LINES lines: Python's compiler needs memory in proportion to what it compiles
+# at once (some 4 kB a line), and is slower on one huge function than on many small ones.
+CHUNK_INSTRS = 4000
+CHUNK_LINES = 2000
+UNIT_LINES = 20000
+_CONTROL = frozenset((B.IF, B.ELSE, B.END, B.LOOP, B.EXITZ, B.ENDLOOP))
 MAX_TREE = 16  # operators in one float block
 _TREE_OPS = frozenset((B.ADD, B.SUB, B.MUL, B.DIV, B.POW, B.UNM))
 _OPERATORS = _TREE_OPS | {B.MOD}
 _PURE_PUSHES = frozenset((B.LLOAD, B.PUSHI, B.PUSHF))  # they don't need pending trees emitted
 
 
-def _pow_expr(x: str, k: float) -> str:
-    """``x ^ k`` in double for a binary32 ``x``: a square is exact as a product (so libm's
-    pow returns the same), any other power is libm's."""
-    return f"{x} * {x}" if k == 2.0 else f"_mpow({x}, {k!r})"
+def _elif_ifs(code: list) -> set[int]:
+    """Indices of the ``IF`` instructions that are the whole else-branch of an enclosing
+    ``if`` (``else if``): generated as ``elif``, so that a chain of them does not nest."""
+    out: set[int] = set()
+    open_ifs: list[list] = []  # [IF index, ELSE index or None]
+    spans: dict[int, tuple] = {}  # IF index -> (ELSE index, END index)
+    for i, ins in enumerate(code):
+        op = ins.op
+        if op == B.IF:
+            open_ifs.append([i, None])
+        elif op == B.ELSE and open_ifs:
+            open_ifs[-1][1] = i
+        elif op == B.END and open_ifs:
+            fi, el = open_ifs.pop()
+            spans[fi] = (el, i)
+    if_of_end = {end: fi for fi, (_el, end) in spans.items()}
+    for el, end in spans.values():
+        inner = if_of_end.get(end - 1)
+        if el is None or inner is None or inner < el:
+            continue
+        if not any(code[k].op in _CONTROL for k in range(el + 1, inner)):
+            out.add(inner)
+    return out
 
 
 def _tree_size(e) -> int:
@@ -119,6 +154,18 @@ class _FnGen:
         self.tables: set[int] = set()
         # per open if: (what held before it, what held at the end of its then-branch)
         self.saved_tables: list[list] = []
+        # per open if: whether it is an ``elif`` of the enclosing one (no indentation of its own)
+        self.if_kinds: list[bool] = []
+        self.else_at: tuple | None = None  # (line count, indentation) just after an ``else:``
+        self.elifs: set[int] = set()
+        self.pc = 0
+        self.blocks = 0  # open Python blocks (if/else, while) of the Buzz code
+        self.loops = 0
+        # the top level cut into chunks (see CHUNK_LINES): each chunk's lines, and the local
+        # slots of top-level blocks in use (no cut while there are any)
+        self.chunked = False
+        self.chunks: list[list[str]] = []
+        self.live = 0
 
     # -------------------------------------------------------------- helpers
     def tmp(self, prefix: str = "_t") -> str:
@@ -350,21 +397,14 @@ class _FnGen:
         if self.g.profile.name != "buzz" or not (0 <= kf <= 8 and kf == int(kf)):
             self.stack.append(_E(f"(#@{m}\n_powk({a.py}, {self._fconst(kf)}, {b.py}))", "expr", vt="num"))
             return
-        # a float to a small non-negative whole power as statements: the power of a binary32
-        # value cannot overflow a double, and ``math.pow`` raises nothing for it; a NaN
-        # result goes to the helper (which keeps the operand's NaN sign)
+        # a float to a small non-negative whole power: C's ``powf`` (a VM float is binary32
+        # already, and so is what ``powf`` returns)
         self.flush_exprs()
         na = (self.spill(a) if a.kind == "expr" else a).py
         r = self.tmp("_r")
         pad = "    " * self.ind
-        self.lines += [f"{pad}if {na}.__class__ is float:",  # a VM float is binary32 already
-                       f"{pad}    {r} = {_pow_expr(na, kf)}",
-                       f"{pad}    if {r} == {r}:",
-                       f"{pad}        _FA[0] = {r}",
-                       f"{pad}        {r} = _FA[0]",
-                       f"{pad}    else:",
-                       f"{pad}        #@{m}",
-                       f"{pad}        {r} = _pow({na}, {b.py})",
+        self.lines += [f"{pad}if {na}.__class__ is float:",
+                       f"{pad}    {r} = _powf({na}, {kf!r})",
                        f"{pad}else:",
                        f"{pad}    #@{m}",
                        f"{pad}    {r} = _powk({na}, {kf!r}, {b.py})"]
@@ -380,6 +420,10 @@ class _FnGen:
     def compare(self, op: str, helper: str, ins: B.Instr) -> None:
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
+        if self.cold:
+            cond = f"(#@{m}\n{helper}({a.py}, {b.py}))"
+            self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
+            return
         ka, kb = self._num_const(a), self._num_const(b)
         if (a.kind == "const" and ka is None) or (b.kind == "const" and kb is None) or (ka and kb):
             g = self.int_guard(a, b)
@@ -423,26 +467,38 @@ class _FnGen:
 
     def inline_math(self, name: str, fe: _E, a: _E, m: int) -> None:
         """``math.<name>(x)``: when the callee is the standard library's function and ``x`` a
-        float it takes without error, libm and the float rounding inline; otherwise the call."""
+        float, the single-precision libm function inline; otherwise the call."""
         self.flush_exprs()  # what was pushed before is evaluated before
         pad = "    " * self.ind
         fn = self.tmp("_t")
         x, r = self.tmp("_s"), self.tmp("_r")
-        domain = f"-_INF < {x} < _INF" if INLINE_MATH[name][1] == "finite" else f"{x} >= 0.0"
         self.lines += [f"{pad}{fn} = {fe.py}",
                        f"{pad}{x} = {a.py}",
-                       f"{pad}if {x}.__class__ is float and {domain} and {fn}.__class__ is _HostClosure "
+                       f"{pad}if {x}.__class__ is float and {fn}.__class__ is _HostClosure "
                        f"and {fn}.direct is _MD_{name}:",
-                       f"{pad}    _FA[0] = _libm_{name}({x})",
-                       f"{pad}    {r} = _FA[0]",
+                       f"{pad}    {r} = _libm_{name}({x})",
                        f"{pad}else:",
                        f"{pad}    #@{m}",
                        f"{pad}    {r} = {self.call_expr(fn, fn, ', ' + x, 1, m)}"]
         self.stack.append(_E(r, "temp"))
 
+    _HELPERS = {B.ADD: "_add", B.SUB: "_sub", B.MUL: "_mul", B.DIV: "_div", B.MOD: "_mod",
+                B.POW: "_pow"}
+
+    @property
+    def cold(self) -> bool:
+        """Code that runs once (a long top level, outside loops): the runtime's helpers for
+        every operation, no inline fast paths, so that Python compiles it quickly."""
+        return self.chunked and self.loops == 0
+
     def operator(self, op: int, ins: B.Instr) -> None:
         """The per-operator code of an arithmetic opcode, on the operands on the stack."""
-        if op == B.ADD:
+        if self.cold:
+            if op == B.UNM:
+                self.helper1("_unm", ins)
+            else:
+                self.helper2(self._HELPERS[op], ins)
+        elif op == B.ADD:
             self.arith("+", "_add", ins)
         elif op == B.SUB:
             self.arith("-", "_sub", ins)
@@ -559,9 +615,7 @@ class _FnGen:
         t = self.tmp("_f")
         if op == B.POW:
             k = self._num_const(e.tree[3])[2]
-            # a NaN base comes out as itself (libm's pow and the product both return the NaN
-            # operand), as the power helper gives it
-            body += [f"_FA[0] = {_pow_expr(a, k)}", f"{t} = _FA[0]"]
+            body.append(f"{t} = _powf({a}, {k!r})")  # C's powf, as the power helper
             return t
         b = self._float_code(e.tree[3], body)
         sym = {B.ADD: "+", B.SUB: "-", B.MUL: "*", B.DIV: "/"}[op]
@@ -597,10 +651,15 @@ class _FnGen:
 
     # -------------------------------------------------------------- main loop
     def run(self) -> list[str]:
+        if self.fid == 0 and not self.checked and len(self.f.code) > CHUNK_INSTRS:
+            return self.run_chunked()
         f = self.f
         prof = self.g.profile
         params = [f"L{f.ncap + i}" for i in range(f.nparams)]
-        self.defined = set(range(f.ncap + f.nparams)) if self.fid else set()
+        # slots stored to so far: the first ``defined_below`` (captures and parameters), then
+        # those in ``defined``
+        self.defined_below = f.ncap + f.nparams if self.fid else 0
+        self.defined = set()
         if self.checked:
             self.params = set(range(f.ncap, f.ncap + f.nparams))
             header = f"def _c{self.fid}(_cl{''.join(', ' + p + '=_MISSING' for p in params)}):"
@@ -610,10 +669,15 @@ class _FnGen:
         uses_cap = any(ins.op in (B.LLOAD, B.LSTORE) and ins.arg < f.ncap for ins in f.code) or any(
             ins.op == B.PUSHL and self.g.prog.functions[ins.arg].ncap > 0 for ins in f.code)
         if self.fid and f.ncap and uses_cap:
+            nested = any(ins.op == B.PUSHL and self.g.prog.functions[ins.arg].ncap > 0 for ins in f.code)
             if f.ncap == 1:
                 self.lines.append("    L0 = _cl.upvalues[0]")
-            else:
+            elif f.ncap <= MAX_LISTED_CAPTURES or nested:
                 self.lines.append("    " + ", ".join(f"L{i}" for i in range(f.ncap)) + " = _cl.upvalues")
+            else:  # many captured slots: only those the code reads or writes
+                for i in sorted({ins.arg for ins in f.code
+                                 if ins.op in (B.LLOAD, B.LSTORE) and ins.arg < f.ncap}):
+                    self.lines.append(f"    L{i} = _cl.upvalues[{i}]")
         bbz = prof.name == "bittybuzz"
         if bbz:
             if f.code:
@@ -621,7 +685,9 @@ class _FnGen:
             self.lines.append("    _cl.env.enter()")
             self.lines.append("    try:")
             self.ind = 2
-        for ins in f.code:
+        self.elifs = _elif_ifs(f.code)
+        for pc, ins in enumerate(f.code):
+            self.pc = pc
             self.instr(ins)
         self.stmt("return None")
         if bbz:
@@ -631,10 +697,51 @@ class _FnGen:
         # locals just before the first statement that needs them (not at all on a path
         # that returns earlier)
         base = "    " * (2 if bbz else 1)
-        for assign, use in (("_Gg = _cl.gget", "_Gg("), ("G = _cl.env.G", "G["),
-                            ("_newt = _cl.env.newt", "_newt()")):
+        for assign, use in self._HOISTS:
             self._hoist(base, assign, use)
         return [header] + self.lines
+
+    _HOISTS = (("_Gg = _cl.gget", "_Gg("), ("G = _cl.env.G", "G["), ("_newt = _cl.env.newt", "_newt()"))
+
+    def run_chunked(self) -> list[str]:
+        """The top level as chunk functions ``_f0_<k>`` (in ``self.chunks``), cut between
+        statements of the top level, and ``_f0`` running them in turn. A ``return`` of the
+        top level ends its chunk with a non-None value, which ends ``_f0``."""
+        f = self.f
+        code = f.code
+        self.chunked = True
+        self.params = set()
+        self.defined_below = 0
+        self.defined = set()
+        self.elifs = _elif_ifs(code)
+
+        def close() -> None:
+            self.stmt("return None")
+            for assign, use in self._HOISTS:
+                self._hoist("    ", assign, use)
+            self.chunks.append([f"def _f0_{len(self.chunks) + 1}(_cl):"] + self.lines)
+            self.lines = []
+            self.else_at = None
+            self.tables = set()
+
+        last = len(code) - 1
+        for pc, ins in enumerate(code):
+            self.pc = pc
+            self.instr(ins)
+            if (len(self.lines) >= CHUNK_LINES and self.ind == 1 and not self.stack
+                    and self.live == 0 and pc < last):
+                close()
+        close()
+        driver = ["def _f0(_cl):", "    #@-"]
+        pad = "    "
+        if self.g.profile.name == "bittybuzz":
+            driver += ["    _cl.env.enter()", "    try:"]
+            pad = "        "
+        driver += [f"{pad}if _f0_{k}(_cl) is not None: return None" for k in range(1, len(self.chunks) + 1)]
+        driver.append(f"{pad}return None")
+        if self.g.profile.name == "bittybuzz":
+            driver += ["    finally:", "        _cl.env.DEPTH[0] -= 1"]
+        return driver
 
     def _hoist(self, base: str, assign: str, use: str) -> None:
         lines = self.lines
@@ -644,7 +751,7 @@ class _FnGen:
 
         def stmt_start(l: str) -> bool:  # a statement of the function body's own block
             return (l.startswith(base) and l[len(base)] != " "
-                    and not l[len(base):].startswith(("else:", "#@")))
+                    and not l[len(base):].startswith(("else:", "elif ", "#@")))
         i = first
         while i > 0 and not stmt_start(lines[i]):
             i -= 1
@@ -652,11 +759,22 @@ class _FnGen:
             i -= 1  # keep the statement's location marker right above it
         lines.insert(i, base + assign)
 
+    def open_block(self, ins: B.Instr, loop: bool = False) -> None:
+        """Count a Python block about to open; past what Python can nest, a located error."""
+        self.blocks += 1
+        self.loops += loop
+        if self.blocks > MAX_BLOCKS or self.loops > MAX_LOOPS:
+            what, limit = ("loops", MAX_LOOPS) if self.loops > MAX_LOOPS else ("blocks", MAX_BLOCKS)
+            loc = self.g.locs[self.mark(ins)]
+            raise BuzzSyntaxError(loc.file, loc.line, loc.col,
+                                  f"Syntax error: {what} nested too deeply (at most {limit} "
+                                  f"in a function)", self.g.source_line(loc.file, loc.line))
+
     def instr(self, ins: B.Instr) -> None:
         op, arg = ins.op, ins.arg
         st = self.stack
         prof = self.g.profile
-        if op in _TREE_OPS and self.tree_node(op, ins):
+        if op in _TREE_OPS and not self.cold and self.tree_node(op, ins):
             return
         if op not in _PURE_PUSHES:
             self.settle()
@@ -685,6 +803,8 @@ class _FnGen:
             self.stmt(f"L{arg} = {v.py}", ins)
             self.defined.add(arg)
             self.tables.discard(arg)
+            if arg >= self.live:
+                self.live = arg + 1
         elif op == B.GLOAD:
             st.append(_E(f"_Gg({self.g.prog.strings[arg]!r})", "expr"))
         elif op == B.GSTORE:
@@ -711,7 +831,9 @@ class _FnGen:
             k, t = st.pop(), st.pop()
             m = self.mark(ins)
             known = t.kind == "local" and t.slot in self.tables
-            if known and k.kind == "const" and type(k.const) in (str, int):
+            if self.cold:
+                st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
+            elif known and k.kind == "const" and type(k.const) in (str, int):
                 st.append(_E(f"{t.py}.get({k.py})", "expr"))
             elif k.kind == "const" and type(k.const) is str:
                 n, ev = self.name_of(t)
@@ -725,7 +847,7 @@ class _FnGen:
         elif op == B.TPUT:
             v, k, t = st.pop(), st.pop(), st.pop()
             self.flush()
-            if prof.name == "buzz" and k.kind == "const" and type(k.const) in (str, int):
+            if prof.name == "buzz" and k.kind == "const" and type(k.const) in (str, int) and not self.cold:
                 # inline store of a plain value under a constant key; nil (removal), closures
                 # (self binding) and non-tables take the helper. A re-set key moves to the
                 # end of the table's order, as in the reference's buckets.
@@ -767,7 +889,11 @@ class _FnGen:
             fe = st.pop()
             m = self.mark(ins)
             name = (fe.origin or "")[5:]
-            if arg == 1 and prof.name == "buzz" and name in INLINE_MATH:
+            if self.cold:
+                n, ev = self.name_of(fe)
+                argtxt = "".join(", " + a.py for a in args)
+                st.append(_E(f"(#@{m}\n_cl.env.adapt({ev}, {arg})({n}{argtxt}))", "expr"))
+            elif arg == 1 and prof.name == "buzz" and name in INLINE_MATH:
                 self.inline_math(name, fe, args[0], m)
             else:
                 n, ev = self.name_of(fe)
@@ -775,18 +901,26 @@ class _FnGen:
                 st.append(_E(self.call_expr(n, ev, argtxt, arg, m), "expr"))
         elif op == B.PUSHCN:
             st.append(_E(f"_cl.env.mkc({arg}, (None,))", "expr"))
+        elif op == B.PUSHL and self.g.prog.functions[arg].ncap > MAX_LISTED_CAPTURES:
+            # a lambda captures every visible local: past a few dozen, read them from
+            # ``locals()`` rather than list them, so the code stays linear in the script
+            # (each is defined by now; one not bound yet reads as nil, as a listed one would)
+            self.flush()
+            nc = self.g.prog.functions[arg].ncap
+            st.append(_E(f"_cl.env.mkc({arg}, _capture(locals(), {nc}))", "expr"))
         elif op == B.PUSHL:
             nc = self.g.prog.functions[arg].ncap
             slots = ", ".join((f"(L{i} if L{i} is not _MISSING else None)" if i in self.params else f"L{i}")
-                              if i in self.defined else "None" for i in range(nc))
+                              if i < self.defined_below or i in self.defined else "None"
+                              for i in range(nc))
             st.append(_E(f"_cl.env.mkc({arg}, ({slots},))" if nc else f"_cl.env.mkc({arg}, ())", "expr"))
         elif op == B.RET0:
             self.flush()
-            self.stmt("return None", ins)
+            self.stmt("return ()" if self.chunked else "return None", ins)
         elif op == B.RET1:
             v = st.pop()
             self.flush()
-            self.stmt(f"return {v.py}", ins)
+            self.stmt(f"return ({v.py},)" if self.chunked else f"return {v.py}", ins)
         elif op == B.UNM and st[-1].kind == "const" and type(st[-1].const) in (int, float):
             v = st.pop().const
             st.append(self.const(prof.wrap(-v) if type(v) is int else -v))
@@ -828,8 +962,17 @@ class _FnGen:
             c = st.pop()
             cond = self.truth(c)
             self.flush()
-            self.stmt(f"if {cond}:", ins)
             self.saved_tables.append([set(self.tables), None])
+            if self.pc in self.elifs and self.else_at == (len(self.lines), self.ind):
+                # the whole else-branch is this if, and its condition needed no statement
+                del self.lines[-2:]
+                self.ind -= 1
+                self.stmt(f"elif {cond}:", ins)
+                self.if_kinds.append(True)
+            else:
+                self.open_block(ins)
+                self.stmt(f"if {cond}:", ins)
+                self.if_kinds.append(False)
             self.ind += 1
             self.lines.append("    " * self.ind + "pass")
         elif op == B.ELSE:
@@ -841,17 +984,24 @@ class _FnGen:
             self.lines.append("    " * self.ind + "else:")
             self.ind += 1
             self.lines.append("    " * self.ind + "pass")
+            self.else_at = (len(self.lines), self.ind)
         elif op == B.END or op == B.ENDLOOP:
             self.flush()
-            self.ind -= 1
             if op == B.END:  # what holds on both paths
                 before, then_end = self.saved_tables.pop()
                 self.tables &= then_end if then_end is not None else before
+                if not self.if_kinds.pop():  # an elif ends with the if it continues
+                    self.ind -= 1
+                    self.blocks -= 1
             else:
                 self.tables = set()
+                self.ind -= 1
+                self.blocks -= 1
+                self.loops -= 1
         elif op == B.LOOP:
             self.flush()
             self.tables = set()  # the body runs again after stores later in it
+            self.open_block(ins, loop=True)
             self.stmt("while True:", ins)
             self.ind += 1
             self.lines.append("    " * self.ind + "pass")
@@ -862,8 +1012,10 @@ class _FnGen:
             self.stmt(f"if not {cond}: break", ins)
         elif op == B.DONE:
             self.flush()
-            self.stmt("return None", ins)
-        elif op in (B.NOP, B.LREMOVE):
+            self.stmt("return ()" if self.chunked else "return None", ins)
+        elif op == B.LREMOVE:
+            self.live -= arg
+        elif op == B.NOP:
             pass
         else:  # pragma: no cover - every opcode is handled above
             raise ValueError(f"cannot translate opcode {B.NAMES[op]}")
@@ -874,44 +1026,79 @@ class _FnGen:
 class Generator:
     """Translates a whole program; ``locs`` and ``linemap`` locate generated lines."""
 
-    def __init__(self, prog: B.Program, profile: Profile, count_heap: bool = False):
+    def __init__(self, prog: B.Program, profile: Profile, count_heap: bool = False,
+                 sources: dict | None = None):
         self.prog = prog
         self.profile = profile
+        self.sources = sources or {}  # file name -> text, for the source line of an error
         # with a heap model, every table is made through the VM (which charges it); without
         # one a constructor is a dict display
         self.count_heap = count_heap
         self.locs: list[Loc] = []
+
+    def source_line(self, file: str, line: int) -> str | None:
+        src = self.sources.get(file)
+        if src is None:
+            return None
+        lines = src.split("\n")
+        return lines[line - 1] if 0 < line <= len(lines) else None
 
     def mark(self, ins: B.Instr, fid: int) -> int:
         self.locs.append(Loc(self.prog.files[ins.file] if ins.file < len(self.prog.files) else "?",
                              ins.line, ins.col, fid))
         return len(self.locs) - 1
 
-    def source(self, names: list[str] | None = None) -> tuple[str, list[int]]:
-        """The program as Python text and its line map. With ``names`` (a list, possibly
-        empty), the functions are nested in a factory ``_make(<names>)`` that returns
-        ``{"_f0": ..., "_c1": ...}``; the loader calls it once per program and profile, and
-        every VM running the program shares the functions."""
-        out: list[str] = []
+    def functions(self) -> list[list[str]]:
+        """The Python functions of the program, each as its lines (``self.made`` names those
+        the loader needs: ``_f<N>`` and the checked twins ``_c<N>``)."""
+        out: list[list[str]] = []
         made: list[str] = []
         for fid, f in enumerate(self.prog.functions):
-            out.extend(_FnGen(self, fid).run())
-            out.append("")
+            gen = _FnGen(self, fid)
+            out.append(gen.run())
+            out.extend(gen.chunks)
             made.append(f"_f{fid}")
             if fid and f.nparams:
-                out.extend(_FnGen(self, fid, checked=True).run())
-                out.append("")
+                out.append(_FnGen(self, fid, checked=True).run())
                 made.append(f"_c{fid}")
-        if names is not None:
-            out = [f"def _make({', '.join(names)}):"] + ["    " + l if l else l for l in out]
-            out.append("    return {" + ", ".join(f"{n!r}: {n}" for n in made) + "}")
-        text = "\n".join(out)
+        self.made = made
+        return out
+
+    def units(self) -> list[tuple[str, list[int]]]:
+        """The program as Python texts of module-level functions, each about UNIT_LINES lines
+        (compiled one by one, executed into one namespace), with their line maps. (Functions
+        nested in one factory function would make Python's compiler take time quadratic in
+        their number: it copies the factory's names for each of them.)"""
+        units: list[tuple[str, list[int]]] = []
+        cur: list[str] = []
+        size = 0
+        for lines in self.functions():
+            n = len(lines) + sum(line.count("\n") for line in lines)  # an item may span lines
+            if cur and size + n > UNIT_LINES:
+                units.append(self._unit(cur))
+                cur, size = [], 0
+            cur.extend(lines)
+            cur.append("")
+            size += n + 1
+        if cur or not units:
+            units.append(self._unit(cur))
+        return units
+
+    @staticmethod
+    def _unit(lines: list[str]) -> tuple[str, list[int]]:
+        text = "\n".join(lines)
         linemap = [-1, -1]  # index = Python line number (1-based)
         cur = -1
+        search = _MARK.search
         for line in text.split("\n"):
-            m = _MARK.search(line)
             linemap.append(cur)
-            if m:
-                cur = int(m.group(1))
+            if "#@" in line:
+                m = search(line)
+                if m:
+                    cur = -1 if m.group(1) == "-" else int(m.group(1))
         # linemap[i] is the location of line i: the marker that ended line i-1, else inherited
         return text, linemap[1:]
+
+    def source(self) -> tuple[str, list[int]]:
+        """The whole program as one Python text and its line map (see ``units``)."""
+        return self._unit([line for text, _ in self.units() for line in (text, "")])

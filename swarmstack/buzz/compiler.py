@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from swarmstack.buzz import ast as A
 from swarmstack.buzz import bytecode as B
 from swarmstack.buzz.errors import BuzzSyntaxError
-from swarmstack.buzz.parser import parse
-from swarmstack.buzz.values import wrap_int
+from swarmstack.buzz.parser import front_end, parse
+from swarmstack.buzz.values import byte_len, wrap_int
 
 
 @dataclass
@@ -52,9 +52,23 @@ class Compiler:
         self.findex: dict[str, int] = {}
         self.functions: list[B.Function] = []
         self.symstack: list[dict[str, Sym]] = []
+        # per table of the stack: how many local slots lie below it (a lambda's table holds
+        # only its own symbols and sees the enclosing function's through the stack, as if it
+        # had a copy of them: the reference copies them; a copy per lambda would make
+        # compile time quadratic in a function with many locals and lambdas)
+        self.bases: list[int] = []
+        # what blocks added to the table they share with their function, to take back at
+        # their end: (table, name, the entry it hid or None). A block of a function works
+        # on the function's table (as if on a copy of it, as the reference does), so that
+        # opening one costs nothing however many locals are visible.
+        self.undo: list[tuple[dict, str, Sym | None]] = []
         self.fn: _Fn | None = None
         self.registrations: list[tuple[int, int, A.Node]] = []  # (fid, sid, node)
         self.fns: list[_Fn] = []
+        # ifs and loops open in the function being compiled, and the most seen (the code
+        # generator has limits on both: see ``Program.nesting``)
+        self.blocks = self.loops = 0
+        self.max_blocks = self.max_loops = 0
 
     # ------------------------------------------------------------ utilities
     def sid(self, s: str) -> int:
@@ -86,6 +100,18 @@ class Compiler:
     def syms(self) -> dict[str, Sym]:
         return self.symstack[-1]
 
+    def nvisible(self) -> int:
+        """Local slots visible here (the next local's slot)."""
+        return self.bases[-1] + len(self.symstack[-1])
+
+    def push_table(self, table: dict, base: int = 0) -> None:
+        self.symstack.append(table)
+        self.bases.append(base)
+
+    def pop_table(self) -> None:
+        self.symstack.pop()
+        self.bases.pop()
+
     def lookup(self, name: str) -> Sym | None:
         for table in reversed(self.symstack):
             s = table.get(name)
@@ -99,8 +125,10 @@ class Compiler:
             s = Sym(self.sid(name), True)
             self.symstack[0][name] = s
         else:
-            s = Sym(len(self.syms), False)
-            self.syms[name] = s
+            syms = self.syms
+            s = Sym(self.nvisible(), False)
+            self.undo.append((syms, name, syms.get(name)))
+            syms[name] = s
         return s
 
     def new_function(self, name: str) -> tuple[_Fn, int]:
@@ -116,7 +144,7 @@ class Compiler:
             self.fileno(f)
         main, _ = self.new_function("<main>")
         self.fn = main
-        self.symstack.append({})
+        self.push_table({})
         body_code: list[B.Instr] = []
         main.code = body_code
         for st in self.script.body:
@@ -131,11 +159,24 @@ class Compiler:
         main.proto.code = prologue + body_code
         # the reference layout: string count and strings, function registrations (push the
         # name, push the closure, store: 11 bytes each), a nop, then every function in order
-        addr = 2 + sum(len(s.encode()) + 1 for s in self.strings) + 11 * len(self.registrations) + 1
+        addr = 2 + sum(byte_len(s) + 1 for s in self.strings) + 11 * len(self.registrations) + 1
         for fn in self.fns:
             fn.proto.addr = addr
             addr += fn.refsize
-        return B.Program(self.strings, self.files, self.functions)
+        return B.Program(self.strings, self.files, self.functions,
+                         nesting=(self.max_blocks, self.max_loops))
+
+    def open_block(self, loop: bool = False) -> None:
+        self.blocks += 1
+        self.loops += loop
+        if self.blocks > self.max_blocks:
+            self.max_blocks = self.blocks
+        if self.loops > self.max_loops:
+            self.max_loops = self.loops
+
+    def close_block(self, loop: bool = False) -> None:
+        self.blocks -= 1
+        self.loops -= loop
 
     # ------------------------------------------------------------ statements
     def block(self, node: A.Node, push: bool) -> None:
@@ -145,22 +186,26 @@ class Compiler:
             return
         if not node.body:
             return
-        if push:
-            if len(self.symstack) == 1:
-                self.symstack.append({})
-            else:
-                self.symstack.append(dict(self.syms))
-        numvars = len(self.syms)
+        fresh = push and len(self.symstack) == 1  # a block of the top level has its own table
+        if fresh:
+            self.push_table({})
+        numvars = self.nvisible()
+        mark = len(self.undo)
         for st in node.body:
             self.stat(st)
-        extra = len(self.syms) - numvars
+        extra = self.nvisible() - numvars
         if extra:
             self.emit(node, B.LREMOVE, extra)
             self.ref(5)
-        for k in [k for k, s in self.syms.items() if s.pos >= numvars and not s.is_global]:
-            del self.syms[k]
-        if push:
-            self.symstack.pop()
+        undo = self.undo
+        while len(undo) > mark:  # the block's locals go out of scope
+            table, name, hidden = undo.pop()
+            if hidden is None:
+                del table[name]
+            else:
+                table[name] = hidden
+        if fresh:
+            self.pop_table()
 
     def stat(self, st: A.Node) -> None:
         m = getattr(self, "st_" + type(st).__name__)
@@ -199,14 +244,17 @@ class Compiler:
         fn, fid = self.new_function(st.name)
         if s.is_global:
             self.registrations.append((fid, s.pos, st))
-        saved = self.fn
+        saved, mark = self.fn, len(self.undo)
+        nesting, self.blocks, self.loops = (self.blocks, self.loops), 0, 0
         self.fn = fn
-        self.symstack.append({"self": Sym(0, False)})
+        self.push_table({"self": Sym(0, False)})
         fn.proto.ncap = 1
         self.params(st.params)
         fn.proto.nparams = len(st.params)
         self.body(st, st.body)
-        self.symstack.pop()
+        self.pop_table()
+        del self.undo[mark:]
+        self.blocks, self.loops = nesting
         self.fn = saved
         if not s.is_global:  # only reachable in odd nestings; keep the reference's local store
             self.emit(st, B.PUSHCN, fid)
@@ -214,10 +262,10 @@ class Compiler:
 
     def body(self, node: A.Node, stmts: list[A.Node]) -> None:
         """A function or lambda body, closed by a return of nil."""
-        numvars = len(self.syms)
+        numvars = self.nvisible()
         for b in stmts:
             self.stat(b)
-        if len(self.syms) > numvars:
+        if self.nvisible() > numvars:
             self.ref(5)  # the reference drops the body's locals before returning
         self.emit(node, B.RET0)
         self.ref(1)
@@ -232,18 +280,22 @@ class Compiler:
         self.cond(st.cond)
         self.emit(st, B.IF)
         self.ref(5)
+        self.open_block()
         self.block(st.then, True)
         if st.orelse is not None:
             self.emit(st.orelse, B.ELSE)
             self.ref(5)
             self.block(st.orelse, True)
+        self.close_block()
         self.emit(st, B.END)
 
     def st_While(self, st: A.While) -> None:
         self.emit(st, B.LOOP)
         self.cond(st.cond)
         self.emit(st, B.EXITZ)
+        self.open_block(loop=True)
         self.block(st.body, True)
+        self.close_block(loop=True)
         self.emit(st, B.ENDLOOP)
         self.ref(10)
 
@@ -258,7 +310,9 @@ class Compiler:
         self.stat(st.update)
         update = self.fn.code
         self.fn.code = saved
+        self.open_block(loop=True)
         self.block(st.body, True)
+        self.close_block(loop=True)
         self.fn.code.extend(update)
         self.emit(st, B.ENDLOOP)
         self.ref(20)
@@ -308,9 +362,9 @@ class Compiler:
         """Compile an expression; ``callee``: it is the function part of a call (the
         reference then emits one more instruction, which only matters to ``ref``)."""
         if callee:
-            getattr(self, "ex_" + type(e).__name__)(e, True)
+            getattr(self, "ex_" + e.__class__.__name__)(e, True)
         else:
-            getattr(self, "ex_" + type(e).__name__)(e)
+            getattr(self, "ex_" + e.__class__.__name__)(e)
 
     def ex_Nil(self, e: A.Nil) -> None:
         self.emit(e, B.PUSHNIL)
@@ -335,24 +389,39 @@ class Compiler:
         self.emit(e, B.GLOAD if s.is_global else B.LLOAD, s.pos)
         self.ref((6 if s.is_global else 5) + callee)
 
-    def ex_Field(self, e: A.Field, callee: bool = False) -> None:
-        self.expr(e.obj)
-        self.emit(e, B.PUSHS, self.sid(e.name))
-        self.emit(e, B.TGET)
-        self.ref(6 + callee)
+    def ex_Field(self, e: A.Node, callee: bool = False) -> None:
+        """A chain of ``.name``, ``[key]`` and ``(args)`` (``ex_Index`` and ``ex_Call`` too):
+        its base first, then each link, without recursing along the chain (it may be of
+        any length)."""
+        links = []
+        while True:
+            c = e.__class__
+            if c is A.Field or c is A.Index:
+                links.append((e, callee))
+                e, callee = e.obj, False
+            elif c is A.Call:
+                links.append((e, callee))
+                e, callee = e.callee, True
+            else:
+                break
+        self.expr(e, callee=callee)
+        for e, callee in reversed(links):
+            c = e.__class__
+            if c is A.Field:
+                self.emit(e, B.PUSHS, self.sid(e.name))
+                self.emit(e, B.TGET)
+                self.ref(6 + callee)
+            elif c is A.Index:
+                self.expr(e.key)
+                self.emit(e, B.TGET)
+                self.ref(1 + callee)
+            else:
+                for a in e.args:
+                    self.expr(a)
+                self.emit(e, B.CALL, len(e.args))
+                self.ref(6 + callee)
 
-    def ex_Index(self, e: A.Index, callee: bool = False) -> None:
-        self.expr(e.obj)
-        self.expr(e.key)
-        self.emit(e, B.TGET)
-        self.ref(1 + callee)
-
-    def ex_Call(self, e: A.Call, callee: bool = False) -> None:
-        self.expr(e.callee, callee=True)
-        for a in e.args:
-            self.expr(a)
-        self.emit(e, B.CALL, len(e.args))
-        self.ref(6 + callee)
+    ex_Index = ex_Call = ex_Field
 
     def ex_Unary(self, e: A.Unary) -> None:
         self.expr(e.operand)
@@ -360,28 +429,37 @@ class Compiler:
         self.ref(1)
 
     def ex_Binary(self, e: A.Binary) -> None:
-        self.expr(e.left)
-        self.expr(e.right)
-        self.emit(e, B.OP[B.BINOPS[e.op]])
-        self.ref(1)
+        # left operands first, down a left-leaning chain (``a + b + c ...``, of any length)
+        # without recursing along it
+        chain = []
+        while e.__class__ is A.Binary:
+            chain.append(e)
+            e = e.left
+        self.expr(e)
+        for e in reversed(chain):
+            self.expr(e.right)
+            self.emit(e, B.OP[B.BINOPS[e.op]])
+            self.ref(1)
 
     def ex_Lambda(self, e: A.Lambda) -> None:
         fn, fid = self.new_function("<lambda>")
-        if len(self.symstack) == 1:
-            table: dict[str, Sym] = {"self": Sym(0, False)}
+        nvis = 0 if len(self.symstack) == 1 else self.nvisible()
+        if nvis:
+            self.push_table({}, nvis)  # the enclosing locals, same slots (see ``bases``)
         else:
-            table = dict(self.syms)
-            if not table:
-                table = {"self": Sym(0, False)}
-        self.symstack.append(table)
-        fn.proto.ncap = len(table)
+            self.push_table({"self": Sym(0, False)})
+        fn.proto.ncap = self.nvisible()
+        mark = len(self.undo)
         self.params(e.params)
         fn.proto.nparams = len(e.params)
         saved = self.fn
+        nesting, self.blocks, self.loops = (self.blocks, self.loops), 0, 0
         self.fn = fn
         self.body(e, e.body)
         self.fn = saved
-        self.symstack.pop()
+        self.blocks, self.loops = nesting
+        self.pop_table()
+        del self.undo[mark:]
         self.emit(e, B.PUSHL, fid)
         self.ref(5)
 
@@ -397,9 +475,11 @@ class Compiler:
 
 
 def compile_script(script: A.Script) -> B.Program:
-    return Compiler(script).compile()
+    with front_end():
+        return Compiler(script).compile()
 
 
 def compile_source(source: str, filename: str = "<script>", include_path=()) -> B.Program:
     """Parse and compile; raises :class:`BuzzSyntaxError` (located) on any error."""
-    return compile_script(parse(source, filename, include_path))
+    with front_end():
+        return compile_script(parse(source, filename, include_path))

@@ -4,6 +4,7 @@ operand (string ids shown with their text) and source location."""
 from __future__ import annotations
 
 from swarmstack.buzz import bytecode as B
+from swarmstack.buzz.values import display
 
 
 def disassemble(prog: B.Program) -> str:
@@ -15,7 +16,7 @@ def disassemble(prog: B.Program) -> str:
     off = 0
     for fid, f in enumerate(prog.functions):
         out.append("")
-        out.append(f"function {fid} {f.name}  (closure address @{f.addr})  "
+        out.append(f"function {fid} {display(f.name)}  (closure address @{f.addr})  "
                    f"slots-captured={f.ncap} params={f.nparams}")
         depth = 0
         for ins in f.code:
@@ -25,14 +26,16 @@ def disassemble(prog: B.Program) -> str:
             arg = ""
             if ins.arg is not None:
                 if ins.op in (B.PUSHS, B.GLOAD, B.GSTORE):
-                    arg = f"{ins.arg} ({prog.strings[ins.arg]!r})"
+                    known = 0 <= ins.arg < len(prog.strings)
+                    arg = f"{ins.arg} ({prog.strings[ins.arg]!r})" if known else f"{ins.arg} (?)"
                 elif ins.op in (B.PUSHL, B.PUSHCN):
-                    arg = f"{ins.arg} ({prog.functions[ins.arg].name} @{prog.functions[ins.arg].addr})"
+                    fn = prog.functions[ins.arg] if 0 <= ins.arg < len(prog.functions) else None
+                    arg = f"{ins.arg} ({display(fn.name)} @{fn.addr})" if fn else f"{ins.arg} (?)"
                 elif ins.op == B.PUSHF:
                     arg = repr(float(ins.arg))
                 else:
                     arg = str(ins.arg)
-            where = prog.files[ins.file] if ins.file < len(prog.files) else "?"
+            where = display(prog.files[ins.file]) if ins.file < len(prog.files) else "?"
             text = f"  {off:6d}  {'  ' * depth}{name:<8} {arg}"
             out.append(f"{text:<56} ; {where}:{ins.line}:{ins.col}")
             if ins.op in (B.IF, B.ELSE, B.LOOP):

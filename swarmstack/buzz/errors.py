@@ -5,12 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+def _display(s: str) -> str:
+    """``s`` printable anywhere: a byte of a script that is not UTF-8 (kept as a lone
+    surrogate, see ``swarmstack.buzz.values``) shows as ``\\xNN``."""
+    if s.isascii():
+        return s
+    from swarmstack.buzz.values import display
+    return display(s)
+
+
 def caret_excerpt(source_line: str | None, col: int) -> str:
     """The offending source line followed by a caret under column ``col`` (1-based)."""
     if source_line is None:
         return ""
-    text = source_line.rstrip("\n").expandtabs(1)
-    return f"{text}\n{' ' * max(col - 1, 0)}^"
+    text = source_line.rstrip("\n").replace("\t", " ")
+    if text.isascii():
+        return f"{text}\n{' ' * max(col - 1, 0)}^"
+    head = _display(text[:max(col - 1, 0)])  # an escaped byte is four columns wide
+    return f"{_display(text)}\n{' ' * len(head)}^"
 
 
 class BuzzError(Exception):
@@ -26,7 +38,7 @@ class BuzzSyntaxError(BuzzError):
         super().__init__(self.location_message())
 
     def location_message(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+        return _display(f"{self.file}:{self.line}:{self.col}: {self.message}")
 
     def __reduce__(self):  # picklable, so errors can cross process boundaries (sweeps)
         return (type(self), (self.file, self.line, self.col, self.message, self.source_line))
@@ -56,7 +68,7 @@ class Frame:
     col: int
 
     def __str__(self) -> str:
-        return f"  at {self.function} ({self.file}:{self.line}:{self.col})"
+        return _display(f"  at {self.function} ({self.file}:{self.line}:{self.col})")
 
 
 @dataclass
@@ -77,7 +89,7 @@ class BuzzRuntimeError(BuzzError):
         Exception.__init__(self, self.location_message())
 
     def location_message(self) -> str:
-        return f"{self.file}:{self.line}:{self.col} : {self.message}"
+        return _display(f"{self.file}:{self.line}:{self.col} : {self.message}")
 
     def __str__(self) -> str:
         return self.location_message()

@@ -8,20 +8,64 @@ anything else it negates a whole power (``-x ^ 2`` is ``-(x ^ 2)``). Assignments
 initialisers and table fields take an *expression* (no bare comparison: parenthesise it);
 conditions, call arguments and ``return`` take a *condition*. Named functions may only be
 defined in the global scope. ``include "f.bzz"`` splices a file's statements in place, once.
+
+Numeric literals are converted as the reference assembler converts them: a float with C's
+``strtof`` (so ``1.2.3`` is ``1.2``), an integer with ``strtoul`` into 32 bits (wrapping; a
+magnitude past 2^64 - 1 saturates, and reads as -1). Parentheses, calls, indexing, unary
+operators, ``^``, tables, lambdas and blocks nest at most ``MAX_NESTING`` levels deep: deeper
+is a located syntax error (the reference, recursive in C, has no set limit). Chains
+(``a + b + ...``, ``a.b[c](d)...``) are not nesting and may be of any length.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swarmstack.buzz import ast as A
 from swarmstack.buzz import tokens as T
 from swarmstack.buzz.errors import BuzzSyntaxError
-from swarmstack.buzz.scanner import scan
+from swarmstack.buzz.runtime import strtof
+from swarmstack.buzz.scanner import read_source, scan
 
 DEFAULT_INCLUDE_DIR = str(Path(__file__).with_name("include"))
+MAX_NESTING = 500  # nested parentheses, calls, blocks ... (see the module docstring)
+_FRAMES_PER_LEVEL = 16  # Python frames one nesting level takes at most (parser or compiler)
+_ULONG_MAX = 2 ** 64 - 1
+
+
+def _stack_depth() -> int:
+    f = sys._getframe(1)
+    n = 0
+    while f is not None:
+        n += 1
+        f = f.f_back
+    return n
+
+
+@contextmanager
+def front_end():
+    """Room on the Python stack for ``MAX_NESTING`` levels, and the cycle collector paused:
+    the scanner, parser and compiler make millions of small objects and no cycles, and a
+    collection every few thousand allocations (each walking the older objects now and
+    then) made big scripts' compile time grow faster than their size."""
+    old = sys.getrecursionlimit()
+    need = _stack_depth() + MAX_NESTING * _FRAMES_PER_LEVEL + 200
+    if need > old:
+        sys.setrecursionlimit(need)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+        if need > old:
+            sys.setrecursionlimit(old)
 
 
 def resolve_include(name: str, from_file: str, include_path: tuple[str, ...] | list[str]) -> str | None:
@@ -61,6 +105,7 @@ class Parser:
         self.file = filename
         self.state = state
         self.depth = depth  # 1 = global scope, as the reference's symbol-table stack size
+        self.nest = 0  # open nesting levels (see MAX_NESTING)
 
     # ------------------------------------------------------------- helpers
     def error(self, tok: T.Token, message: str) -> BuzzSyntaxError:
@@ -83,6 +128,14 @@ class Parser:
 
     def at(self, kind: str) -> bool:
         return self.tok.kind == kind
+
+    def enter(self) -> None:
+        """One more nesting level (left again with ``self.nest -= 1``; an error ends the
+        parse, so no clean-up is needed on that path)."""
+        self.nest += 1
+        if self.nest > MAX_NESTING:
+            raise self.error(self.tok, f"Syntax error: expression or block nested too deeply "
+                                       f"(at most {MAX_NESTING} levels)")
 
     # ------------------------------------------------------------- statements
     def statlist(self, until_close: bool) -> list[A.Node]:
@@ -118,11 +171,14 @@ class Parser:
         if path in self.state.included:
             return
         self.state.included.add(path)
-        with open(path, encoding="utf-8") as fh:
-            src = fh.read()
+        try:
+            src = read_source(path)
+        except OSError:
+            raise self.error(tok, f"Can't read '{tok.value}'") from None
         self.state.files.append(path)
         self.state.sources[path] = src
         sub = Parser(scan(src, path), src, path, self.state, self.depth)
+        sub.nest = self.nest
         out.extend(sub.statlist(until_close=False))
 
     def blockstat(self) -> A.Node:
@@ -131,17 +187,21 @@ class Parser:
         out: list[A.Node] = []
         if self.at(T.BLOCKCLOSE) or self.at(T.EOF):
             raise self.error(self.tok, f"Syntax error: expected a statement, found {T.DESC[self.tok.kind]}")
+        self.enter()
         self.stat(out)
+        self.nest -= 1
         return out[0] if len(out) == 1 else A.Block(self.tok.line, self.tok.col, self.file, out)
 
     def block(self, new_scope: bool) -> A.Block:
         t = self.expect(T.BLOCKOPEN)
+        self.enter()
         if new_scope:
             self.depth += 1
         body = self.statlist(until_close=True)
         self.expect(T.BLOCKCLOSE)
         if new_scope:
             self.depth -= 1
+        self.nest -= 1
         return A.Block(t.line, t.col, t.file, body)
 
     def var(self) -> A.VarDecl:
@@ -231,7 +291,10 @@ class Parser:
     def condition(self) -> A.Node:
         if self.at(T.LNOT):
             t = self.advance()
-            return A.Unary(t.line, t.col, t.file, "not", self.condition())
+            self.enter()
+            inner = self.condition()
+            self.nest -= 1
+            return A.Unary(t.line, t.col, t.file, "not", inner)
         left = self.comparison()
         while self.at(T.LANDOR):
             t = self.advance()
@@ -258,6 +321,7 @@ class Parser:
 
     def tabledef(self) -> A.TableLit:
         t = self.advance()
+        self.enter()
         entries: list[tuple[A.Node, A.Node]] = []
         if not self.at(T.DOT) and not self.at(T.BLOCKCLOSE):
             raise self.error(self.tok, f"Syntax error: expected .id = expression or }}, found {T.DESC[self.tok.kind]}")
@@ -269,6 +333,7 @@ class Parser:
                     self.expect(T.DOT)
                 entries.append(self.tablefield())
         self.expect(T.BLOCKCLOSE)
+        self.nest -= 1
         return A.TableLit(t.line, t.col, t.file, entries)
 
     def tablefield(self) -> tuple[A.Node, A.Node]:
@@ -302,7 +367,10 @@ class Parser:
         left = self.bitshift()
         if self.at(T.POW):
             t = self.advance()
-            return A.Binary(t.line, t.col, t.file, "^", left, self.power())
+            self.enter()
+            right = self.power()
+            self.nest -= 1
+            return A.Binary(t.line, t.col, t.file, "^", left, right)
         return left
 
     def bitshift(self) -> A.Node:
@@ -322,16 +390,23 @@ class Parser:
     def bitwisenot(self) -> A.Node:
         if self.at(T.BNOT):
             t = self.advance()
-            return A.Unary(t.line, t.col, t.file, "!", self.bitwisenot())
+            self.enter()
+            inner = self.bitwisenot()
+            self.nest -= 1
+            return A.Unary(t.line, t.col, t.file, "!", inner)
         return self.operand()
 
     def number(self, t: T.Token, sign: str = "") -> A.Node:
         text = t.value
         if "." in text:
-            parts = text.split(".")
-            num = parts[0] + "." + parts[1]  # like strtof: stop at the second dot
-            return A.Float(t.line, t.col, t.file, float(sign + num))
-        return A.Int(t.line, t.col, t.file, int(sign + text))
+            # the reference assembler's strtof: a binary32 value, stopping at a second dot
+            return A.Float(t.line, t.col, t.file, strtof(sign + text)[0])
+        # the reference assembler's strtoul (64-bit) stored into 32 bits: a negative literal
+        # wraps modulo 2^64 and a magnitude past 2^64 - 1 saturates
+        digits = text.lstrip("0")
+        mag = int(digits) if 0 < len(digits) <= 20 else (0 if not digits else _ULONG_MAX + 1)
+        value = _ULONG_MAX if mag > _ULONG_MAX else (-mag if sign == "-" else mag) % (_ULONG_MAX + 1)
+        return A.Int(t.line, t.col, t.file, value)
 
     def operand(self) -> A.Node:
         t = self.tok
@@ -349,8 +424,10 @@ class Parser:
             return A.Str(t.line, t.col, t.file, t.value)
         if k == T.PAROPEN:
             self.advance()
+            self.enter()
             inner = self.condition()
             self.expect(T.PARCLOSE)
+            self.nest -= 1
             return inner
         if k == T.ADDSUB:
             self.advance()
@@ -359,7 +436,9 @@ class Parser:
                 node = self.number(c, "-" if t.value == "-" else "")
                 node.line, node.col = t.line, t.col
                 return node
+            self.enter()
             inner = self.power()
+            self.nest -= 1
             return A.Unary(t.line, t.col, t.file, "-", inner) if t.value == "-" else inner
         return self.idref()
 
@@ -384,11 +463,14 @@ class Parser:
                 node = A.Field(name.line, name.col, d.file, node, name.value)
             elif k == T.IDXOPEN:
                 b = self.advance()
+                self.enter()
                 key = self.expression()
                 self.expect(T.IDXCLOSE)
+                self.nest -= 1
                 node = A.Index(b.line, b.col, b.file, node, key)
             elif k == T.PAROPEN:
                 p = self.advance()
+                self.enter()
                 args: list[A.Node] = []
                 if not self.at(T.PARCLOSE):
                     args.append(self.condition())
@@ -396,6 +478,7 @@ class Parser:
                         self.advance()
                         args.append(self.condition())
                 self.expect(T.PARCLOSE)
+                self.nest -= 1
                 node = A.Call(t.line, t.col, p.file, node, args)
             else:
                 return node
@@ -408,10 +491,11 @@ def parse(source: str, filename: str = "<script>", include_path: tuple[str, ...]
         state.included.add(os.path.realpath(filename))
     state.files.append(filename)
     state.sources[filename] = source
-    toks = scan(source, filename)
-    p = Parser(toks, source, filename, state)
-    try:
-        body = p.statlist(until_close=False)
-    except RecursionError:
-        raise p.error(p.tok, "Syntax error: expression nested too deeply") from None
+    with front_end():
+        toks = scan(source, filename)
+        p = Parser(toks, source, filename, state)
+        try:
+            body = p.statlist(until_close=False)
+        except RecursionError:  # a safety net: MAX_NESTING keeps well below the limit
+            raise p.error(p.tok, "Syntax error: expression nested too deeply") from None
     return A.Script(body, state.files, state.sources)

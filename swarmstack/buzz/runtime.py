@@ -14,11 +14,12 @@ Profiles: ``buzz`` — 32-bit integers, IEEE single floats (the reference VM);
 from __future__ import annotations
 
 import math
+import re
 import struct
 
 
 from swarmstack.buzz.errors import BuzzRaise
-from swarmstack.buzz.values import Closure, HostClosure, Table
+from swarmstack.buzz.values import Closure, HostClosure, Table, str_bytes
 
 NAN = float("nan")         # a NaN without the sign bit
 NEG_NAN = -NAN             # what x86 produces for invalid operations (0/0, inf-inf, sqrt(-1))
@@ -72,6 +73,199 @@ def _rounder(fmt: str):
     return fround
 
 
+# ---------------------------------------------------------------- single-precision libm
+# The reference computes the math library and ``^`` with C's single-precision functions
+# (``sinf``, ``powf`` ...), whose results differ in the last bit from the double-precision
+# function rounded to single precision for a good share of arguments (glibc's ``atan2f``
+# for about one argument pair in six). They are called through ctypes; without a C math
+# library (``LIBM_FLOAT`` is False) the double-precision function rounded to single
+# precision stands in. ``sqrt`` needs no call: an IEEE square root rounded twice (double,
+# then single) is the correctly rounded single-precision root, which ``sqrtf`` returns.
+LIBM_NAMES = ("sin", "cos", "tan", "asin", "acos", "exp", "log", "log2", "log10")
+
+
+def _load_libm() -> dict | None:
+    import ctypes
+    import ctypes.util
+
+    lib = None
+    for name in ("libm.so.6", "find", None):
+        try:
+            if name == "find":
+                name = ctypes.util.find_library("m")
+                if name is None:
+                    continue
+            lib = ctypes.CDLL(name)
+            lib.powf  # noqa: B018 - the library must have the float functions
+            break
+        except (OSError, AttributeError, TypeError):
+            lib = None
+    if lib is None:
+        return None
+    out = {}
+    f32 = ctypes.c_float
+    try:
+        for name in LIBM_NAMES:
+            fn = getattr(lib, name + "f")
+            fn.restype, fn.argtypes = f32, [f32]
+            out[name] = fn
+        for name in ("atan2", "pow"):
+            fn = getattr(lib, name + "f")
+            fn.restype, fn.argtypes = f32, [f32, f32]
+            out[name] = fn
+    except AttributeError:
+        return None
+    # a smoke test of the calling convention
+    if abs(out["sin"](1.0) - 0.841471) > 1e-6 or out["pow"](2.0, 10.0) != 1024.0 \
+            or out["atan2"](1.0, 0.0) != out["asin"](1.0):
+        return None
+    return out
+
+
+def _fallback_libm() -> dict:
+    """The double-precision functions rounded to single precision, with C's results where
+    Python raises (NaN for an argument outside the domain, +-inf on overflow)."""
+    f32 = _rounder("<f")
+
+    def unary(fn, domain_nan: float):
+        def f(x):
+            x = float(x)
+            if x != x:
+                return x
+            try:
+                return f32(fn(x))
+            except (ValueError, ZeroDivisionError):
+                if fn in (math.log, math.log2, math.log10) and x == 0:
+                    return -INF
+                return domain_nan
+            except OverflowError:
+                return INF
+        return f
+
+    def atan2(y, x):
+        y, x = float(y), float(x)
+        if y != y or x != x:
+            return y if y != y else x
+        return f32(math.atan2(y, x))
+
+    def pow_(x, y):
+        x, y = float(x), float(y)
+        try:
+            r = math.pow(x, y)
+            if r != r:  # keep a NaN operand's sign, as C does
+                return x if x != x else (y if y != y else r)
+            return f32(r)
+        except OverflowError:
+            return INF if x > 0 or float(y).is_integer() and int(y) % 2 == 0 else -INF
+        except (ValueError, ZeroDivisionError):
+            if x == 0 and y < 0:
+                return INF
+            return NEG_NAN
+
+    out = {name: unary(getattr(math, name), NAN if name in ("log10", "asin", "acos") else NEG_NAN)
+           for name in LIBM_NAMES}
+    out["atan2"], out["pow"] = atan2, pow_
+    return out
+
+
+_LIBM = _load_libm()
+LIBM_FLOAT = _LIBM is not None
+# name -> f(x) (f(y, x) for atan2, f(x, y) for pow) taking and returning binary32 values
+LIBM: dict = _LIBM if _LIBM is not None else _fallback_libm()
+
+
+def _make_sqrt32():
+    slot = float32_slot()
+    msqrt = math.sqrt
+
+    def sqrt32(x):
+        if x >= 0.0:
+            slot[0] = msqrt(x)
+            return slot[0]
+        return x if x != x else NEG_NAN  # a NaN as it is, a negative number the x86 NaN
+    return sqrt32
+
+
+sqrt32 = _make_sqrt32()
+LIBM["sqrt"] = sqrt32
+
+
+# ---------------------------------------------------------------- strtof
+# C's strtof (the reference converts float literals and ``string.tofloat`` with it): leading
+# white space, a sign, then the longest prefix that reads as a decimal or hexadecimal float,
+# "inf"/"infinity" or "nan"/"nan(...)"; correctly rounded to single precision.
+_STRTOF_RE = re.compile(
+    r"[ \t\n\v\f\r]*[+-]?(?:"
+    r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
+    r"|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)")
+
+
+def _strtof_python(data: bytes) -> tuple[float, int, bool]:
+    m = _STRTOF_RE.match(data.decode("latin-1"))
+    if m is None:
+        return 0.0, 0, False
+    text = m.group(0).strip(" \t\n\v\f\r")
+    body = text.lstrip("+-")
+    neg = text.startswith("-")
+    low = body.lower()
+    if low.startswith("0x"):
+        if "p" not in low:
+            low += "p0"
+        v = float.fromhex(low)
+    elif low.startswith("nan"):
+        v = NAN
+    else:
+        v = float(low[:3] if low.startswith("inf") else low)
+    r = _rounder("<f")(v)
+    erange = (r in (INF, -INF) and v not in (INF, -INF)) or (r == 0.0 and v != 0.0) or (
+        0.0 < abs(r) < 1.1754943508222875e-38 and r != v)  # overflow, underflow
+    return (-r if neg else r), m.end(), erange
+
+
+def _load_strtof():
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.strtof
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype = ctypes.c_float
+    fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+    end = ctypes.c_void_p()
+    pend = ctypes.byref(end)
+    addressof, set_errno, get_errno = ctypes.addressof, ctypes.set_errno, ctypes.get_errno
+    buffer = ctypes.create_string_buffer
+
+    def strtof_c(data: bytes) -> tuple[float, int, bool]:
+        buf = buffer(data)
+        set_errno(0)
+        v = fn(buf, pend)
+        return v, (end.value or 0) - addressof(buf), get_errno() != 0
+
+    try:
+        if strtof_c(b" 0x1p-2z") != (0.25, 7, False) or strtof_c(b"1.5") != (1.5, 3, False):
+            return None
+    except Exception:  # noqa: BLE001 - an unusable C library: use the Python version
+        return None
+    return strtof_c
+
+
+_STRTOF = _load_strtof()
+
+
+def strtof(s: str | bytes) -> tuple[float, int, bool]:
+    """C's ``strtof`` of a string: (value, bytes read, ERANGE set). Bytes read is 0 when no
+    number was found. Stops at a NUL, as C does."""
+    data = s if s.__class__ is bytes else str_bytes(s)
+    data = data.split(b"\0", 1)[0]
+    if _STRTOF is not None:
+        return _STRTOF(data)
+    return _strtof_python(data)
+
+
 class Profile:
     """Integer width and float format of a VM flavour, with its operator helpers."""
 
@@ -97,7 +291,6 @@ def make_helpers(profile: Profile) -> dict:
     bits, imin, imax = profile.bits, profile.imin, profile.imax
     mask, half = (1 << bits) - 1, 1 << (bits - 1)
     fround = profile.fround
-    mpow = math.pow
     fpack, ipack = struct.Struct(profile.ffmt), struct.Struct(profile.ifmt)
 
     def wrap(v: int) -> int:
@@ -201,34 +394,22 @@ def make_helpers(profile: Profile) -> dict:
             return fround(r + as_int_bits(b)) if r < 0 else r
         num_err(a, b)
 
+    powf = LIBM["pow"]
+    single = profile.name == "buzz"
+
     def pow_(a, b):
+        """``a ^ b``: C's ``powf`` of the operands as floats (an integer converted first)."""
         ca, cb = a.__class__, b.__class__
         if (ca is int or ca is float) and (cb is int or cb is float):
-            x, y = fround(float(a)), fround(float(b))
-            try:
-                r = math.pow(x, y)
-                if r != r:  # keep a NaN operand's sign, as C does
-                    return x if x != x else (y if y != y else r)
-                return fround(r)
-            except OverflowError:
-                return INF if x > 0 or float(y).is_integer() and int(y) % 2 == 0 else -INF
-            except (ValueError, ZeroDivisionError):
-                if x == 0 and y < 0:
-                    return INF
-                return NEG_NAN
+            r = powf(a if ca is float else fround(float(a)), b if cb is float else fround(float(b)))
+            return r if single else fround(r)
         num_err(a, b)
 
     def powk(a, y: float, b):
-        """``a ^ b`` for a numeric constant ``b`` (``y`` is it as the profile's float): the
-        common case in one call, anything unusual (NaN, domain, overflow) through ``pow_``."""
+        """``a ^ b`` for a numeric constant ``b`` (``y`` is it as the profile's float)."""
         ca = a.__class__
-        if ca is float or ca is int:
-            try:
-                r = mpow(fround(a if ca is float else float(a)), y)
-            except (OverflowError, ValueError, ZeroDivisionError):
-                return pow_(a, b)
-            if r == r:
-                return fround(r)
+        if ca is float:
+            return powf(a, y) if single else fround(powf(a, y))
         return pow_(a, b)
 
     def unm(a):
@@ -291,8 +472,9 @@ def make_helpers(profile: Profile) -> dict:
             else:
                 sa = sb = None
             if sa is not None:
-                ea, eb = sa.encode(), sb.encode()
-                return -1 if ea < eb else (1 if ea > eb else 0)
+                if not (sa.isascii() and sb.isascii()):  # strings compare as bytes (strcmp)
+                    sa, sb = str_bytes(sa), str_bytes(sb)
+                return -1 if sa < sb else (1 if sa > sb else 0)
         if ca is Table or cb is Table:
             if ca is Table and cb is Table:
                 return 0 if a is b else (-1 if id(a) < id(b) else 1)
@@ -335,14 +517,24 @@ def make_helpers(profile: Profile) -> dict:
             bad_key(k)
         return t.get(k)
 
+    slot_names: list[str] = []
+
+    def capture(loc: dict, n: int) -> tuple:
+        """A lambda's captured slots ``L0 .. L<n-1>`` from the creating function's
+        ``locals()`` (nil for a missing argument or a slot not bound)."""
+        while len(slot_names) < n:
+            slot_names.append(f"L{len(slot_names)}")
+        get = loc.get
+        return tuple(None if v is MISSING else v for v in map(get, slot_names[:n]))
+
     def missing():
         raise BuzzRaise("wrong number of local variables: not enough local symbols in stack "
                         "(maybe you called a function with an insufficient number of parameters?)")
 
     return {
-        "_MISSING": MISSING, "_missing": missing,
+        "_MISSING": MISSING, "_missing": missing, "_capture": capture,
         "_wrap": wrap, "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div,
-        "_mod": mod, "_pow": pow_, "_powk": powk, "_mpow": math.pow, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
+        "_mod": mod, "_pow": pow_, "_powk": powk, "_powf": powf, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
         "_bnot": bnot, "_lshift": lshift, "_rshift": rshift, "_cmp": cmp, "_eqb": eqb,
         "_neqb": neqb, "_ltb": ltb, "_lteb": lteb, "_gtb": gtb, "_gteb": gteb, "_tget": tget,
         "_bad_key": bad_key, "_PLAINV": frozenset((int, float, str, Table)), "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,

@@ -6,12 +6,19 @@ strings use ``'`` or ``"`` with the escapes ``\\n``, ``\\t``, ``\\\\`` and ``\\x
 with the reference's quirk, see ``_decode``);
 ``#`` starts a comment; ``include "file"`` is a directive. Statement ends (newline, ``;``)
 are dropped: the reference parser skips them everywhere, so the grammar never sees them.
+
+A script is bytes, as for the reference lexer: :func:`read_source` / :func:`decode_source`
+turn them into text once, for every tool alike (``check``, ``run``, ``include`` ...). Valid
+UTF-8 reads as characters; any other byte is kept as a lone surrogate (see
+``swarmstack.buzz.values``), so that inside a string literal or a comment it is kept or
+skipped as the reference does, and anywhere else it is a located error naming the byte.
 """
 
 from __future__ import annotations
 
 from swarmstack.buzz import tokens as T
 from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.values import canonical
 
 _SINGLE = {
     "{": T.BLOCKOPEN, "}": T.BLOCKCLOSE, "(": T.PAROPEN, ")": T.PARCLOSE,
@@ -20,6 +27,28 @@ _SINGLE = {
     "&": T.BANDOR, "|": T.BANDOR,
 }
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+
+
+def decode_source(data: bytes) -> str:
+    """A script's bytes as the scanner's text (never fails: see the module docstring)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def read_source(path) -> str:
+    """Read a script file as :func:`decode_source` gives it (``OSError`` if unreadable)."""
+    with open(path, "rb") as fh:
+        return decode_source(fh.read())
+
+
+def describe_char(c: str) -> str:
+    """How a syntax error names a character it cannot take."""
+    o = ord(c)
+    if 0xDC80 <= o <= 0xDCFF:  # a byte that is not UTF-8
+        return f"'\\x{o - 0xDC00:02x}' (byte 0x{o - 0xDC00:02x}, not valid UTF-8)"
+    if o < 128:
+        shown = c if c.isprintable() else f"\\x{o:02x}"
+        return f"'{shown}' (octal: {o:o}; hex: {o:x})"
+    return f"{c!r} (U+{o:04X})"
 
 
 def _decode(source: str, start: int, end: int) -> str:
@@ -46,18 +75,19 @@ def _decode(source: str, start: int, end: int) -> str:
         else:
             out.append(c)
         p += 1
-    return "".join(out).split("\0", 1)[0]
+    text = "".join(out).split("\0", 1)[0]
+    return text if text.isascii() else canonical(text)  # an escape may join a byte pair
 
 
 def scan(source: str, filename: str = "<script>") -> list[T.Token]:
     """Tokenise ``source``; raises :class:`BuzzSyntaxError` on the first bad character."""
-    lines = source.split("\n")
     toks: list[T.Token] = []
     append = toks.append
     i, n = 0, len(source)
     line, line_start = 1, 0
 
     def err(l: int, c: int, msg: str) -> BuzzSyntaxError:
+        lines = source.split("\n")
         return BuzzSyntaxError(filename, l, c, msg, lines[l - 1] if 0 < l <= len(lines) else None)
 
     while i < n:
@@ -75,7 +105,7 @@ def scan(source: str, filename: str = "<script>") -> list[T.Token]:
                 i += 1
             continue
         col = i - line_start + 1
-        if source.startswith("include", i):
+        if c == "i" and source.startswith("include", i):
             j = i + 7
             while j < n and source[j] in " \t\r":
                 j += 1
@@ -154,6 +184,6 @@ def scan(source: str, filename: str = "<script>") -> list[T.Token]:
             append(T.Token(T.STRING, _decode(source, i + 1, j), sline, col, filename))
             i = j + 1
             continue
-        raise err(line, col, f"Syntax error: unknown character {c!r} (code point {ord(c)})")
+        raise err(line, col, f"Syntax error: unknown character {describe_char(c)}")
     append(T.Token(T.EOF, "", line, max(n - line_start + 1, 1), filename))
     return toks

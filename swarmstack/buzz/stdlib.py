@@ -21,8 +21,8 @@ import math
 import re
 
 from swarmstack.buzz.errors import BuzzRaise
-from swarmstack.buzz.runtime import NAN, NEG_NAN, Profile, float32_slot, fmt_float, type_name
-from swarmstack.buzz.values import Closure, HostClosure, Table
+from swarmstack.buzz.runtime import LIBM, NEG_NAN, Profile, fmt_float, strtof, type_name
+from swarmstack.buzz.values import Closure, HostClosure, Table, byte_len, bytes_str, canonical, str_bytes
 
 f32 = Profile("buzz").fround  # C's double -> float conversion (+-inf past the range)
 
@@ -158,19 +158,19 @@ def _num_arg(v, which: str = "") -> float:
     raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
 
 
-def unary_math(profile: str, fn, domain_nan: float = NEG_NAN):
+def unary_math(profile: str, name: str):
     """The host function of a one-argument ``math`` function (``math.sin`` ...) for a profile:
-    ``m(vm, x)``, with ``m.direct(closure, x)`` the fast entry in the buzz profile. Shared by
-    every VM of the profile (it needs none of them), so generated code can recognise it.
-    ``domain_nan`` is the NaN C's libm returns for an argument outside the domain (its sign
-    shows when printed: ``-nan`` or ``nan``)."""
-    return _unary_math(profile, fn, domain_nan)  # one cache key however it is called
+    ``m(vm, x)``, with ``m.direct(closure, x)`` the fast entry in the buzz profile. It computes
+    C's single-precision function, as the reference does (``LIBM[name]``). Shared by every VM
+    of the profile (it needs none of them), so generated code can recognise it."""
+    return _unary_math(profile, name)
 
 
 @functools.lru_cache(maxsize=None)
-def _unary_math(profile: str, fn, domain_nan: float):
+def _unary_math(profile: str, name: str):
     single = profile == "buzz"
     fround = Profile(profile).fround
+    cfn = LIBM[name]
 
     def m(vm_, *a):
         if len(a) != 1:
@@ -178,37 +178,19 @@ def _unary_math(profile: str, fn, domain_nan: float):
         x = a[0]
         if x.__class__ is not float:
             x = _num_arg(x)
-        elif x != x:
-            return x  # C keeps a NaN argument's sign; Python's math module does not
-        try:
-            return f32(fn(x)) if single else fround(f32(fn(x)))
-        except (ValueError, ZeroDivisionError):
-            if x != x:
-                return x
-            if fn in (math.log, math.log2, math.log10) and x == 0:
-                return -math.inf
-            return domain_nan
-        except OverflowError:
-            return math.inf
+        return cfn(x) if single else fround(cfn(x))
     if single:
-        slot = float32_slot()
-
         def direct(_c, x):
-            # one float argument that is not NaN: f32(fn(x)) with the rounding inline
-            if x.__class__ is float and x == x:
-                try:
-                    slot[0] = fn(x)
-                    return slot[0]
-                except (ValueError, ZeroDivisionError, OverflowError):
-                    pass
+            if x.__class__ is float:
+                return cfn(x)
             return m(None, x)
         m.direct = direct
     return m
 
 
 # ``math`` functions that generated code of the buzz profile computes inline when the callee
-# is the standard one: name -> (libm function, the float arguments it takes without error)
-INLINE_MATH = {"sin": (math.sin, "finite"), "cos": (math.cos, "finite"), "sqrt": (math.sqrt, "nonneg")}
+# is the standard one (each takes any float and returns a binary32 value)
+INLINE_MATH = ("sin", "cos", "sqrt")
 
 
 def inline_math_helpers(profile: str) -> dict:
@@ -216,9 +198,9 @@ def inline_math_helpers(profile: str) -> dict:
     if profile != "buzz":
         return {}
     out = {}
-    for name, (fn, _) in INLINE_MATH.items():
-        out[f"_MD_{name}"] = unary_math(profile, fn).direct
-        out[f"_libm_{name}"] = fn
+    for name in INLINE_MATH:
+        out[f"_MD_{name}"] = unary_math(profile, name).direct
+        out[f"_libm_{name}"] = LIBM[name]
     return out
 
 
@@ -360,8 +342,8 @@ def install(vm) -> None:
     # ---------------------------------------------------------------- math
     num_arg = _num_arg
 
-    def unary_f(fn, domain_nan=NEG_NAN):
-        return unary_math(vm.profile, fn, domain_nan)
+    def unary_f(name):
+        return unary_math(vm.profile, name)
 
     def m_abs(vm_, *a):
         _lnum(a, 1)
@@ -391,12 +373,11 @@ def install(vm) -> None:
     def c_round(x: float) -> float:
         return math.copysign(math.floor(abs(x) + 0.5), x)
 
+    atan2f, logf = LIBM["atan2"], LIBM["log"]
+
     def m_atan(vm_, *a):
         _lnum(a, 2)
-        y, x = num_arg(a[0], "1"), num_arg(a[1], "2")
-        if y != y or x != x:
-            return y if y != y else x
-        return fround(f32(math.atan2(y, x)))
+        return fround(atan2f(num_arg(a[0], "1"), num_arg(a[1], "2")))
 
     def m_min(vm_, *a):
         _lnum(a, 2)
@@ -434,7 +415,8 @@ def install(vm) -> None:
                 return wrap((((mt.next32() * (span & u64)) & u64) // _UMAX + (lo & u64)) & u64)
             if lo.__class__ in (int, float) and hi.__class__ in (int, float):
                 flo, fhi = num_arg(lo), num_arg(hi)
-                return fround(f32(f32(f32(float(mt.next32())) * f32(fhi - flo)) / _FUMAX + flo))
+                # C: (uint64_t)r * (max - min) / INT_MAX + min, every step in float
+                return fround(f32(f32(f32(f32(float(mt.next32())) * f32(fhi - flo)) / _FUMAX) + flo))
             raise BuzzRaise(f"type mismatch: expected float or integer for arguments, got "
                             f"{type_name(lo)} for argument 1 and {type_name(hi)} for argument 2)")
         raise BuzzRaise(f"wrong number of local variables: expected 0, 1, or 2 parameters, got {len(a)}")
@@ -447,30 +429,34 @@ def install(vm) -> None:
                 mean = num_arg(a[0], "2")  # the reference reads argument 1 again
             elif len(a) != 1:
                 raise BuzzRaise(f"wrong number of local variables: expected 0, 1, or 2 parameters, got {len(a)}")
+        # C: n = (float)r * 2.0f / INT_MAX - 1.0 (float product and quotient, the subtraction
+        # in double); sq = n1 * n1 + n2 * n2 in float
         while True:
-            n1 = f32(f32(f32(float(mt.next32())) * 2.0) / _FUMAX - 1.0)
-            n2 = f32(f32(f32(float(mt.next32())) * 2.0) / _FUMAX - 1.0)
-            sq = f32(n1 * n1 + n2 * n2)
+            n1 = f32(f32(f32(f32(float(mt.next32())) * 2.0) / _FUMAX) - 1.0)
+            n2 = f32(f32(f32(f32(float(mt.next32())) * 2.0) / _FUMAX) - 1.0)
+            sq = f32(f32(n1 * n1) + f32(n2 * n2))
             if sq < 1.0:
                 break
-        if sq == 0.0:
-            return fround(mean)
-        return fround(f32(mean + f32(stddev * n1) * math.sqrt(f32(-2.0 * f32(math.log(sq))) / sq)))
+        if sq == 0.0:  # logf(0) / 0 is inf, and 0 * inf the x86 NaN
+            return mean if mean != mean else NEG_NAN
+        # C: mean + stddev * n1 * sqrt(-2.0f * logf(sq) / sq): the argument of sqrt in float,
+        # sqrt and what follows in double, rounded to float once
+        return fround(f32(mean + f32(stddev * n1) * math.sqrt(f32(f32(-2.0 * logf(sq)) / sq))))
 
     def r_exponential(vm_, *a):
         _lnum(a, 1)
         mean = num_arg(a[0])
         u = f32(f32(float(mt.next32())) / _FUMAX)
-        return fround(f32(-f32(math.log(u)) * mean)) if u > 0 else math.inf
+        return fround(f32(-logf(u) * mean))  # C: -logf((float)r / INT_MAX) * mean, in float
 
     rng = table_of("math.rng", {"setseed": r_setseed, "uniform": r_uniform,
                                 "gaussian": r_gaussian, "exponential": r_exponential})
     mtab = table_of("math", {
         "abs": m_abs, "floor": rounding(math.floor), "ceil": rounding(math.ceil),
-        "round": rounding(c_round), "log": unary_f(math.log), "log2": unary_f(math.log2),
-        "log10": unary_f(math.log10, NAN), "exp": unary_f(math.exp), "sqrt": unary_f(math.sqrt),
-        "sin": unary_f(math.sin), "cos": unary_f(math.cos), "tan": unary_f(math.tan),
-        "asin": unary_f(math.asin, NAN), "acos": unary_f(math.acos, NAN), "atan": m_atan,
+        "round": rounding(c_round), "log": unary_f("log"), "log2": unary_f("log2"),
+        "log10": unary_f("log10"), "exp": unary_f("exp"), "sqrt": unary_f("sqrt"),
+        "sin": unary_f("sin"), "cos": unary_f("cos"), "tan": unary_f("tan"),
+        "asin": unary_f("asin"), "acos": unary_f("acos"), "atan": m_atan,
         "min": m_min, "max": m_max})
     tput(mtab, "pi", fround(f32(math.pi)))
     tput(mtab, "rng", rng)
@@ -480,13 +466,15 @@ def install(vm) -> None:
     def s_length(vm_, *a):
         _lnum(a, 1)
         _want(a[0], str)
-        return len(a[0].encode())
+        return byte_len(a[0])
 
     def s_sub(vm_, *a):
         if len(a) not in (2, 3):
             raise BuzzRaise(f"wrong number of local variables: expected 2 or 3 parameters, got {len(a)}")
         _want(a[0], str)
-        b = a[0].encode()
+        b = a[0]
+        if not b.isascii():
+            b = str_bytes(b)  # strings are bytes: the bounds count bytes
         ls = len(b)
         _want(a[1], int)
         n = a[1]
@@ -505,7 +493,8 @@ def install(vm) -> None:
             # terminator sits: the result reads as empty
             r = ""
         else:
-            r = b[n:m].decode("utf-8", errors="replace")
+            # a cut through a multi-byte character keeps its bytes (see values.py)
+            r = b[n:m] if b.__class__ is str else bytes_str(b[n:m])
         sid(r)
         return r
 
@@ -515,6 +504,8 @@ def install(vm) -> None:
         for v in a:
             _want(v, str)
         r = "".join(a)
+        if not r.isascii():
+            r = canonical(r)  # the bytes of a character cut apart may meet again
         sid(r)
         return r
 
@@ -532,27 +523,33 @@ def install(vm) -> None:
         return r
 
     int_re = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
-    float_re = re.compile(r"[ \t\n\r\f\v]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))",
-                          re.IGNORECASE)
 
     def s_toint(vm_, *a):
+        # C: int32_t i = strtol(s, &end, 10); nil when no digit was read, or when ERANGE
+        # was set and the truncated value is 0
         _lnum(a, 1)
         _want(a[0], str)
         m = int_re.match(a[0])
         if not m:
             return None
-        v = max(min(int(m.group(1)), 2 ** 63 - 1), -(2 ** 63))
-        return wrap(v)
+        digits = m.group(1)
+        if len(digits.lstrip("+-").lstrip("0")) > 19:  # far out of a long's range
+            v, erange = (-(2 ** 63) if digits.startswith("-") else 2 ** 63 - 1), True
+        else:
+            v = int(digits)
+            erange = not -(2 ** 63) <= v < 2 ** 63
+            v = max(min(v, 2 ** 63 - 1), -(2 ** 63))
+        r = wrap(v)
+        return None if erange and r == 0 else r
 
     def s_tofloat(vm_, *a):
+        # C: float f = strtof(s, &end); nil when nothing was read, or when ERANGE was set and
+        # f is 0 (an underflow)
         _lnum(a, 1)
         _want(a[0], str)
-        m = float_re.match(a[0])
-        if not m:
+        v, n, erange = strtof(a[0])
+        if n == 0 or (erange and v == 0.0):
             return None
-        v = f32(float(m.group(1)))
-        if v == 0.0 and any(ch in "123456789" for ch in m.group(1).split("e")[0].split("E")[0]):
-            return None  # underflow: the reference reports failure
         return fround(v)
 
     G["string"] = table_of("string", {"length": s_length, "sub": s_sub, "concat": s_concat,
@@ -591,7 +588,8 @@ def _install_io(vm, host, tput) -> None:
         _want(a[0], str)
         _want(a[1], str)
         try:
-            f = open(a[0], a[1].replace("t", ""), encoding="utf-8") if "b" not in a[1] else open(a[0], a[1])
+            f = open(a[0], a[1].replace("t", ""), encoding="utf-8", errors="surrogateescape") \
+                if "b" not in a[1] else open(a[0], a[1])
         except OSError as e:
             set_error(e.errno or _errno.EIO)
             return None

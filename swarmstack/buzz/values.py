@@ -5,9 +5,16 @@
 | nil        | ``None``                                                                |
 | integer    | ``int`` (always kept inside the profile's integer width, see ``wrap_int``) |
 | float      | ``float``                                                               |
-| string     | ``str``                                                                 |
+| string     | ``str`` (bytes that are not UTF-8 as lone surrogates, see below)        |
 | table      | ``dict`` (named :data:`Table`; assigning nil removes the key)           |
 | closure    | :class:`Closure` (Buzz code) or :class:`HostClosure` (a Python callable) |
+
+Strings are byte strings, as in the reference (C strings). A ``str`` stands for the bytes
+``s.encode("utf-8", "surrogateescape")``: valid UTF-8 reads as the characters it encodes and
+every other byte as a lone surrogate U+DC80..U+DCFF (Python's ``surrogateescape``). Each byte
+string has exactly one such ``str`` (:func:`canonical`), so equal byte strings are equal
+``str`` objects; ASCII text is the common case and costs nothing (:func:`str_bytes`,
+:func:`bytes_str`, :func:`display`).
 
 Host closures are called as ``fn(vm, *args)`` and return a Buzz value (``None`` for nil; a
 dict they return is the table itself); while one runs, ``vm.self`` is the table it was stored
@@ -28,6 +35,35 @@ def wrap_int(value: int, bits: int = 32) -> int:
     mask = (1 << bits) - 1
     value &= mask
     return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def str_bytes(s: str) -> bytes:
+    """The bytes a Buzz string stands for."""
+    try:
+        return s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate a host put in (not one of a byte)
+        return s.encode("utf-8", "surrogatepass")
+
+
+def bytes_str(b: bytes) -> str:
+    """The Buzz string of some bytes (valid UTF-8 as text, any other byte as a surrogate)."""
+    return b.decode("utf-8", "surrogateescape")
+
+
+def canonical(s: str) -> str:
+    """``s`` in its one form: the parts of a multi-byte character cut apart and joined again
+    are that character (``"\\udcc3\\udca9"`` -> ``"é"``)."""
+    return s if s.isascii() else bytes_str(str_bytes(s))
+
+
+def byte_len(s: str) -> int:
+    """Length in bytes (what the reference's ``strlen`` gives)."""
+    return len(s) if s.isascii() else len(str_bytes(s))
+
+
+def display(s: str) -> str:
+    """``s`` printable on any terminal: a byte that is not UTF-8 shown as ``\\xNN``."""
+    return s if s.isascii() else str_bytes(s).decode("utf-8", "backslashreplace")
 
 
 # A Buzz table is a plain dict: CPython's interpreter specialises item access, ``get`` and

@@ -47,7 +47,10 @@ Profiles: ``"buzz"`` (32-bit integers, single-precision floats — the reference
 
 Execution compiles each Buzz function to a Python function (see ``codegen``; the text is
 ``vm.python_source``); compilation and translation are cached per program, so many robots
-running one script share them.
+running one script share them. ``load_program(source, filename, include_path, profile)``
+does both ahead of time and raises the located :class:`BuzzSyntaxError` a VM would. The
+default ``log`` (:func:`print_log`) writes a line's bytes to standard output as they are
+(Buzz strings are bytes, see ``values``).
 """
 
 from __future__ import annotations
@@ -62,16 +65,18 @@ from swarmstack.buzz import bytecode as B
 from swarmstack.buzz import heap as H
 from swarmstack.buzz.codegen import Generator, Loc
 from swarmstack.buzz.compiler import compile_source
-from swarmstack.buzz.errors import BuzzRaise, BuzzRuntimeError, Frame
+from swarmstack.buzz.errors import BuzzRaise, BuzzRuntimeError, BuzzSyntaxError, Frame
+from swarmstack.buzz.parser import front_end
 from swarmstack.buzz.runtime import Profile, make_helpers, type_name
-from swarmstack.buzz.values import Closure, HostClosure, Table
+from swarmstack.buzz.scanner import read_source
+from swarmstack.buzz.values import Closure, HostClosure, Table, str_bytes
 
 MAX_CALL_DEPTH = 2000  # Buzz calls deep before "stack overflow" (buzz profile)
 _HOST_FRAMES = 3       # Python frames of a Buzz -> host -> Buzz round trip that are not Buzz
 
 _PROFILES: dict[str, tuple[Profile, dict]] = {}
 _PLAIN = frozenset((str, Table, Closure, HostClosure))
-_CODE_CACHE: dict[str, tuple[Any, list[int], list[Loc]]] = {}
+_CODE_CACHE: dict[str, tuple[Any, list[Loc]]] = {}
 _REGISTRY: dict[str, tuple[list[int], list[Loc], B.Program]] = {}
 _PROGRAM_CACHE: dict[tuple, tuple[B.Program, list]] = {}
 _BYTECODE_CACHE: dict[str, B.Program] = {}
@@ -121,6 +126,30 @@ def _translate(prog: B.Program, prof: Profile, count_heap: bool = False):
     return hit
 
 
+def load_program(source: str, filename: str = "<script>", include_path: Iterable = (),
+                 profile: str = "buzz") -> B.Program:
+    """Compile ``source`` and generate its Python code for ``profile`` (both cached, so VMs
+    made from the same arguments start at once); raises :class:`BuzzSyntaxError` (located)
+    for anything that does not compile, ``ValueError`` for an unknown profile."""
+    prof = _profile(profile)[0]
+    prog = _compile_cached(source, filename, tuple(include_path))
+    _translate(prog, prof, profile == "bittybuzz")
+    return prog
+
+
+def print_log(line: str) -> None:
+    """The default ``log``: the line on standard output, its bytes as they are (a string may
+    hold bytes that are not UTF-8, see ``values``)."""
+    out = sys.stdout
+    buf = getattr(out, "buffer", None)
+    if buf is None or line.isascii():
+        print(line)
+        return
+    out.flush()
+    buf.write(str_bytes(line) + b"\n")
+    buf.flush()
+
+
 class _Env:
     """One VM's helpers for generated code, reached through the running closure
     (``_cl.env``): the generated functions themselves are shared by all VMs."""
@@ -133,27 +162,59 @@ class _Env:
 
 
 def _translate_uncached(prog: B.Program, prof: Profile, count_heap: bool = False):
+    with front_end():  # the cycle collector paused: no cycles among the generator's objects
+        return _translate_paused(prog, prof, count_heap)
+
+
+def _translate_paused(prog: B.Program, prof: Profile, count_heap: bool):
     gen = Generator(prog, prof, count_heap=count_heap)
-    text, linemap = gen.source([])
+    try:
+        units = gen.units()
+    except BuzzSyntaxError:
+        raise  # a located limit of the code generator (blocks nested too deeply ...)
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError) as e:
+        # inconsistent code (a stack underflow, an unknown opcode): only from corrupt bytecode
+        raise ValueError(f"bytecode cannot be loaded: {type(e).__name__}: {e}") from None
     # the locations are part of the key: identical code at other lines or in another file
     # must not share a line map
-    locs = "\n".join(f"{l.file}:{l.line}:{l.col}:{l.fid}" for l in gen.locs)
-    key = hashlib.sha1("\0".join((prof.name, text, locs)).encode()).hexdigest()[:16]
+    h = hashlib.sha1(prof.name.encode())
+    for text, _ in units:
+        h.update(text.encode("utf-8", "surrogateescape"))
+        h.update(b"\0\0")
+    for l in gen.locs:
+        h.update(f"\0{l.file}:{l.line}:{l.col}:{l.fid}".encode("utf-8", "surrogateescape"))
+    key = h.hexdigest()[:16]
     hit = _CODE_CACHE.get(key)
     if hit is None:
-        fname = f"<buzz:{key}>"
-        try:
-            code = compile(text, fname, "exec")
-        except (SyntaxError, RecursionError, MemoryError) as e:  # only from corrupt bytecode
-            raise ValueError(f"bytecode cannot be loaded: {e}") from None
         # the profile's helpers are globals; each VM's own helpers come with the closures
         # (``_Env``), so every VM running this code shares its functions (and the
         # interpreter's caches for them)
         ns = dict(_profile(prof.name)[1])
-        exec(code, ns)
-        hit = _CODE_CACHE[key] = (ns["_make"](), linemap, gen.locs)
-        _REGISTRY[fname] = (linemap, gen.locs, prog)
-    return hit, text
+        for k, (text, linemap) in enumerate(units):
+            fname = f"<buzz:{key}>" if k == 0 else f"<buzz:{key}:{k}>"
+            try:
+                code = compile(text, fname, "exec")
+            except (SyntaxError, RecursionError, MemoryError) as e:
+                raise _too_complex(e, linemap, gen.locs) from None
+            exec(code, ns)
+            _REGISTRY[fname] = (linemap, gen.locs, prog)
+        hit = _CODE_CACHE[key] = ({name: ns[name] for name in gen.made}, gen.locs)
+    return hit, "\n\n".join(text for text, _ in units)
+
+
+def _too_complex(e: BaseException, linemap: list[int], locs: list[Loc]) -> Exception:
+    """The code generator keeps within Python's limits; should one still be hit, report it
+    at the Buzz code that produced the line."""
+    line = getattr(e, "lineno", None)
+    li = linemap[line] if isinstance(line, int) and 0 <= line < len(linemap) else -1
+    if li < 0 and locs:
+        li = 0
+    if li < 0:
+        return ValueError(f"bytecode cannot be loaded: {e}")
+    loc = locs[li]
+    return BuzzSyntaxError(loc.file, loc.line, loc.col,
+                           f"Syntax error: too complex for the code generator "
+                           f"({type(e).__name__}: {getattr(e, 'msg', e)})")
 
 
 class BuzzVM:
@@ -161,7 +222,7 @@ class BuzzVM:
 
     def __init__(self, source: str | None = None, filename: str = "<script>", robot_id: int = 0,
                  profile: str = "buzz", include_path: Iterable[str] = (), seed: int | None = None,
-                 log: Callable[[str], Any] | None = print, io_enabled: bool = False,
+                 log: Callable[[str], Any] | None = print_log, io_enabled: bool = False,
                  raise_errors: bool = False, program: B.Program | None = None,
                  measure_heap: bool = False):
         self.filename = filename
@@ -199,8 +260,13 @@ class BuzzVM:
         self.heap_peak = 0
         self._heap_threshold = 256 if self.heap_limit is None else min(256, self.heap_limit)
         self._host_ids: dict[int, int] = {}
-        (fns, self._linemap, self._locs), self.python_source = _translate(
-            program, self._prof, self.heap_accounting)
+        try:
+            (fns, self._locs), self.python_source = _translate(
+                program, self._prof, self.heap_accounting)
+        except BuzzSyntaxError as e:
+            if e.source_line is None:
+                e.source_line = self._source_line(e.file, e.line)
+            raise
         ns = dict(helpers)
         ns.update(self._vm_helpers())
         ns.update(fns)
@@ -213,9 +279,7 @@ class BuzzVM:
     # ------------------------------------------------------------ construction
     @classmethod
     def from_file(cls, path: str, **kw) -> "BuzzVM":
-        with open(path, encoding="utf-8") as fh:
-            src = fh.read()
-        return cls(src, filename=str(path), **kw)
+        return cls(read_source(path), filename=str(path), **kw)
 
     @classmethod
     def from_bytecode(cls, data: bytes, **kw) -> "BuzzVM":
@@ -602,9 +666,8 @@ class BuzzVM:
         src = self.sources.get(file)
         if src is None:
             try:
-                with open(file, encoding="utf-8") as fh:
-                    src = self.sources[file] = fh.read()
-            except OSError:
+                src = self.sources[file] = read_source(file)
+            except (OSError, ValueError):
                 return None
         lines = src.split("\n")
         return lines[line - 1] if 0 < line <= len(lines) else None
@@ -642,5 +705,5 @@ def _stack_depth() -> int:
     return n
 
 
-__all__ = ["BuzzVM", "BuzzRuntimeError", "MAX_CALL_DEPTH"]
+__all__ = ["BuzzVM", "BuzzRuntimeError", "MAX_CALL_DEPTH", "load_program", "print_log"]
 

@@ -1,4 +1,9 @@
-"""`swarmstack buzz …`: check, compile, disasm, size and run Buzz scripts."""
+"""`swarmstack buzz …`: check, compile, disasm, size and run Buzz scripts.
+
+Everything printed is plain text: no markup or emoji substitution touches a location such as
+``robot.bzz:100:3`` or a script's own text, and a byte of a script that is not UTF-8 shows as
+``\\xNN`` in messages (``log`` lines keep their bytes as they are).
+"""
 
 from __future__ import annotations
 
@@ -11,22 +16,42 @@ import typer
 app = typer.Typer(help="Buzz scripts: check, compile, disasm, size, run.", no_args_is_help=True)
 
 
+def _err(text: str) -> None:
+    typer.echo(text, err=True)
+
+
 def _read(path: Path) -> str:
+    """The script as the scanner reads it (see ``scanner.read_source``)."""
+    from swarmstack.buzz.scanner import read_source
+    from swarmstack.buzz.values import display
+
     try:
-        return path.read_text(encoding="utf-8")
+        return read_source(path)
     except OSError as e:
-        typer.echo(f"{path}: cannot read: {e.strerror}", err=True)
+        _err(f"{display(str(path))}: cannot read: {e.strerror or e}")
         raise typer.Exit(1)
 
 
-def _compile(path: Path, include: list[str]):
+def _compile(path: Path, include: list[str], generate: bool = True):
+    """Compile FILE; with ``generate``, also through the code generator when the code nests
+    ifs or loops deeply enough for the generator's limits to matter (they are located errors
+    too), so that what passes here loads in ``run``."""
+    from swarmstack.buzz.codegen import MAX_BLOCKS, MAX_LOOPS, Generator
     from swarmstack.buzz.compiler import compile_source
     from swarmstack.buzz.errors import BuzzSyntaxError
+    from swarmstack.buzz.parser import front_end
+    from swarmstack.buzz.runtime import Profile
 
+    source = _read(path)
     try:
-        return compile_source(_read(path), str(path), tuple(include))
+        prog = compile_source(source, str(path), tuple(include))
+        blocks, loops = prog.nesting
+        if generate and (blocks > MAX_BLOCKS or loops > MAX_LOOPS):
+            with front_end():
+                Generator(prog, Profile("buzz"), sources={str(path): source}).source()
+        return prog
     except BuzzSyntaxError as e:
-        typer.echo(e.pretty(), err=True)
+        _err(e.pretty())
         raise typer.Exit(1)
 
 
@@ -34,8 +59,10 @@ def _compile(path: Path, include: list[str]):
 def check(file: Path = typer.Argument(..., help="Buzz script"),
           include: list[str] = typer.Option([], "-I", "--include", help="extra include folder")) -> None:
     """Parse and compile FILE; exit 0 if it is valid, else print FILE:LINE:COL: message."""
+    from swarmstack.buzz.values import display
+
     _compile(file, include)
-    typer.echo(f"{file}: ok")
+    typer.echo(f"{display(str(file))}: ok")
 
 
 @app.command("compile")
@@ -44,12 +71,17 @@ def compile_cmd(file: Path = typer.Argument(..., help="Buzz script"),
                 include: list[str] = typer.Option([], "-I", "--include", help="extra include folder")) -> None:
     """Compile FILE to a bytecode file (header, string table, code, line/col debug info)."""
     from swarmstack.buzz.bytecode import encode
+    from swarmstack.buzz.values import display
 
     prog = _compile(file, include)
     data = encode(prog)
     target = out or file.with_suffix(".bbo")
-    target.write_bytes(data)
-    typer.echo(f"wrote {target} ({len(data)} bytes)")
+    try:
+        target.write_bytes(data)
+    except OSError as e:
+        _err(f"{display(str(target))}: cannot write: {e.strerror or e}")
+        raise typer.Exit(1)
+    typer.echo(f"wrote {display(str(target))} ({len(data)} bytes)")
 
 
 @app.command("disasm")
@@ -57,16 +89,21 @@ def disasm(file: Path = typer.Argument(..., help="bytecode file (.bbo) or Buzz s
     """Print a readable listing of a bytecode file (or of a script, compiled on the fly)."""
     from swarmstack.buzz.bytecode import MAGIC, decode
     from swarmstack.buzz.disasm import disassemble
+    from swarmstack.buzz.values import display
 
-    raw = file.read_bytes() if file.exists() else b""
+    try:
+        raw = file.read_bytes() if file.exists() else b""
+    except OSError as e:
+        _err(f"{display(str(file))}: cannot read: {e.strerror or e}")
+        raise typer.Exit(1)
     if raw[:4] == MAGIC:
         try:
             prog = decode(raw)
         except (ValueError, IndexError, struct.error, UnicodeDecodeError) as e:
-            typer.echo(f"{file}: bad bytecode file: {e}", err=True)
+            _err(f"{display(str(file))}: bad bytecode file: {e}")
             raise typer.Exit(1)
     else:
-        prog = _compile(file, [])
+        prog = _compile(file, [], generate=False)
     typer.echo(disassemble(prog), nl=False)
 
 
@@ -78,17 +115,23 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
     """Report bytecode size, string-table size and peak heap use (measured by running the
     top level, init() and a few step() calls)."""
     from swarmstack.buzz.bytecode import encode
+    from swarmstack.buzz.errors import BuzzSyntaxError
     from swarmstack.buzz.heap import BBZHEAP_SIZE
     from swarmstack.buzz.swarm.service import SwarmService, control_step
+    from swarmstack.buzz.values import display
     from swarmstack.buzz.vm import BuzzVM
 
     if profile not in ("buzz", "bittybuzz"):
-        typer.echo(f"unknown profile {profile!r}: choose buzz or bittybuzz", err=True)
+        _err(f"unknown profile {profile!r}: choose buzz or bittybuzz")
         raise typer.Exit(2)
     prog = _compile(file, include)
     data = encode(prog)
-    vm = BuzzVM(None, filename=str(file), program=prog, profile=profile, log=lambda s: None,
-                measure_heap=True)
+    try:
+        vm = BuzzVM(None, filename=str(file), program=prog, profile=profile, log=lambda s: None,
+                    measure_heap=True)
+    except BuzzSyntaxError as e:
+        _err(e.pretty())
+        raise typer.Exit(1)
     vm.sources[str(file)] = _read(file)
     # a lone robot at the origin with its swarm layer and the harness's robot API (the `pose`
     # sensor, a `goto` that moves nothing), so scripts written for `buzz run` run here too
@@ -105,7 +148,7 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
         control_step(swarm_layer, [], None)
         peak = max(peak, vm.measure_heap())
     peak = max(peak, vm.heap_peak)
-    typer.echo(f"file:            {file}")
+    typer.echo(f"file:            {display(str(file))}")
     typer.echo(f"profile:         {profile}")
     typer.echo(f"bytecode:        {len(data)} bytes in file ({prog.code_size()} bytes of code)")
     typer.echo(f"string table:    {len(prog.strings)} strings, {prog.string_table_size()} bytes")
@@ -113,7 +156,7 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
     if profile == "bittybuzz":
         typer.echo(f"heap budget:     {BBZHEAP_SIZE} bytes (BBZHEAP_SIZE)")
     if vm.failed:
-        typer.echo(vm.error.pretty(), err=True)
+        _err(vm.error.pretty())
         raise typer.Exit(1)
 
 
@@ -129,8 +172,15 @@ def run(
     profile: str = typer.Option("buzz", "--profile", help="buzz | bittybuzz"),
     payload_cap: Optional[int] = typer.Option(None, "--payload-cap", help="bytes per robot per step"),
     include: Optional[list[Path]] = typer.Option(None, "-I", "--include", help="include folder"),
+    distance_unit: str = typer.Option(
+        "cm", "--distance-unit",
+        help="unit of neighbour distances and goto vectors: m | cm | mm (pose stays in metres)"),
 ) -> None:
-    """Run a script on N robots in lockstep over an in-memory radio; exit 1 if a VM failed."""
+    """Run a script on N robots in lockstep over an in-memory radio.
+
+    Standard output carries the scripts' log lines only; the summary and failure reports go
+    to standard error. Exit status: 0, 1 if a robot's VM failed, 2 for a usage error."""
     from swarmstack.buzz.swarm.cli_run import run_command
 
-    raise typer.Exit(run_command(file, robots, steps, topology, drop, seed, profile, payload_cap, include))
+    raise typer.Exit(run_command(file, robots, steps, topology, drop, seed, profile, payload_cap,
+                                 include, distance_unit=distance_unit))

@@ -24,7 +24,7 @@ import inspect
 from pathlib import Path
 from typing import Any, Callable
 
-from swarmstack.buzz.errors import BuzzError, BuzzRaise
+from swarmstack.buzz.errors import BuzzRaise
 from swarmstack.buzz.swarm.harness import make_vm
 from swarmstack.buzz.swarm.robot import BuzzRobot
 from swarmstack.buzz.values import HostClosure
@@ -40,34 +40,22 @@ class BuzzScriptError(ValueError):
     """The script cannot be read or compiled: a located ``FILE:LINE:COL: message``."""
 
 
-def read_script(path: Path) -> str:
-    """The script's text; undecodable bytes are a located error."""
+def compile_script(path: Path, profile: str = "buzz") -> str:
+    """Read and compile once, as ``swarmstack buzz check`` does (bytes that are not UTF-8 are
+    kept in strings and comments, as the reference reads them; anywhere else they are a located
+    error), so a broken script fails before tick 0."""
+    from swarmstack.buzz.errors import BuzzError
+    from swarmstack.buzz.scanner import read_source
+    from swarmstack.buzz.vm import load_program
+
     try:
-        data = path.read_bytes()
+        source = read_source(path)
     except OSError as exc:
         raise BuzzScriptError(f"cannot read Buzz script {path}: {exc.strerror}") from None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise BuzzScriptError(f"{path}:{line}:{col}: invalid UTF-8 byte "
-                              f"0x{data[exc.start]:02x}") from None
-
-
-def compile_script(path: Path) -> str:
-    """Read and compile once (errors located), so a broken script fails before tick 0."""
-    from swarmstack.buzz.vm import _compile_cached
-
-    source = read_script(path)
-    try:
-        _compile_cached(source, str(path), (str(path.parent),))
+        load_program(source, str(path), (str(path.parent),), profile)
     except BuzzError as exc:
         raise BuzzScriptError(str(exc)) from None
-    except RecursionError:
-        raise BuzzScriptError(f"{path}:1:1: the script is nested too deeply to compile") \
-            from None
     return source
 
 

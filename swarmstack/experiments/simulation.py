@@ -141,7 +141,7 @@ class Simulation:
 
             path = self.base_dir / ccfg.buzz
             try:
-                return path, compile_script(path)
+                return path, compile_script(path, ccfg.profile)
             except BuzzScriptError as exc:
                 raise ConfigError([f"{self.source}: robots[{gi}].controller.buzz: {exc}"]) \
                     from None
