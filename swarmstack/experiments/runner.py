@@ -262,6 +262,9 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         "failed_robots": len(failures),
         **sim.radio_stats(),
     })
+    counters = sim.drive_counters()
+    if counters:  # per group: {counter: [run 0, run 1, …]}
+        summary["drive_counters"] = counters
     if signum is not None:
         summary["signal"] = signal.Signals(signum).name
     if failures:  # the first hundred in full; the count says how many there were

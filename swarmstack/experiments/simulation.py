@@ -542,6 +542,20 @@ class Simulation:
                  for k in keys}
         return {**total, "per_run": per_run}
 
+    def drive_counters(self) -> dict:
+        """``{group: {counter: [total of run 0, run 1, …]}}`` for the dynamics' ``counters``
+        (e.g. the Crazyflie's set-points clamped to its flight envelope)."""
+        out = {}
+        for g in self.groups:
+            names = getattr(g.robot_type.dynamics, "counters", ())
+            if not names:
+                continue
+            drive = self.world.drive[g.slice.index]
+            runs = self.world.bodies.run[g.slice.slice]
+            out[g.name] = {n: np.bincount(runs, weights=drive[n], minlength=self.runs)
+                           .astype(np.int64).tolist() for n in names}
+        return out
+
     def robot_failures(self) -> list[dict]:
         """Robots whose Buzz VM failed: group, run, robot, tick, where, error, report (not
         those of a stopped run after it stopped)."""

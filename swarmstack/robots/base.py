@@ -78,6 +78,8 @@ class Dynamics(Protocol):
     (``physics.substeps``). Optionally, ``try_integrate(bodies, start, stop, state, dt) -> int``
     checks and integrates in one call (1 moved, 0 still, −k: nothing moved, k sub-steps
     needed); without it the tick tries a whole step and undoes it when it went too far.
+    Optionally, ``counters`` names int arrays of the drive state (one count per robot, e.g.
+    set-points clamped to the flight envelope) that the run summary totals.
     """
 
     def make_state(self, n: int) -> dict[str, np.ndarray]: ...

@@ -51,3 +51,15 @@ class PositioningOptions(Options):
     enabled: bool = True
     position_noise: float = Field(0.0, ge=0)
     yaw_noise: float = Field(0.0, ge=0)
+
+
+class CrazyflieBatteryOptions(Options):
+    """``battery = true`` or ``battery = {start_charge = 0.5, data_file = "my_cubic.csv"}``.
+
+    ``data_file`` replaces the shipped coefficients (same columns as ``crazyflie_cubic.csv``, one
+    row); a relative path is taken from the experiment's folder.
+    """
+
+    enabled: bool = True
+    start_charge: float = Field(1.0, ge=0, le=1)
+    data_file: Optional[str] = None

@@ -1,4 +1,5 @@
-"""Coloured-blob perspective camera (E-Puck2 front camera, OV7670 at 160×120 px).
+"""Coloured-blob perspective camera (E-Puck2 front camera, OV7670 at 160×120 px; Crazyflie
+AI-deck, Himax HM01B0 at 320×320 px greyscale — ``robots/crazyflie_decks.py``).
 
 Like ARGoS's coloured-blob perspective camera, the device does not render an image: it reports
 the lit light sources it can see — the arena's lights and the lit LEDs of *other* robots of the
@@ -24,6 +25,12 @@ obstacle or a robot body (the observing robot and, unless ``owner_occludes``, th
 owner are ignored). Output float64[n, max_blobs, 5], rows sorted by column then row (then
 colour) so results do not depend on robot order; unused rows are −1. When more than
 ``max_blobs`` sources are visible the nearest ``max_blobs`` are kept.
+
+Other cameras are the same device with other parameters: any pixel grid (the focal length comes
+from the width and the full horizontal angle; square pixels, so a square image has the same
+vertical angle), range and mounting point. A greyscale sensor (``grey=True``) reports each blob's
+luma ``round(0.299 r + 0.587 g + 0.114 b)`` (ITU-R BT.601) in all three colour fields: what a
+monochrome sensor can tell of a light's colour.
 """
 
 from __future__ import annotations
@@ -208,6 +215,14 @@ def _jitter(out, kind, level, keys, tick, width, height_px):
             out[i, m, 1] = min(height_px - 1.0, max(0.0, row))
 
 
+def to_grey(out) -> None:
+    """Blobs of ``out`` float64[n, max_blobs, 5] → their BT.601 luma in r, g and b, in place."""
+    seen = out[..., 0] >= 0.0
+    luma = np.rint(out[..., 2] * 0.299 + out[..., 3] * 0.587 + out[..., 4] * 0.114)
+    for f in (2, 3, 4):
+        out[..., f] = np.where(seen, luma, out[..., f])
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _after(kf, a, b):
     """True if blob ``a`` sorts after blob ``b``."""
@@ -232,7 +247,8 @@ def blobs(readings_row) -> list[tuple[float, float, tuple[int, int, int]]]:
 
 @dataclass(frozen=True)
 class Camera:
-    """Blob camera at body-frame ``position_m`` looking along +x; full horizontal ``hfov_deg``."""
+    """Blob camera at body-frame ``position_m`` looking along +x; full horizontal ``hfov_deg``;
+    ``grey``: a monochrome sensor (blob colours replaced by their luma)."""
 
     width_px: int
     height_px: int
@@ -245,6 +261,7 @@ class Camera:
     noise_level: float = 0.0
     name: str = "camera"
     scalar: bool = False
+    grey: bool = False
     # the runner places and colours emitters only when some device looks at them
     needs_emitters: ClassVar[bool] = True
 
@@ -279,3 +296,5 @@ class Camera:
         if self.noise != "none" and self.noise_level > 0.0:
             _jitter(out, NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["camera"]],
                     world.tick, float(self.width_px), float(self.height_px))
+        if self.grey:
+            to_grey(out)

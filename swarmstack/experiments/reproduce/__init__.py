@@ -20,6 +20,8 @@ _MODULES: dict[str, str] = {
     "epuck2-light": "swarmstack.experiments.reproduce.epuck2_light",
     "epuck2-camera": "swarmstack.experiments.reproduce.epuck2_camera",
     "epuck2-battery": "swarmstack.experiments.reproduce.epuck2_battery",
+    "crazyflie-camera": "swarmstack.experiments.reproduce.crazyflie_camera",
+    "crazyflie-battery": "swarmstack.experiments.reproduce.crazyflie_battery",
     "buzz-barrier": "swarmstack.experiments.reproduce.buzz_barrier",
     "buzz-vs-consensus": "swarmstack.experiments.reproduce.buzz_vs_consensus",
     "buzz-bidding": "swarmstack.experiments.reproduce.buzz_bidding",
@@ -27,6 +29,8 @@ _MODULES: dict[str, str] = {
     "sim-vs-consensus": "swarmstack.experiments.reproduce.sim_vs_consensus",
     "sim-bidding": "swarmstack.experiments.reproduce.sim_bidding",
     "sim-bandwidth": "swarmstack.experiments.reproduce.sim_bandwidth",
+    "crazyflie-velocity": "swarmstack.experiments.reproduce.crazyflie_velocity",
+    "crazyflie-position": "swarmstack.experiments.reproduce.crazyflie_position",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
