@@ -35,7 +35,8 @@ from swarmstack.actuators.leds import Leds
 from swarmstack.physics import quadrotor as qr
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, HostFn, RadioSpec,
                                     RobotType, ScriptGlobal, register)
-from swarmstack.robots.options import Options, PositioningOptions
+from swarmstack.robots.devices import POSITIONING
+from swarmstack.robots.options import Options
 
 # --- body (§3; robot-models.md §2.1) -----------------------------------------------------------
 RADIUS_M = 0.046            # the 92 mm frame inside a disc
@@ -106,18 +107,6 @@ def battery_device(options, base_dir: Optional[Path] = None):
     return _FlightBattery(make(options, base_dir))
 
 
-def positioning_device(options: PositioningOptions, base_dir: Optional[Path] = None):
-    from swarmstack.sensors.positioning import Positioning
-
-    return Positioning(options.position_noise, options.yaw_noise)
-
-
-def _pose(reading) -> dict:
-    x, y, z, roll, pitch, yaw = (float(v) for v in reading)
-    return {"position": {"x": x, "y": y, "z": z},
-            "orientation": {"yaw": yaw, "pitch": pitch, "roll": roll}}
-
-
 def _devices() -> dict:
     from swarmstack.robots.options import CrazyflieBatteryOptions
     from swarmstack.robots.crazyflie_decks import camera_script
@@ -130,12 +119,7 @@ def _devices() -> dict:
                               "LiPo, charge 0–1 (the paper's cubic discharge)",
                               script=ScriptGlobal("battery", lambda r: {"charge": float(r)},
                                                   "{charge = 0–1}")),
-        "positioning": DeviceSpec("positioning", PositioningOptions, positioning_device,
-                                  "the drone's pose from a tracking system, float64[6] "
-                                  "x, y, z, roll, pitch, yaw",
-                                  script=ScriptGlobal("pose", _pose,
-                                                      "{position = {x, y, z} m, orientation "
-                                                      "= {yaw, pitch, roll} rad}")),
+        "positioning": POSITIONING,
     }
 
 

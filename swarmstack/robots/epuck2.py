@@ -19,8 +19,9 @@ from swarmstack.actuators.wheels import Wheels
 from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
                                     HostFn, RadioSpec, RobotType, ScriptGlobal, register)
+from swarmstack.robots.devices import POSITIONING
 from swarmstack.robots.options import (BatteryOptions, CameraOptions, NoiseOptions,
-                                       PositioningOptions, WheelsOptions)
+                                       WheelsOptions)
 
 # --- body and drive (§3, plug-in entity) ---------------------------------------------------
 RADIUS_M = 0.035            # 7 cm diameter
@@ -227,18 +228,6 @@ def _camera(reading) -> dict:
     return blobs
 
 
-def _pose(reading) -> dict:
-    x, y, z, roll, pitch, yaw = (float(v) for v in reading)
-    return {"position": {"x": x, "y": y, "z": z},
-            "orientation": {"yaw": yaw, "pitch": pitch, "roll": roll}}
-
-
-def positioning_device(options: PositioningOptions, base_dir: Path | None = None):
-    from swarmstack.sensors.positioning import Positioning
-
-    return Positioning(options.position_noise, options.yaw_noise)
-
-
 _SCRIPT = {
     "proximity": ScriptGlobal("proximity", _value_angle,
                               "table 0–7 of {value = 0–4095, angle = rad}"),
@@ -249,13 +238,9 @@ _SCRIPT = {
     "camera": ScriptGlobal("camera", _camera,
                            "table 0… of {column, row (px), color = {red, green, blue}}"),
     "battery": ScriptGlobal("battery", lambda r: {"charge": float(r)}, "{charge = 0–1}"),
-    "positioning": ScriptGlobal("pose", _pose, "{position = {x, y, z} m, orientation = "
-                                               "{yaw, pitch, roll} rad}"),
 }
-DEVICES["positioning"] = DeviceSpec("positioning", PositioningOptions, positioning_device,
-                                    "the robot's pose from a tracking system, float64[6] "
-                                    "x, y, z, roll, pitch, yaw")
-DEVICES = {name: replace(spec, script=_SCRIPT[name]) for name, spec in DEVICES.items()}
+DEVICES = {**{name: replace(spec, script=_SCRIPT[name]) for name, spec in DEVICES.items()},
+           "positioning": POSITIONING}
 
 
 # --- host API: what a controller calls, in Python, Buzz and Lua alike ---------------------------
