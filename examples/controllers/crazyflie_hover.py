@@ -6,17 +6,18 @@ ring shows the phase: green taking off and hovering, blue moving, red landing.
 """
 
 from swarmstack import Controller
+from swarmstack.controllers.crazyflie import Crazyflie
 
 
 class Hover(Controller):
-    def init(self, robot, params):
+    def init(self, robot: Crazyflie, params):
         self.height = float(params.get("height_m", 1.0))
         self.hover_ticks = int(round(float(params.get("hover_s", 5.0)) / robot.dt))
         self.move_ticks = int(round(float(params.get("move_s", 4.0)) / robot.dt))
         self.land_ticks = int(round(float(params.get("land_s", 20.0)) / robot.dt))
         self.step_m = float(params.get("step_m", 0.5))
 
-    def step(self, robot):
+    def step(self, robot: Crazyflie):
         t = robot.tick
         if t == 0:
             robot.takeoff(self.height)
