@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swarmstack.buzz import ast as A
+from swarmstack.buzz import stack
 from swarmstack.buzz import tokens as T
 from swarmstack.buzz.errors import BuzzSyntaxError
 from swarmstack.buzz.runtime import strtof
@@ -38,34 +38,20 @@ _FRAMES_PER_LEVEL = 16  # Python frames one nesting level takes at most (parser 
 _ULONG_MAX = 2 ** 64 - 1
 
 
-def _stack_depth() -> int:
-    f = sys._getframe(1)
-    n = 0
-    while f is not None:
-        n += 1
-        f = f.f_back
-    return n
-
-
 @contextmanager
 def front_end():
     """Room on the Python stack for ``MAX_NESTING`` levels, and the cycle collector paused:
     the scanner, parser and compiler make millions of small objects and no cycles, and a
     collection every few thousand allocations (each walking the older objects now and
     then) made big scripts' compile time grow faster than their size."""
-    old = sys.getrecursionlimit()
-    need = _stack_depth() + MAX_NESTING * _FRAMES_PER_LEVEL + 200
-    if need > old:
-        sys.setrecursionlimit(need)
     was = gc.isenabled()
     gc.disable()
     try:
-        yield
+        with stack.room(MAX_NESTING * _FRAMES_PER_LEVEL + 200):
+            yield
     finally:
         if was:
             gc.enable()
-        if need > old:
-            sys.setrecursionlimit(old)
 
 
 def resolve_include(name: str, from_file: str, include_path: tuple[str, ...] | list[str]) -> str | None:

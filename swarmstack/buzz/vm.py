@@ -63,6 +63,7 @@ from typing import Any, Callable, Iterable
 
 from swarmstack.buzz import bytecode as B
 from swarmstack.buzz import heap as H
+from swarmstack.buzz import stack
 from swarmstack.buzz.codegen import Generator, Loc
 from swarmstack.buzz.compiler import compile_source
 from swarmstack.buzz.errors import BuzzRaise, BuzzRuntimeError, BuzzSyntaxError, Frame
@@ -589,7 +590,7 @@ class BuzzVM:
             old = need = 0
         else:
             old = sys.getrecursionlimit()
-            need = _stack_depth() + MAX_CALL_DEPTH + 100
+            need = stack.depth() + MAX_CALL_DEPTH + 100
             if need > old:
                 sys.setrecursionlimit(need)
         try:
@@ -683,26 +684,12 @@ def reserved_stack():
     ``MAX_CALL_DEPTH`` Buzz calls made once, instead of measured on every entry (a
     multi-robot loop's hot path). Entry points called inside must be within
     ``_RESERVE_FRAMES`` frames of this block."""
-    old = sys.getrecursionlimit()
-    need = _stack_depth() + _RESERVE_FRAMES + MAX_CALL_DEPTH + 100
-    if need > old:
-        sys.setrecursionlimit(need)
-    _RESERVED[0] += 1
-    try:
-        yield
-    finally:
-        _RESERVED[0] -= 1
-        if need > old:
-            sys.setrecursionlimit(old)
-
-
-def _stack_depth() -> int:
-    f = sys._getframe(1)
-    n = 0
-    while f is not None:
-        n += 1
-        f = f.f_back
-    return n
+    with stack.room(_RESERVE_FRAMES + MAX_CALL_DEPTH + 100):
+        _RESERVED[0] += 1
+        try:
+            yield
+        finally:
+            _RESERVED[0] -= 1
 
 
 __all__ = ["BuzzVM", "BuzzRuntimeError", "MAX_CALL_DEPTH", "load_program", "print_log"]
