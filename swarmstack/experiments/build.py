@@ -301,30 +301,20 @@ def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
     from swarmstack.media.rab import Medium, RadioParams
     from swarmstack.world.rng import STREAM
 
-    n = world.bodies.n
-    cols = {"range_m": np.zeros(n), "antenna_m": np.zeros(n),
-            "payload_bytes": np.zeros(n, dtype=np.int64), "drop": np.zeros(n),
-            "range_noise_m": np.zeros(n), "bearing_noise_rad": np.zeros(n),
-            "capacity": np.zeros(n, dtype=np.int64)}
-    keys = np.zeros(n, dtype=np.uint64)
+    per_group = {}
     for g in groups:
-        sl = g.slice.slice
-        keys[sl] = g.keys[:, STREAM["radio"]]
-        board = g.robot_type.radio
-        if not g.cfg.radio_on or board is None:
-            continue
         r = g.cfg.radio
-        cols["range_m"][sl] = radio_range(g)
-        cols["antenna_m"][sl] = board.antenna_height_m
-        cols["payload_bytes"][sl] = r.payload_bytes if r is not None and \
-            r.payload_bytes is not None else board.payload_bytes
-        if r is not None:
-            cols["drop"][sl] = r.drop
-            cols["range_noise_m"][sl] = r.range_noise
-            cols["bearing_noise_rad"][sl] = r.bearing_noise
-            cols["capacity"][sl] = r.capacity
-    params = RadioParams(**cols, keys=keys, occlusion=cfg.radio.occlusion,
-                         robots_occlude=cfg.radio.robots_occlude)
+        if not g.cfg.radio_on or g.robot_type.radio is None:
+            per_group[g.name] = {"range_m": 0.0}     # no radio: neither sends nor hears
+        elif r is not None:                          # the file's values over the board's
+            per_group[g.name] = {"range_m": radio_range(g), "drop": r.drop,
+                                 "range_noise_m": r.range_noise,
+                                 "bearing_noise_rad": r.bearing_noise, "capacity": r.capacity,
+                                 **({"payload_bytes": r.payload_bytes}
+                                    if r.payload_bytes is not None else {})}
+    keys = np.concatenate([g.keys[:, STREAM["radio"]] for g in groups])
+    params = RadioParams.for_world(world, per_group, keys=keys, occlusion=cfg.radio.occlusion,
+                                   robots_occlude=cfg.radio.robots_occlude)
     return Medium(params, world.scene.n_runs)
 
 

@@ -63,6 +63,13 @@ def spearman(xs: list[float], ys: list[float]) -> float:
     return cov / (vx * vy) if vx and vy else 0.0
 
 
+def consensus_summary(runs: list[list[int]]) -> tuple[int, float]:
+    """(runs in which every robot left the barrier, mean step at which the last one left)."""
+    done = [r for r in runs if all(t > 0 for t in r)]
+    last = [max(r) for r in done]
+    return len(done), sum(last) / len(last) if last else float("nan")
+
+
 @validation("buzz-barrier")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     seeds = 3 if quick else SEEDS
@@ -75,9 +82,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     means = []
     for p in drops:
         runs = results[p]
-        ok_runs = sum(all(t > 0 for t in r) for r in runs)
-        last = [max(r) for r in runs if all(t > 0 for t in r)]
-        mean_last = sum(last) / len(last) if last else float("nan")
+        ok_runs, mean_last = consensus_summary(runs)
         means.append(mean_last)
         rows.append(Row(f"drop {p:.0%}: consensus reached", "always (up to 90 %)",
                         f"{ok_runs}/{len(runs)} seeds, mean {mean_last:.1f} steps", ok_runs == len(runs)))

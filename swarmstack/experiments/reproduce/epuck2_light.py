@@ -28,11 +28,11 @@ import numpy as np
 
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
+from swarmstack.experiments.reproduce.epuck2_proximity import (TABLE3_CW_DEG, table3_row,
+                                                          weighted_angles)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
-# Table 3: orientation of the proximity and light sensors 1–8, degrees from the front, read
-# clockwise seen from above as the real robot numbers them (sensor 1 = PROX0 front right).
-TABLE3_CW_DEG = (15.0, 50.0, 90.0, 150.0, 210.0, 270.0, 310.0, 345.0)
+# Table 3 (the same 8 devices as the proximity sensors): TABLE3_CW_DEG in epuck2_proximity
 GAMMA = 0.075            # §4.1.2, Eq. 2
 RANGE_M = 0.50           # §3.2 (light sources up to 50 cm away) and Eq. 2 (d ≤ 0.50)
 FULL_SCALE = 4095        # Table 1: 8 [4095 – 0]; §3.2: 0 = saturated, 4095 = no light
@@ -42,7 +42,6 @@ BODY_HEIGHT_M = 0.045    # §3: 4.5 cm high
 CALIBRATION_LUX = ((0.10, 1.24), (0.20, 0.62), (0.30, 0.40), (0.40, 0.25), (0.50, 0.20))
 
 # --- tolerances --------------------------------------------------------------------------------
-ANGLE_TOL_DEG = 0.5      # two sweep steps
 GAMMA_REL_TOL = 0.002    # 0.2 % on the fitted γ (readings are whole counts)
 COUNT_TOL = 1
 DIST_TOL_M = 0.0015      # saturation and range edges: the 1 mm sweep step + fit
@@ -101,10 +100,7 @@ def heading_sweep() -> tuple[np.ndarray, np.ndarray]:
 
 def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
     """Each sensor's angle (degrees clockwise, 0–360): brightness-weighted circular mean."""
-    th = np.radians(cw)[:, None]
-    w = (FULL_SCALE - readings).astype(np.float64)
-    ang = np.degrees(np.arctan2((w * np.sin(th)).sum(0), (w * np.cos(th)).sum(0)))
-    return np.mod(np.where(w.sum(0) > 0, ang, np.nan), 360.0)
+    return weighted_angles(cw, FULL_SCALE - readings)
 
 
 def distance_sweep(sensors) -> tuple[np.ndarray, dict[int, np.ndarray]]:
@@ -151,14 +147,7 @@ def fit_geometry(dist: np.ndarray, readings: np.ndarray) -> tuple[float, float, 
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     rows = []
     cw, lobes = heading_sweep()
-    ang = measured_angles(cw, lobes)
-    diff = np.abs((ang - np.array(TABLE3_CW_DEG) + 180.0) % 360.0 - 180.0)
-    worst = int(np.nanargmax(diff)) if np.isfinite(diff).any() else 0
-    rows.append(Row("light sensor angles 1–8 (° clockwise from the front), measured",
-                    "Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG),
-                    ", ".join(f"{a:.1f}" for a in ang)
-                    + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})",
-                    bool(np.all(diff <= ANGLE_TOL_DEG))))
+    rows.append(table3_row("light sensor", measured_angles(cw, lobes)))
 
     sensors = SENSORS[:1] if quick else SENSORS
     dist, sim = distance_sweep(sensors)

@@ -96,14 +96,29 @@ def heading_sweep() -> tuple[np.ndarray, np.ndarray]:
     return cw, sim.readings("epuck")["proximity"].astype(np.int64).copy()
 
 
-def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
-    """Each sensor's angle (degrees clockwise from the front, 0–360): reading-weighted circular
-    mean of the headings at which it sees the wall."""
+def weighted_angles(cw: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each sensor's angle (degrees clockwise from the front, 0–360): the ``weights``-weighted
+    circular mean of the headings ``cw`` (NaN for a sensor that saw nothing)."""
     th = np.radians(cw)[:, None]
-    w = readings.astype(np.float64)
+    w = np.asarray(weights, dtype=np.float64)
     ang = np.degrees(np.arctan2((w * np.sin(th)).sum(0), (w * np.cos(th)).sum(0)))
-    ang = np.where(w.sum(0) > 0, ang, np.nan)
-    return np.mod(ang, 360.0)
+    return np.mod(np.where(w.sum(0) > 0, ang, np.nan), 360.0)
+
+
+def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
+    """Each sensor's angle: reading-weighted over the headings at which it sees the wall."""
+    return weighted_angles(cw, readings)
+
+
+def table3_row(what: str, ang: np.ndarray) -> Row:
+    """Measured sensor angles against Table 3, within ``ANGLE_TOL_DEG``."""
+    diff = np.abs((ang - np.array(TABLE3_CW_DEG) + 180.0) % 360.0 - 180.0)
+    worst = int(np.nanargmax(diff)) if np.isfinite(diff).any() else 0
+    return Row(f"{what} angles 1–8 (° clockwise from the front), measured",
+               "Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG),
+               ", ".join(f"{a:.1f}" for a in ang)
+               + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})",
+               bool(np.all(diff <= ANGLE_TOL_DEG)))
 
 
 def distance_sweep(sensors) -> tuple[np.ndarray, dict[int, np.ndarray]]:
@@ -145,13 +160,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
 
     cw, lobes = heading_sweep()
     ang = measured_angles(cw, lobes)
-    diff = np.abs((ang - np.array(TABLE3_CW_DEG) + 180.0) % 360.0 - 180.0)
-    worst = int(np.nanargmax(diff)) if np.isfinite(diff).any() else 0
-    rows.append(Row("sensor angles 1–8 (° clockwise from the front), measured",
-                    "Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG),
-                    ", ".join(f"{a:.1f}" for a in ang)
-                    + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})",
-                    bool(np.all(diff <= ANGLE_TOL_DEG))))
+    rows.append(table3_row("sensor", ang))
 
     dist, sim = distance_sweep(sensors)
     fits = {k: fit_mount(dist, sim[k]) for k in sensors}

@@ -22,7 +22,7 @@ from typing import Optional
 
 from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
                                              validation)
-from swarmstack.experiments.reproduce.buzz_barrier import spearman
+from swarmstack.experiments.reproduce.buzz_barrier import consensus_summary, spearman
 from swarmstack.experiments.reproduce.sim_robots import (GROUP, TICKS_PER_SECOND,
                                                         buzz_simulation, check_failures,
                                                         circle_poses, done, per_run)
@@ -88,9 +88,7 @@ def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
     means = []
     for p in drops:
         runs = results[p]
-        ok_runs = sum(all(t > 0 for t in r) for r in runs)
-        last = [max(r) for r in runs if all(t > 0 for t in r)]
-        mean_last = sum(last) / len(last) if last else float("nan")
+        ok_runs, mean_last = consensus_summary(runs)
         means.append(mean_last)
         rows.append(Row(f"drop {p:.0%}: every robot leaves the barrier", "always (up to 90 %)",
                         f"{ok_runs}/{len(runs)} seeds, last robot out after {mean_last:.1f} steps "
