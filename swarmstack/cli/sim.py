@@ -64,6 +64,12 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
         print(json.dumps(read_summary(out), indent=1))   # what the run wrote, word for word
     else:
         print(line)
+    for group, counters in (summary.get("drive_counters") or {}).items():
+        clamped = sum(counters.get("wheels_clamped", ()))
+        if clamped:  # said once per run: the usual cause is a controller written in cm/s
+            print(f"warning: group {group!r}: wheel speeds above the robot's maximum were "
+                  f"clamped in {clamped} robot-ticks (wheel speeds are in m/s; ARGoS "
+                  "controllers write cm/s) — drive_counters in summary.json", file=sys.stderr)
     if summary["failed_robots"]:
         first = summary["robot_failures"][0]
         print(f"warning: {summary['failed_robots']} robot(s) failed and stopped; the first: "

@@ -20,7 +20,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 
 from swarmstack.controllers.loader import ControllerLoadError, check_path, parse_spec
 from swarmstack.experiments.checks import key_line, keys_at, suggest
-from swarmstack.experiments.quantities import Angle, Duration, Length, _parser, _short
+from swarmstack.experiments.quantities import (Angle, Duration, Length, _parser, _short,
+                                               with_units_resolved)
 from swarmstack.robots import base as robot_types
 from swarmstack.robots.options import BatteryOptions, CameraOptions, NoiseOptions, WheelsOptions
 from swarmstack.world.colors import to_rgb
@@ -245,6 +246,9 @@ class PlacementCfg(Strict):
         return self
 
 
+DISTANCE_METRES = {"m": 1.0, "cm": 0.01, "mm": 0.001}   # a Buzz distance unit, in metres
+
+
 class ControllerCfg(Strict):
     """A Python controller (``python = "file.py:Class"``) or a Buzz script (``buzz =
     "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs)."""
@@ -288,6 +292,9 @@ class ControllerCfg(Strict):
         if self.python is not None and ("distance_unit" in self.model_fields_set
                                         or "profile" in self.model_fields_set):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
+        # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit
+        per_unit = 1.0 if self.buzz is None else DISTANCE_METRES[self.distance_unit]
+        object.__setattr__(self, "params", with_units_resolved(self.params, per_unit))
         return self
 
 
