@@ -91,7 +91,7 @@ def plot_barrier(results: dict, drops, means, robots: int, step_label: str, titl
     for k, p in enumerate(drops):
         ax2.scatter([p * 100] * len(results[p]), [max(r) for r in results[p]], s=8,
                     alpha=0.4, color="gray", label="one run" if k == 0 else None)
-    ax2.set_yscale("log")
+    ax2.set_yscale("symlog", linthresh=1.0)   # a run that never finished counts 0 steps
     style_axes(ax2, "packet drop (%)", "steps until the last robot leaves (log scale)",
                "Steps to consensus")
     return save_plot(fig, path)
