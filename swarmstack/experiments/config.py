@@ -386,7 +386,7 @@ class OutputCfg(Strict):
     velocities: StrictBool = False              # log vx, vy, vz (m/s) with the trajectories
     every: StrictInt = Field(1, ge=1, le=MAX_TICKS)         # log every k-th tick
     sensors: list[str] = []                     # device names whose readings are logged
-    chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # rows flushed to disk per chunk
+    chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # logged ticks per Parquet part
 
 
 class ExperimentCfg(Strict):
