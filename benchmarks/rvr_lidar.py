@@ -1,0 +1,118 @@
+"""RVR lidar cost: N RVRs with the 719-ray lidar on, in a 5 m × 5 m arena with obstacles.
+
+The robots wander (a batched controller: forward, turning away when the lidar's front sector
+reads under 0.4 m), so the time is the simulator's: tread drive, box contacts and the lidar
+(one Numba kernel over all robots and rays, uniform noise of 1 cm). Measured twice: with the
+lidar and without it; the difference is the lidar's share of the tick. Prints a table and,
+with ``--json``, one JSON object as the last line.
+
+    python benchmarks/rvr_lidar.py --robots 100 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from swarmstack import BatchedController  # noqa: E402
+from swarmstack.experiments.simulation import Simulation  # noqa: E402
+
+SPEED_M_S = 0.2
+
+
+class Wander(BatchedController):
+    """Straight on; turn on the spot while anything is within 0.4 m in the front ±30°."""
+
+    def init(self, group, params):
+        self.front = None
+
+    def step(self, group):
+        n = group.n
+        if not hasattr(group, "lidar") or group.lidar.dtype.names:
+            group.wheels[:] = SPEED_M_S
+            return
+        if self.front is None:
+            k = group.lidar.shape[1]
+            ang = (math.pi / 16 + 2 * math.pi / k * np.arange(k) + math.pi) % (2 * math.pi) \
+                - math.pi
+            self.front = np.flatnonzero(np.abs(ang) < math.radians(30))
+        scan = group.lidar[:, self.front]
+        blocked = ((scan > 0.1) & (scan < 0.4)).any(axis=1)
+        group.wheels[:, 0] = SPEED_M_S
+        group.wheels[:, 1] = np.where(blocked, -SPEED_M_S, SPEED_M_S)
+        del n
+
+
+def experiment(robots: int, lidar: bool) -> dict:
+    """Robots on a grid of 0.42 m (the 0.286 m boxes' bounding circles do not overlap, and
+    random placement of 100 such boxes in 25 m² gives up); posts stand in the gaps between
+    four robots, boxes along the walls."""
+    sensors = {"lidar": {"noise_width": 0.01}} if lidar else {}
+    k = int(math.ceil(math.sqrt(robots)))
+    step = 0.42
+    o = -step * (k - 1) / 2
+    poses = [[o + step * (i % k), o + step * (i // k), 0.3 * i] for i in range(robots)]
+    posts = [{"center": [o + step * (a + 0.5), o + step * (b + 0.5)], "radius": 0.06,
+              "height": 0.3} for a in range(1, k - 1, 3) for b in range(1, k - 1, 3)]
+    return {
+        "simulation": {"ticks_per_second": 10},
+        "arena": {"size": [5.0, 5.0], "walls": {"height": 0.3}},
+        "boxes": [{"center": [2.3, 0.0], "size": [0.2, 1.0, 0.3]},
+                  {"center": [-2.3, 1.0], "size": [0.2, 0.6, 0.3]},
+                  {"center": [0.5, 2.3], "size": [1.2, 0.2, 0.3]},
+                  {"center": [-1.0, -2.3], "size": [0.8, 0.2, 0.3]}],
+        "cylinders": posts,
+        "robots": [{"name": "rvr", "type": "rvr", "count": robots, "sensors": sensors,
+                    "placement": {"kind": "explicit", "poses": poses},
+                    "controller": {"python": "benchmarks.rvr_lidar:Wander"}}],
+    }
+
+
+def measure(robots: int, ticks: int, lidar: bool, seed: int = 1) -> float:
+    """Robot-ticks per second of ``ticks`` ticks after a 20-tick warm-up."""
+    sim = Simulation.from_dict(experiment(robots, lidar), base_dir=ROOT, seed=seed)
+    sim.run(20)
+    t0 = time.perf_counter()
+    sim.run(ticks)
+    return robots * ticks / (time.perf_counter() - t0)
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--robots", type=int, default=100)
+    ap.add_argument("--ticks", type=int, default=300)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    with_lidar = measure(a.robots, a.ticks, True)
+    without = measure(a.robots, a.ticks, False)
+    tick_with = 1.0 / with_lidar     # seconds per robot-tick
+    tick_without = 1.0 / without
+    share = max(0.0, (tick_with - tick_without) / tick_with)
+    # rays cast per second of lidar time (the lidar's part of each robot-tick)
+    rays_per_s = 719 / (tick_with - tick_without) if tick_with > tick_without else float("inf")
+    result = {"robots": a.robots, "ticks": a.ticks, "rays_per_robot": 719,
+              "robot_ticks_per_s": round(with_lidar, 1),
+              "robot_ticks_per_s_without_lidar": round(without, 1),
+              "lidar_share_of_tick": round(share, 3),
+              "lidar_rays_per_s": round(rays_per_s, 0),
+              "real_time_factor": round(with_lidar / a.robots * 0.1, 2)}
+    print(f"{'robots':>7} {'robot-ticks/s':>14} {'without lidar':>14} {'lidar share':>12} "
+          f"{'rays/s':>12} {'× real time':>12}")
+    print(f"{a.robots:>7} {with_lidar:>14,.0f} {without:>14,.0f} {share:>12.1%} "
+          f"{rays_per_s:>12,.0f} {result['real_time_factor']:>12.2f}")
+    if a.json:
+        print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
