@@ -69,6 +69,7 @@ CAMERA_RANGE_M = 10.0            # Table 1: neighbours at d ∈ [0, 10] m
 GROUND_POSITION_M = (0.05, 0.0)  # the plug-in samples the floor 5 cm ahead of the centre
 GROUND_NOISE_MEAN = 0.0          # §4.2.1: N(0, 5) per channel
 GROUND_NOISE_STD = 5.0
+ACCELEROMETER_G_M_S2 = 9.81      # §4.2.3, Eq. 9: readings in g with G = 9.81 m/s²
 LIGHT_POSITION_M = (0.108, 0.0, HEIGHT_M)   # front of the body, on top
 LIGHT_GAIN_LUX_M2 = 138.9171     # DERIVED: the plug-in's constant as an inverse-square gain
 LIGHT_RANGE_M = 2.5              # the plug-in ignores lights farther than 2.5 m
@@ -95,13 +96,19 @@ register_mast("rvr", LIDAR_HOUSING_RADIUS_M, HEIGHT_M, LIDAR_HOUSING_TOP_M)
 def colour_ground_device(o: ColourGroundOptions, base_dir: Optional[Path] = None):
     from swarmstack.sensors.colour_ground import ColourGround
 
-    return ColourGround(GROUND_POSITION_M, o.noise_mean, o.noise_std)
+    return ColourGround(GROUND_POSITION_M, *_ground_noise(o))
 
 
 def fixed_colour_device(o: FixedColourOptions, base_dir: Optional[Path] = None):
     from swarmstack.sensors.colour_labeller import FixedColour
 
-    return FixedColour(GROUND_POSITION_M, tuple(o.palette), o.noise_mean, o.noise_std)
+    return FixedColour(GROUND_POSITION_M, tuple(o.palette), *_ground_noise(o))
+
+
+def _ground_noise(o) -> tuple[float, float]:
+    """(mean, σ) of the options, the report's defaults where unset."""
+    return (GROUND_NOISE_MEAN if o.noise_mean is None else o.noise_mean,
+            GROUND_NOISE_STD if o.noise_std is None else o.noise_std)
 
 
 def _simple(cls_path: str):
@@ -111,6 +118,12 @@ def _simple(cls_path: str):
         module, name = cls_path.split(":")
         return getattr(importlib.import_module(module), name)()
     return make
+
+
+def accelerometer_device(o: SwitchOptions, base_dir: Optional[Path] = None):
+    from swarmstack.sensors.accelerometer import Accelerometer
+
+    return Accelerometer(ACCELEROMETER_G_M_S2)
 
 
 def light_device(o: LuxOptions, base_dir: Optional[Path] = None):
@@ -141,7 +154,8 @@ def reference_device(o: ReferenceOptions, base_dir: Optional[Path] = None):
     prox = proximity_device(RangefinderOptions())
     light = light_device(LuxOptions())
     lidar = lidar_device(LidarOptions(noise_width=o.lidar_noise_width))
-    return Reference(prox, light, lidar, GROUND_POSITION_M, o.ground_noise_std,
+    std = GROUND_NOISE_STD if o.ground_noise_std is None else o.ground_noise_std
+    return Reference(prox, light, lidar, GROUND_POSITION_M, std,
                      tuple(o.palette), o.ground == "labelled", o.prox_range, CAMERA_HEIGHT_M,
                      o.camera_range, o.neighbours == "lidar", o.max_neighbours)
 
@@ -195,8 +209,7 @@ DEVICES = {
                            "float64[2] m/s along the boot-time axes (Eqs. 3–5)",
                            ScriptGlobal("velocity", lambda r: {"x": float(r[0]), "y": float(r[1])},
                                         "{x, y} m/s")),
-    "accelerometer": DeviceSpec("accelerometer", SwitchOptions,
-                                _simple("swarmstack.sensors.accelerometer:Accelerometer"),
+    "accelerometer": DeviceSpec("accelerometer", SwitchOptions, accelerometer_device,
                                 "float64[3] g along the boot-time axes (Eqs. 6–9)",
                                 ScriptGlobal("accelerometer", _xyz, "{x, y, z} g")),
     "gyroscope": DeviceSpec("gyroscope", SwitchOptions,

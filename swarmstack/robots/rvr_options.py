@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Optional
 
 from pydantic import BeforeValidator, Field
 
@@ -22,11 +22,11 @@ class SwitchOptions(Options):
 
 
 class ColourGroundOptions(Options):
-    """Gaussian noise N(mean, std) per channel, in 0–255 units (report: N(0, 5))."""
+    """Gaussian noise N(mean, std) per channel, in 0–255 units (unset: the report's N(0, 5))."""
 
     enabled: bool = True
-    noise_mean: float = 0.0
-    noise_std: float = Field(5.0, ge=0)
+    noise_mean: Optional[float] = None
+    noise_std: Optional[float] = Field(None, ge=0)
 
 
 class FixedColourOptions(ColourGroundOptions):
@@ -73,7 +73,7 @@ class ReferenceOptions(Options):
     ground: Literal["labelled", "raw"] = "labelled"
     palette: list[Color] = Field(default_factory=lambda: list(REPORT_PALETTE), min_length=1,
                                  max_length=256)
-    ground_noise_std: float = Field(5.0, ge=0)
+    ground_noise_std: Optional[float] = Field(None, ge=0)
     prox_range: float = Field(0.4, gt=0.05, le=2.0)
     camera_range: float = Field(10.0, gt=0, le=10.0)
     lidar_noise_width: float = Field(0.0, ge=0, le=1.0)
