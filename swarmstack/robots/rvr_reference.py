@@ -12,7 +12,8 @@ One device, ``reference``, whose reading per robot is a record:
   other robots, the simulation path of the report) and ``lidar_count``,
   ``lidar_distance``/``lidar_angle`` (the real robot's path: clusters of lidar readings, §4.4);
   ``neighbours``, ``neighbour_distance``, ``neighbour_angle`` copy the one the experiment picks.
-  Distances in m (≤ 10), angles in [0, 2π); unused slots are NaN.
+  Distances in m (≤ 10), angles in [0, 2π); unused slots read distance +inf, angle 0 (the
+  counts say how many are used).
 
 The wheels of Table 1 (``v ∈ [0, 155]²``, cm/s) are the host function ``set_treads``.
 
@@ -58,7 +59,7 @@ PROX_MAPPING_RANGE_M = 0.4      # the real robot's controller: exp(−d) up to 0
 def cluster_kernel(readings, angles, lo, hi, gap_m, gap_rad, min_points, count, dist, angle):
     """Lidar clustering (see module doc) for every row of ``readings`` float[n, K];
     ``angles`` float64[K] increasing over one turn. Writes ``count[i]`` and the first
-    ``count[i]`` slots of ``dist``/``angle`` (angles in [0, 2π)); other slots NaN."""
+    ``count[i]`` slots of ``dist``/``angle`` (angles in [0, 2π)); other slots +inf and 0."""
     n_rays = readings.shape[1]
     m_max = dist.shape[1]
     c_n = np.empty(n_rays, dtype=np.int64)
@@ -105,8 +106,8 @@ def cluster_kernel(readings, angles, lo, hi, gap_m, gap_rad, min_points, count, 
             m += 1
         count[i] = m
         for q in range(m, m_max):
-            dist[i, q] = np.nan
-            angle[i, q] = np.nan
+            dist[i, q] = np.inf
+            angle[i, q] = 0.0
 
 
 def clusters(readings, angles, max_count: int = 64):
@@ -166,8 +167,7 @@ class Reference:
     def allocate(self, n: int) -> np.ndarray:
         out = np.zeros(n, dtype=record_dtype(self.max_neighbours))
         for f in ("neighbour", "camera", "lidar"):
-            out[f"{f}_distance"] = np.nan
-            out[f"{f}_angle"] = np.nan
+            out[f"{f}_distance"] = np.inf
         out["prox_angle"] = np.mod(np.asarray(self.proximity.angles_rad), TWO_PI)
         return out
 

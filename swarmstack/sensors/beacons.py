@@ -24,7 +24,7 @@ TWO_PI = 2.0 * math.pi
 @njit(cache=True, error_model="numpy")
 def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders, gparams,
                   cell_start, order, max_radius, camera_z, range_m, count, dist, angle):
-    """``count[i]`` int, ``dist``/``angle`` float64[stop − start, M] (unused slots: NaN)."""
+    """``count[i]`` int, ``dist``/``angle`` float64[stop − start, M] (unused slots: distance +inf, angle 0)."""
     n = x.shape[0]
     m_max = dist.shape[1]
     rob_idx = np.empty(n, dtype=np.int64)
@@ -62,8 +62,8 @@ def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylin
                 dist[row, q] = d_tmp[order_m[q]]
                 angle[row, q] = a_tmp[order_m[q]]
             else:
-                dist[row, q] = np.nan
-                angle[row, q] = np.nan
+                dist[row, q] = np.inf
+                angle[row, q] = 0.0
 
 
 def beacons(world, group, beacon_z: np.ndarray, camera_z: float, range_m: float, count, dist,
