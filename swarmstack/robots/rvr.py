@@ -18,7 +18,8 @@ from swarmstack.actuators.leds import Leds
 from swarmstack.actuators.wheels import Wheels
 from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
-                                    HostFn, RobotType, ScriptGlobal, register)
+                                    HostFn, RadioSpec, RobotType, ScriptGlobal,
+                                    register)
 from swarmstack.robots.devices import POSITIONING
 from swarmstack.robots.options import WheelsOptions
 from swarmstack.robots.rvr_options import (ColourGroundOptions, FixedColourOptions,
@@ -64,6 +65,13 @@ LIDAR_PLANE_M = 0.134            # the scan plane, mid-housing
 BEACON_HEIGHT_M = LIDAR_HOUSING_TOP_M
 CAMERA_HEIGHT_M = LIDAR_HOUSING_TOP_M
 CAMERA_RANGE_M = 10.0            # Table 1: neighbours at d ∈ [0, 10] m
+
+# --- range-and-bearing radio: the report's robot has none; the 2024 plug-in's defaults were not
+# found. DERIVED: the top of the lidar housing, 3 m, 10-byte payloads (ARGoS's drone defaults)
+# so that Buzz controllers (which need neighbours) run on RVRs.
+RAB_RANGE_M = 3.0
+RAB_PAYLOAD_BYTES = 10
+RAB_ELEVATION_M = LIDAR_HOUSING_TOP_M
 
 # --- sensors (report §4.2) ---------------------------------------------------------------------
 GROUND_POSITION_M = (0.05, 0.0)  # the plug-in samples the floor 5 cm ahead of the centre
@@ -303,6 +311,7 @@ RVR = register(RobotType(
     ),
     devices=DEVICES,
     emitters=_emitter_layout(),
+    radio=RadioSpec(RAB_RANGE_M, RAB_PAYLOAD_BYTES, RAB_ELEVATION_M),
     host_api=(HostFn("set_wheels", set_wheels, set_wheels.__doc__, lengths=(0, 1)),
               HostFn("set_treads", set_treads, set_treads.__doc__),
               HostFn("set_led", set_led, set_led.__doc__),
