@@ -1,4 +1,5 @@
-"""RVR lidar cost: N RVRs with the 719-ray lidar on, in a 5 m × 5 m arena with obstacles.
+"""RVR lidar cost: N RVRs with the 719-ray lidar on, in a 5 m × 5 m arena with obstacles
+(larger beyond 100 robots, keeping the 0.42 m grid they start on).
 
 The robots wander (a batched controller: forward, turning away when the lidar's front sector
 reads under 0.4 m), so the time is the simulator's: tread drive, box contacts and the lidar
@@ -61,15 +62,17 @@ def experiment(robots: int, lidar: bool) -> dict:
     step = 0.42
     o = -step * (k - 1) / 2
     poses = [[o + step * (i % k), o + step * (i // k), 0.3 * i] for i in range(robots)]
+    side = max(5.0, step * k + 1.0)   # 5 m × 5 m up to 100 robots, larger beyond
+    h = side / 2 - 0.2
     posts = [{"center": [o + step * (a + 0.5), o + step * (b + 0.5)], "radius": 0.06,
               "height": 0.3} for a in range(1, k - 1, 3) for b in range(1, k - 1, 3)]
     return {
         "simulation": {"ticks_per_second": 10},
-        "arena": {"size": [5.0, 5.0], "walls": {"height": 0.3}},
-        "boxes": [{"center": [2.3, 0.0], "size": [0.2, 1.0, 0.3]},
-                  {"center": [-2.3, 1.0], "size": [0.2, 0.6, 0.3]},
-                  {"center": [0.5, 2.3], "size": [1.2, 0.2, 0.3]},
-                  {"center": [-1.0, -2.3], "size": [0.8, 0.2, 0.3]}],
+        "arena": {"size": [side, side], "walls": {"height": 0.3}},
+        "boxes": [{"center": [h, 0.0], "size": [0.2, 1.0, 0.3]},
+                  {"center": [-h, 1.0], "size": [0.2, 0.6, 0.3]},
+                  {"center": [0.5, h], "size": [1.2, 0.2, 0.3]},
+                  {"center": [-1.0, -h], "size": [0.8, 0.2, 0.3]}],
         "cylinders": posts,
         "robots": [{"name": "rvr", "type": "rvr", "count": robots, "sensors": sensors,
                     "placement": {"kind": "explicit", "poses": poses},
