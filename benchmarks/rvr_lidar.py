@@ -37,8 +37,7 @@ class Wander(BatchedController):
         self.front = None
 
     def step(self, group):
-        n = group.n
-        if not hasattr(group, "lidar") or group.lidar.dtype.names:
+        if not hasattr(group, "lidar"):      # the run without the lidar: straight on
             group.wheels[:] = SPEED_M_S
             return
         if self.front is None:
@@ -50,7 +49,6 @@ class Wander(BatchedController):
         blocked = ((scan > 0.1) & (scan < 0.4)).any(axis=1)
         group.wheels[:, 0] = SPEED_M_S
         group.wheels[:, 1] = np.where(blocked, -SPEED_M_S, SPEED_M_S)
-        del n
 
 
 def experiment(robots: int, lidar: bool) -> dict:

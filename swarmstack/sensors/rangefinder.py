@@ -10,7 +10,6 @@ report shows a narrow normal distribution, Fig. 8, without its σ).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,10 +34,6 @@ def rangefinder_transfer(dist, min_m, max_m, mean, std, keys, tick, out):
                 out[i, k] = d
 
 
-def ring_angles(angles_rad) -> np.ndarray:
-    return np.asarray(angles_rad, dtype=np.float64)
-
-
 @dataclass(frozen=True)
 class Rangefinders:
     """Rays at ``angles_rad`` (CCW from the heading) leaving a ring of ``ring_m`` at
@@ -59,7 +54,7 @@ class Rangefinders:
 
     def make_state(self, n: int) -> dict:
         return {"dist": np.zeros((n, len(self.angles_rad))), "masts": None,
-                "angles": ring_angles(self.angles_rad)}
+                "angles": np.asarray(self.angles_rad, dtype=np.float64)}
 
     def distances(self, world, group, state) -> np.ndarray:
         """Noise-free hit distances (m, +inf when nothing within ``max_m``)."""
@@ -73,7 +68,3 @@ class Rangefinders:
         rangefinder_transfer(self.distances(world, group, state), self.min_m, self.max_m,
                              self.noise_mean, self.noise_std, keys[:, STREAM["proximity"]],
                              world.tick, out)
-
-
-def angle_step(count: int) -> float:
-    return 2.0 * math.pi / count

@@ -235,3 +235,23 @@ def test_light_is_inverse_square_lux_with_occlusion_and_clamp():
     near = rvr_sim([(0.0, 0.0, 0.0)], {"light": True},
                    lights=[{"position": [lx + 0.05, 0.0, lz], "intensity": 10.0}])
     assert float(readings(near)["light"][0]) == rvr.LIGHT_MAX_LUX
+
+
+def test_a_run_in_a_batch_reads_as_it_does_alone():
+    from swarmstack.experiments.simulation import Simulation
+
+    cfg = {"simulation": {"ticks_per_second": 10, "seed": 21},
+           "arena": {"size": [2.5, 2.5], "walls": {"height": 0.3}},
+           "cylinders": [{"center": [0.3, 0.3], "radius": 0.1, "height": 0.3}],
+           "robots": [{"name": "rvr", "type": "rvr", "count": 6,
+                       "sensors": {"lidar": {"noise_width": 0.02}, "proximity": True,
+                                   "ground_color": True, "reference": True},
+                       "wheels": {"noise": "gaussian", "level": 0.05},
+                       "controller": {"python": "tests.rvr.test_reference:DriveAll"}}]}
+    batch = Simulation.from_dict(cfg, runs=3)
+    alone = Simulation.from_dict(cfg, runs=1, seed=22)   # run 1 of the batch uses seed + 1
+    batch.run(30)
+    alone.run(30)
+    rows = slice(6, 12)
+    for k in ("lidar", "proximity", "ground_color", "reference"):
+        assert np.array_equal(batch.readings("rvr")[k][rows], alone.readings("rvr")[k]), k
