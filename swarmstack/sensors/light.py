@@ -13,6 +13,10 @@ robot and the LED's owner excepted), so a light mounted above a low wall stays v
 sensors have no angular response (as in the paper and ARGoS): a sensor facing away still sees a
 light its own body would hide on the real robot. Like the plug-in, the real sensor's inability
 to see visible LEDs (it senses infrared) is not modelled.
+
+The occlusion test and the sum over sources (:func:`illumination`) are shared by every light
+sensor; a device only chooses the per-source term and its transfer (the RVR's lux meter,
+:mod:`swarmstack.sensors.lux`, sums ``K·i/d²`` and clamps it in lux).
 """
 
 from __future__ import annotations
