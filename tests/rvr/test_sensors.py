@@ -255,3 +255,69 @@ def test_a_run_in_a_batch_reads_as_it_does_alone():
     rows = slice(6, 12)
     for k in ("lidar", "proximity", "ground_color", "reference"):
         assert np.array_equal(batch.readings("rvr")[k][rows], alone.readings("rvr")[k]), k
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1.8, 1.8), st.floats(-1.8, 1.8), st.floats(0.05, 0.5),
+                          st.floats(0.05, 0.5), st.floats(-3, 3)), max_size=4),
+       st.lists(st.tuples(st.floats(-1.8, 1.8), st.floats(-1.8, 1.8), st.floats(0.03, 0.3)),
+                max_size=3),
+       st.floats(-3.1, 3.1))
+def test_scan_equals_the_generic_ray_caster_on_random_static_scenes(boxes, cyls, yaw):
+    from swarmstack.sensors import ranging
+    from swarmstack.sensors.scan import scan
+
+    # shapes that would overlap the robot are left out (placement refuses them)
+    boxes = [b for b in boxes if math.hypot(b[0], b[1]) > 0.25 + math.hypot(b[2], b[3]) / 2]
+    cyls = [c for c in cyls if math.hypot(c[0], c[1]) > 0.25 + c[2]]
+    sim = rvr_sim([(0.0, 0.0, yaw)], {}, size=(4, 4), walls={"height": 0.3},
+                  boxes=[{"center": [x, y], "size": [w, h, 0.3], "yaw": a}
+                         for x, y, w, h, a in boxes],
+                  cylinders=[{"center": [x, y], "radius": r, "height": 0.3}
+                             for x, y, r in cyls])
+    for count, step in ((719, 2 * math.pi / 719), (8, 0.0)):
+        ang = 0.3 + 2 * math.pi / count * np.arange(count)
+        mine = np.zeros((1, count))
+        scan(sim.world, sim.world.groups[0], ang, step, 0.035, 0.134, 6.0,
+             (np.zeros(1), np.zeros(1), np.zeros(1)), mine)
+        ref = np.zeros((1, count))
+        ranging.cast(sim.world, sim.world.groups[0],
+                     ranging.RayLayout.ring(ang, 0.035, 0.134, 6.0), ref)
+        hit = ref[0] < 6.0
+        assert np.all(np.isinf(mine[0][~hit]))
+        assert mine[0][hit] == pytest.approx(ref[0][hit], abs=1e-9)
+
+
+def test_proximity_noise_is_gaussian_with_the_given_sigma():
+    sim = rvr_sim([(0.0, 0.0, 0.0)], {"proximity": {"noise_std": 0.01, "noise_mean": 0.002}},
+                  size=(8, 8), boxes=_wall_ahead(0.8))
+    s = []
+    for _ in range(400):
+        s.append(float(readings(sim)["proximity"][0, 1]))
+        sim.step()
+    err = np.array(s) - 0.8
+    assert err.mean() == pytest.approx(0.002, abs=0.0015)
+    assert err.std() == pytest.approx(0.01, abs=0.0015)
+
+
+def test_light_sees_other_robots_leds():
+    sim = rvr_sim([(0.0, 0.0, 0.0), (0.6, 0.0, math.pi)], {"light": True})
+    assert float(readings(sim)["light"][0]) == 0.0
+    commands(sim)["leds"][1] = (255, 255, 255)
+    sim.step()
+    assert float(readings(sim)["light"][0]) > 0.0
+
+
+@pytest.mark.parametrize("sensors, where", [
+    ({"lidar": {"noise_width": -1}}, "sensors.lidar.noise_width"),
+    ({"proximity": {"max_range": 3.0}}, "sensors.proximity.max_range"),
+    ({"fixed_color": {"palette": ["mauve"]}}, "sensors.fixed_color.palette"),
+    ({"reference": {"neighbours": "sonar"}}, "sensors.reference.neighbours"),
+    ({"tof": True}, "sensors.tof"),
+])
+def test_bad_options_name_the_key(sensors, where):
+    from swarmstack.experiments.config import ConfigError
+
+    with pytest.raises(ConfigError) as exc:
+        rvr_sim([(0, 0, 0)], sensors)
+    assert f"robots[0].{where}" in str(exc.value)
