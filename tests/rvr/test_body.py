@@ -60,3 +60,24 @@ def test_leds_are_seen_by_an_epuck2_camera():
     cam = next(g for g in sim.groups if g.slice.name == "cam").readings["camera"][0]
     seen = cam[cam[:, 0] >= 0]
     assert len(seen) >= 1 and np.all(seen[:, 4] == 255) and np.all(seen[:, 2] == 0)
+
+
+def test_set_led_addresses_the_five_leds_in_the_documented_order():
+    class R:
+        commands = {"leds": np.zeros((5, 3), np.uint8)}
+    rvr.set_led(R, 4, 1, 2, 3)
+    assert list(R.commands["leds"][4]) == [1, 2, 3] and not R.commands["leds"][:4].any()
+    # LED 4 is the back one, LEDs 0 and 1 the front pair (left, right)
+    pos = np.array(rvr.LED_POSITIONS_M)
+    assert pos[4, 0] < 0 and pos[0, 0] > 0 and pos[1, 0] > 0 and pos[0, 1] > 0 > pos[1, 1]
+
+
+def test_reset_reboots_the_odometry():
+    sim = rvr_sim([(0.3, 0.2, 0.5)], {"locator": True, "quaternion": True, "velocity": True})
+    commands(sim)["wheels"][:] = (0.1, 0.2)
+    sim.run(20)
+    readings = sim.groups[0].readings
+    assert abs(readings["locator"][0]).max() > 0.05
+    sim.reset()
+    assert list(readings["locator"][0]) == [0.0, 0.0]
+    assert list(readings["quaternion"][0]) == pytest.approx([1.0, 0.0, 0.0, 0.0])
