@@ -104,13 +104,13 @@ register_mast("rvr", LIDAR_HOUSING_RADIUS_M, HEIGHT_M, LIDAR_HOUSING_TOP_M)
 def colour_ground_device(o: ColourGroundOptions, base_dir: Optional[Path] = None):
     from swarmstack.sensors.colour_ground import ColourGround
 
-    return ColourGround(GROUND_POSITION_M, *_ground_noise(o))
+    return ColourGround((GROUND_POSITION_M,), *_ground_noise(o))
 
 
 def fixed_colour_device(o: FixedColourOptions, base_dir: Optional[Path] = None):
     from swarmstack.sensors.colour_labeller import FixedColour
 
-    return FixedColour(GROUND_POSITION_M, tuple(o.palette), *_ground_noise(o))
+    return FixedColour((GROUND_POSITION_M,), tuple(o.palette), *_ground_noise(o))
 
 
 def _ground_noise(o) -> tuple[float, float]:

@@ -44,9 +44,10 @@ def read_colour(world, group, keys, position_m, mean: float, std: float, out) ->
 
 @dataclass(frozen=True)
 class ColourGround:
-    """int32[3]: R, G, B 0–255 of the floor under ``position_m`` (body frame, m)."""
+    """int32[3]: R, G, B 0–255 of the floor under the sensing point: ``positions_m`` holds its
+    body-frame (x, y) in m, as one point of a list (the ground-sensor convention)."""
 
-    position_m: tuple
+    positions_m: tuple
     noise_mean: float = 0.0
     noise_std: float = 5.0
     name: str = "ground_color"
@@ -59,4 +60,4 @@ class ColourGround:
         return None
 
     def update(self, world, group, keys, out, state) -> None:
-        read_colour(world, group, keys, self.position_m, self.noise_mean, self.noise_std, out)
+        read_colour(world, group, keys, self.positions_m[0], self.noise_mean, self.noise_std, out)

@@ -52,7 +52,7 @@ def label(rgb, palette) -> np.ndarray:
 class FixedColour:
     """int32[4]: R, G, B of the nearest palette label and its index in the palette."""
 
-    position_m: tuple
+    positions_m: tuple           # one (x, y) point, as for ColourGround
     palette: tuple = DEFAULT_PALETTE
     noise_mean: float = 0.0
     noise_std: float = 5.0
@@ -67,7 +67,7 @@ class FixedColour:
                 "palette": np.asarray(self.palette, dtype=np.int64).reshape(-1, 3)}
 
     def update(self, world, group, keys, out, state) -> None:
-        read_colour(world, group, keys, self.position_m, self.noise_mean, self.noise_std,
+        read_colour(world, group, keys, self.positions_m[0], self.noise_mean, self.noise_std,
                     state["raw"])
         label_kernel(state["raw"], state["palette"], state["index"])
         out[:, :3] = state["palette"][state["index"]]
