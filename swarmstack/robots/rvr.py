@@ -119,12 +119,13 @@ def _ground_noise(o) -> tuple[float, float]:
             GROUND_NOISE_STD if o.noise_std is None else o.noise_std)
 
 
-def _simple(cls_path: str):
-    def make(o, base_dir=None):
+def _lazy(module: str, name: str):
+    """A factory for a device without options, importing its module on first use (unused
+    kernels cost no start-up time)."""
+    def make(o: SwitchOptions, base_dir: Optional[Path] = None):
         import importlib
 
-        module, name = cls_path.split(":")
-        return getattr(importlib.import_module(module), name)()
+        return getattr(importlib.import_module(f"swarmstack.sensors.{module}"), name)()
     return make
 
 
@@ -213,7 +214,7 @@ DEVICES = {
                                            lambda r: {**_rgb(r), "label": int(r[3])},
                                            "{red, green, blue, label (0-based index)}")),
     "velocity": DeviceSpec("velocity", SwitchOptions,
-                           _simple("swarmstack.sensors.velocity:Velocity"),
+                           _lazy("velocity", "Velocity"),
                            "float64[2] m/s along the boot-time axes (Eqs. 3–5)",
                            ScriptGlobal("velocity", lambda r: {"x": float(r[0]), "y": float(r[1])},
                                         "{x, y} m/s")),
@@ -221,22 +222,22 @@ DEVICES = {
                                 "float64[3] g along the boot-time axes (Eqs. 6–9)",
                                 ScriptGlobal("accelerometer", _xyz, "{x, y, z} g")),
     "gyroscope": DeviceSpec("gyroscope", SwitchOptions,
-                            _simple("swarmstack.sensors.gyroscope:Gyroscope"),
+                            _lazy("gyroscope", "Gyroscope"),
                             "float64[3] rad/s about x, y, z (Eqs. 10–11)",
                             ScriptGlobal("gyroscope", _xyz, "{x, y, z} rad/s")),
-    "imu": DeviceSpec("imu", SwitchOptions, _simple("swarmstack.sensors.imu:Imu"),
+    "imu": DeviceSpec("imu", SwitchOptions, _lazy("imu", "Imu"),
                       "float64[3] roll, pitch, yaw (rad), shared north",
                       ScriptGlobal("imu", lambda r: {"roll": float(r[0]), "pitch": float(r[1]),
                                                      "yaw": float(r[2])},
                                    "{roll, pitch, yaw} rad")),
     "light": DeviceSpec("light", LuxOptions, light_device, "ambient light, lux 0–16000",
                         ScriptGlobal("light", float, "lux 0–16000")),
-    "locator": DeviceSpec("locator", SwitchOptions, _simple("swarmstack.sensors.locator:Locator"),
+    "locator": DeviceSpec("locator", SwitchOptions, _lazy("locator", "Locator"),
                           "float64[2] m from the boot position, world axes (Eq. 12)",
                           ScriptGlobal("locator", lambda r: {"x": float(r[0]), "y": float(r[1])},
                                        "{x, y} m")),
     "quaternion": DeviceSpec("quaternion", SwitchOptions,
-                             _simple("swarmstack.sensors.quaternion:QuaternionSensor"),
+                             _lazy("quaternion", "QuaternionSensor"),
                              "float64[4] w, x, y, z relative to boot (Eq. 13)",
                              ScriptGlobal("quaternion",
                                           lambda r: dict(zip("wxyz", (float(v) for v in r))),

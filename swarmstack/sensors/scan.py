@@ -6,7 +6,7 @@ from the ring of radius ``ring_m`` where the device's window is, and the plane s
 ``elevation_m`` above the body base.
 
 Unlike :mod:`swarmstack.sensors.ranging` (which treats other robots as their bounding discs
-and walks the grid per ray for long devices) a scan is organised *per shape*: every rays are
+and walks the grid per ray for long devices) a scan is organised *per shape*: all rays are
 radial lines from one centre, so each shape covers an exact cone of directions, and only the
 rays inside that cone are intersected with it. A 719-ray lidar in a room with four walls, a
 few obstacles and a hundred robots thus costs a few thousand ray–shape tests per robot, not
