@@ -231,7 +231,13 @@ class ChunkedTable:
 
 
 def flatten_readings(name: str, arr: np.ndarray) -> dict[str, np.ndarray]:
-    """(n,) → {name}; (n, k) → {name_0 … name_k-1}; (n, a, b) → {name_i_j}."""
+    """(n,) → {name}; (n, k) → {name_0 … name_k-1}; (n, a, b) → {name_i_j}; a record
+    (structured array) → the columns of each field, named ``name_field…``."""
+    if arr.dtype.names:
+        out = {}
+        for field in arr.dtype.names:
+            out.update(flatten_readings(f"{name}_{field}", arr[field]))
+        return out
     if arr.ndim == 1:
         return {name: arr}
     flat = arr.reshape(arr.shape[0], -1)

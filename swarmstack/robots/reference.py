@@ -73,6 +73,13 @@ def _deg(v: Optional[float]) -> str:
 
 
 def _shape(arr: np.ndarray) -> str:
+    if arr.dtype.names:   # a record: its fields, each with its own type and shape
+        fields = []
+        for f in arr.dtype.names:
+            sub = arr.dtype[f]
+            shape = f"[{', '.join(map(str, sub.shape))}]" if sub.shape else ""
+            fields.append(f"`{f}` {sub.base}{shape}")
+        return "record of " + ", ".join(fields)
     per_robot = arr.shape[1:]
     return f"{arr.dtype}" + (f"[{', '.join(map(str, per_robot))}]" if per_robot else " (one value)")
 

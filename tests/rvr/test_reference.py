@@ -128,3 +128,21 @@ def test_buzz_sees_the_reference_model(tmp_path):
     assert (int(n), int(nl), int(red)) == (1, 1, 255)
     assert float(prox) > 0.5                      # the other RVR right ahead
     assert sim.world.bodies.x[0] == pytest.approx(0.01, abs=1e-9)   # 10 cm/s for 0.1 s
+
+
+def test_the_reference_record_is_logged_one_column_per_field_element(tmp_path):
+    import duckdb
+
+    from swarmstack.experiments.config import parse_experiment
+    from swarmstack.experiments.runner import run_experiment
+
+    cfg = parse_experiment({
+        "simulation": {"ticks": 3}, "arena": {"size": [4.0, 4.0], "walls": True},
+        "robots": [{"name": "r", "type": "rvr", "count": 2, "sensors": {"reference": True}}],
+        "output": {"sensors": ["reference"]}})
+    run_experiment(cfg, tmp_path)
+    rows = duckdb.sql(f"SELECT * FROM '{tmp_path}/sensors/r/*.parquet' ORDER BY tick, robot")
+    cols = rows.columns
+    assert {"reference_prox_0", "reference_prox_7", "reference_light", "reference_ground_2",
+            "reference_lidar_count", "reference_camera_distance_15"} <= set(cols)
+    assert rows.shape[0] == 2 * 4      # ticks 0…3
