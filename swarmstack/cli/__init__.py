@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from swarmstack.cli import buzz as buzz_cli
+from swarmstack.cli import design as design_cli
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import sim as sim_cli
 
@@ -17,6 +18,7 @@ app = typer.Typer(
 )
 sim_cli.register(app)
 reproduce_cli.register(app)
+design_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

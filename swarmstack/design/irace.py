@@ -202,14 +202,17 @@ class IteratedRace:
 
     def _update_models(self, elites: list[Candidate], iteration: int, n_new: int) -> None:
         shrink = (1.0 / max(n_new, 1)) ** (1.0 / max(1, self.space.numeric))
-        w = min(1.0, iteration / self.n_iter)
+        # probability moves towards the elite's value, never all the way (irace's
+        # (j − 1)/N_iter … capped so that every value stays possible)
+        w = min(iteration, self.n_iter - 1) / self.n_iter
         for e in elites:
             for p in self.space.params:
                 if isinstance(p, Categorical):
-                    probs = e.probs[p.name] * (1.0 - w)
                     v = e.config.get(p.name)
-                    if v is not None:
-                        probs[p.values.index(v)] += w
+                    if v is None:   # inactive in this elite: its model stays as it was
+                        continue
+                    probs = e.probs[p.name] * (1.0 - w)
+                    probs[p.values.index(v)] += w
                     e.probs[p.name] = probs / probs.sum()
                 else:
                     e.sd[p.name] = e.sd[p.name] * shrink
