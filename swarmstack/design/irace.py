@@ -296,7 +296,7 @@ class IteratedRace:
         elites: list[Candidate] = []
         history = []
         start = 0
-        it = 0
+        it = idle = 0
         while True:
             it += 1
             remaining = self.budget - self.used
@@ -312,15 +312,26 @@ class IteratedRace:
             else:
                 total = len(elites) * (len(elites) + 1) / 2
                 weights = np.array([(len(elites) - i) / total for i in range(len(elites))])
-                new = [self._child(elites[int(self.rng.choice(len(elites), p=weights))])
-                       for _ in range(max(0, n_j - len(elites)))]
+                taken = {key(e.config) for e in elites}
+                new = []
+                for _ in range(max(0, n_j - len(elites))):
+                    # a child equal to a known candidate (a PFSM with no numbers to vary)
+                    # is drawn again, a few times
+                    for _attempt in range(10):
+                        child = self._child(elites[int(self.rng.choice(len(elites),
+                                                                        p=weights))])
+                        if key(child.config) not in taken:
+                            break
+                    taken.add(key(child.config))
+                    new.append(child)
             pool = elites + [c for c in new if key(c.config) not in
                              {key(e.config) for e in elites}]
             used_before = self.used
             survivors = self._race(pool, max(b_j, self.first_test * len(pool)), start)
             if not survivors:
                 break
-            if self.used == used_before and it > 1:
+            idle = idle + 1 if self.used == used_before else 0
+            if idle >= 3:
                 break   # nothing new could be evaluated (a small, exhausted space)
             elites = survivors[:self.n_min]
             self._update_models(elites, it, len(new))
