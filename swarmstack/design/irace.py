@@ -132,6 +132,10 @@ class IteratedRace:
     alpha: float = 0.05
     iterations: Optional[int] = None
     fixed: tuple = ()
+    # after the first stage a race adds instances in blocks of at least each_test, enough
+    # that a block asks for about min_batch evaluations (batched simulations need runs
+    # together); the tests follow each block. 1 is irace's one instance at a time
+    min_batch: int = 1
     on_progress: Optional[Callable[[int, int], None]] = None
 
     def __post_init__(self):
@@ -274,12 +278,20 @@ class IteratedRace:
                 ks.extend(range(k, k + self.first_test))
                 k += self.first_test
             else:
+                block = max(self.each_test, -(-self.min_batch // max(1, need)))
+                pairs = [(c, j) for j in range(k, k + block) for c in alive]
+                need = sum(1 for c, j in pairs if j not in self.costs.get(key(c.config), {}))
+                while block > 1 and (spent + need > budget or self.used + need > self.budget):
+                    block -= 1   # the block shrinks to what the budget still allows
+                    pairs = [(c, j) for j in range(k, k + block) for c in alive]
+                    need = sum(1 for c, j in pairs
+                               if j not in self.costs.get(key(c.config), {}))
                 before = self.used
-                self._run([(c, k) for c in alive])
+                self._run(pairs)
                 spent += self.used - before
-                ks.append(k)
-                k += 1
-            if len(ks) >= self.first_test and (len(ks) - self.first_test) % self.each_test == 0:
+                ks.extend(range(k, k + block))
+                k += block
+            if len(ks) >= self.first_test:
                 alive = self._eliminate(alive, ks)
             if len(alive) <= self.n_min and len(ks) >= self.first_test:
                 break   # few enough survivors: they are this iteration's elites

@@ -98,7 +98,9 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
             scores = evaluate(mission, texts, executor, runs_per_batch, workers, ledger, tick)
             return [-v for v in scores]   # the race minimises
 
-        race = IteratedRace(space, costs, budget, seed)
+        # race steps big enough to give every worker a batch of runs
+        race = IteratedRace(space, costs, budget, seed,
+                            min_batch=workers * min(runs_per_batch, 20))
         result = race.run()
         done[0] = budget
         best = to_text(result.best, flavour)

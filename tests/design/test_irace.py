@@ -1,6 +1,8 @@
 """Iterated F-race finds the known optima of benchmark functions, with noise, categorical and
 conditional parameters, and is deterministic for a seed."""
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -8,10 +10,11 @@ from swarmstack.design.irace import Categorical, Integer, IteratedRace, Real, Sp
 
 
 def noisy(f, sd=0.05):
-    """Cost function over (config, instance): f plus noise that depends on the instance only,
-    as a simulation's seed changes its outcome."""
+    """Cost function over (config, instance): f plus noise drawn from the pair, as a
+    simulation's outcome depends on both its seed and its controller."""
     def evaluate(pairs):
-        return [f(c) + sd * np.random.default_rng(inst).standard_normal() for c, inst in pairs]
+        return [f(c) + sd * np.random.default_rng([inst, zlib.crc32(key(c).encode())])
+                .standard_normal() for c, inst in pairs]
     return evaluate
 
 
@@ -88,3 +91,20 @@ def test_fixed_configurations_join_the_first_race():
 
     IteratedRace(space, evaluate, budget=100, seed=0, fixed=({"x": 0.123},)).run()
     assert key({"x": 0.123}) in seen
+
+
+def test_blocks_of_instances_fill_batches_and_still_find_the_optimum():
+    target = np.array([1.5, -2.0, 0.5, 3.0, -4.0])
+    space = Space(tuple(Real(f"x{i}", -5.0, 5.0) for i in range(5)))
+    f = lambda c: float(sum((c[f"x{i}"] - target[i]) ** 2 for i in range(5)))  # noqa: E731
+    sizes = []
+    res = IteratedRace(space, lambda p: sizes.append(len(p)) or noisy(f, 1.0)(p), budget=2000,
+                       seed=1, min_batch=40).run()
+    best = np.array([res.best[f"x{i}"] for i in range(5)])
+    assert np.abs(best - target).max() < 0.5
+    one = []
+    IteratedRace(space, lambda p: one.append(len(p)) or noisy(f, 1.0)(p), budget=2000,
+                 seed=1).run()
+    # one instance at a time asks for many small batches; blocks ask for few, larger ones
+    assert len(sizes) < len(one) / 2
+    assert np.median(sizes) > np.median(one)
