@@ -37,6 +37,7 @@ MIN_VECTOR = 0.1              # a shorter vector to follow means "go straight"
 BLACK_BELOW = 0.1             # AutoMoDeConditionBlackFloor: grey ≤ 0.1
 WHITE_ABOVE = 0.95            # AutoMoDeConditionWhiteFloor: grey ≥ 0.95 (gray in between)
 FRONT = np.array([0, 1, 6, 7])  # e-puck sensors at 15°, 50°, 310°, 345° (clockwise)
+_IR_ANGLES = np.asarray(IR_ANGLES_RAD)
 
 EXPLORATION, STOP, PHOTOTAXIS, ANTI_PHOTOTAXIS, ATTRACTION, REPULSION = range(6)
 BLACK, GRAY, WHITE, NEIGHBOURS, INVERTED_NEIGHBOURS, FIXED = range(6)
@@ -88,8 +89,16 @@ class Memory:
                       np.zeros(n, bool))
 
 
+_DIRECTIONS: dict = {}
+
+
 def _vector(values: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    return np.stack([values @ np.cos(angles), values @ np.sin(angles)], axis=1)
+    """Σ_i (values_i, ∠angles_i) per row: float64[n, 2]."""
+    dirs = _DIRECTIONS.get(id(angles))
+    if dirs is None or dirs[0] is not angles:   # unit vectors of a sensor ring, kept
+        dirs = _DIRECTIONS[id(angles)] = (angles, np.stack([np.cos(angles), np.sin(angles)],
+                                                           axis=1))
+    return values @ dirs[1]
 
 
 def _follow(w: np.ndarray, max_speed: float) -> np.ndarray:
@@ -178,7 +187,7 @@ def epuck2_inputs(group) -> Inputs:
     weight = 1.0 / (1.0 + 100.0 * inbox.distance_m)
     pull = np.stack([np.bincount(inbox.receiver, weight * np.cos(inbox.azimuth_rad), n),
                      np.bincount(inbox.receiver, weight * np.sin(inbox.azimuth_rad), n)], axis=1)
-    angles = np.asarray(IR_ANGLES_RAD)
+    angles = _IR_ANGLES
     # without a light sensor (an arena with no light) the robot sees darkness: phototaxis
     # and anti-phototaxis then go straight, as they do in the dark
     light = (4095.0 - group.light) / 4095.0 if _has(group, "light") else np.zeros((n, 8))
@@ -218,6 +227,15 @@ CHOCOLATE_KIT = Kit(
                 NEIGHBOURS: _count(False), INVERTED_NEIGHBOURS: _count(True), FIXED: _fixed},
     max_speed=MAX_SPEED_M_S, needs=("proximity", "ground"))
 
+_NAMES: dict = {}
+
+
+def _param_names(flavour: Flavour) -> tuple:
+    if flavour.name not in _NAMES:
+        _NAMES[flavour.name] = condition_param_names(flavour)
+    return _NAMES[flavour.name]
+
+
 DRAWS = 1 + 2 * MAX_TRANSITIONS   # uniform numbers a robot uses per cycle
 
 
@@ -243,8 +261,8 @@ def step(kit: Kit, pk: Packed, which: np.ndarray, mem: Memory, inp: Inputs,
     cond = pk.cond[which, mem.state]                 # [n, T]
     cpar = pk.cparam[which, mem.state]               # [n, T, P]
     prob = np.zeros((n, t))
-    names = condition_param_names(kit.flavour)
-    robot_of = np.repeat(np.arange(n), t).reshape(n, t)
+    names = _param_names(kit.flavour)
+    robot_of = np.broadcast_to(np.arange(n)[:, None], (n, t))
     for ident, fn in kit.conditions.items():
         mask = valid & (cond == ident)
         if mask.any():
