@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
 from swarmstack.design.pfsm import MAX_TRANSITIONS, Flavour, Module, Packed, Param, \
     condition_param_names
@@ -177,6 +178,19 @@ def _fixed(inp, robots, params):
     return params["p"]
 
 
+@njit(cache=True)
+def _pull(start, distance_m, azimuth_rad):
+    """Per receiver, Σ (1/(1 + d[cm]), ∠azimuth) over what it heard (CSR over receivers)."""
+    n = start.shape[0] - 1
+    out = np.zeros((n, 2))
+    for i in range(n):
+        for k in range(start[i], start[i + 1]):
+            w = 1.0 / (1.0 + 100.0 * distance_m[k])
+            out[i, 0] += w * np.cos(azimuth_rad[k])
+            out[i, 1] += w * np.sin(azimuth_rad[k])
+    return out
+
+
 def epuck2_inputs(group) -> Inputs:
     """The Chocolate reference model of an E-Puck2 group: proximity 0–4095 → [0, 1], light
     4095 (dark) – 0 → [0, 1], the middle ground sensor 0–1023 → [0, 1], neighbours from the
@@ -184,9 +198,7 @@ def epuck2_inputs(group) -> Inputs:
     n = group.n
     inbox = group.inbox
     count = np.diff(inbox.start)
-    weight = 1.0 / (1.0 + 100.0 * inbox.distance_m)
-    pull = np.stack([np.bincount(inbox.receiver, weight * np.cos(inbox.azimuth_rad), n),
-                     np.bincount(inbox.receiver, weight * np.sin(inbox.azimuth_rad), n)], axis=1)
+    pull = _pull(inbox.start, inbox.distance_m, inbox.azimuth_rad)
     angles = _IR_ANGLES
     # without a light sensor (an arena with no light) the robot sees darkness: phototaxis
     # and anti-phototaxis then go straight, as they do in the dark
