@@ -27,6 +27,7 @@ from swarmstack.design.evaluate import Batch, Mission, _executor, evaluate, run_
 from swarmstack.design.irace import IteratedRace, sample_uniform  # noqa: E402
 from swarmstack.design.ledger import Ledger  # noqa: E402
 from swarmstack.design.missions import EXAMPLES  # noqa: E402
+from swarmstack.design.run import MIN_BATCH  # noqa: E402
 from swarmstack.design.space import pfsm_space, to_text  # noqa: E402
 
 ROBOTS, TICKS = 20, 1200
@@ -50,8 +51,7 @@ def design_throughput(budget: int, workers: int, runs_per_batch: int, seed: int)
             return [-v for v in evaluate(mission, texts, ex, runs_per_batch, workers, ledger)]
 
         t0 = time.perf_counter()
-        res = IteratedRace(space, costs, budget, seed,
-                           min_batch=workers * min(runs_per_batch, 20)).run()
+        res = IteratedRace(space, costs, budget, seed, min_batch=MIN_BATCH).run()
         wall = time.perf_counter() - t0
         ledger.close()
     return {"case": "design", "budget": budget, "runs": res.evaluations, "workers": workers,

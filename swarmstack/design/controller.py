@@ -17,7 +17,7 @@ DEFAULT_FLAVOUR = {"epuck2": "chocolate"}
 
 def kit_for(robot_type: str, flavour: str | None = None):
     name = flavour or DEFAULT_FLAVOUR.get(robot_type)
-    if name not in KITS:
+    if not isinstance(name, str) or name not in KITS:
         raise ValueError(f"no AutoMoDe flavour {name!r} for robot type {robot_type!r} (known: "
                          f"{', '.join(KITS)})")
     return KITS[name]

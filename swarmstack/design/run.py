@@ -25,6 +25,7 @@ from swarmstack.design.space import pfsm_space, to_text
 from swarmstack.experiments.config import load_experiment
 
 LEDGER = "ledger.sqlite"
+MIN_BATCH = 40   # evaluations a race step asks for at least (irace.IteratedRace.min_batch)
 
 
 class DesignError(ValueError):
@@ -98,9 +99,9 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
             scores = evaluate(mission, texts, executor, runs_per_batch, workers, ledger, tick)
             return [-v for v in scores]   # the race minimises
 
-        # race steps big enough to give every worker a batch of runs
-        race = IteratedRace(space, costs, budget, seed,
-                            min_batch=workers * min(runs_per_batch, 20))
+        # race steps big enough to give two workers a batch of runs each; a constant, so
+        # that the design does not depend on how many workers run it
+        race = IteratedRace(space, costs, budget, seed, min_batch=MIN_BATCH)
         result = race.run()
         done[0] = budget
         best = to_text(result.best, flavour)

@@ -114,3 +114,13 @@ def test_executor_is_any_concurrent_futures_executor():
         a = pool.submit(run_batch, Batch(mission, (A,), (4,))).result()
     b = _executor(1).submit(run_batch, Batch(mission, (A,), (4,))).result()
     assert a == b
+
+
+def test_the_design_does_not_depend_on_workers_or_batch_size(tmp_path):
+    kw = dict(ticks=30, n_fresh=3, n_random=2)
+    one, _ = design(AGG, "aggregation", 150, 8, tmp_path / "a", workers=1, **kw)
+    two, _ = design(AGG, "aggregation", 150, 8, tmp_path / "b", workers=2, runs_per_batch=7,
+                    **kw)
+    assert one == two
+    assert (tmp_path / "a" / "scores.json").read_text() == \
+        (tmp_path / "b" / "scores.json").read_text()
