@@ -115,6 +115,8 @@ def evaluate(mission: Mission, pairs: list, executor: cf.Executor, runs_per_batc
     known = ledger.lookup(pairs) if ledger is not None else {}
     todo = [p for p in dict.fromkeys((t, int(s)) for t, s in pairs) if p not in known]
     scores = dict(known)
+    if known and on_batch is not None:
+        on_batch(len(known))
     if todo:
         size = max(1, min(runs_per_batch, -(-len(todo) // max(1, workers))))
         chunks = [todo[i:i + size] for i in range(0, len(todo), size)]

@@ -83,7 +83,9 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
     flavour = kit.flavour
     space = pfsm_space(flavour)
     done = [0]
-    total = budget + n_fresh * (1 + n_random + 1)
+    hand_text = groups[group].controller.params.get("pfsm") \
+        if groups[group].controller is not None else None
+    total = budget + n_fresh * (1 + n_random + (1 if hand_text else 0))
 
     def tick(n: int) -> None:
         done[0] += n
@@ -94,8 +96,6 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
     try:
         def costs(pairs):
             texts = [(to_text(c, flavour), s) for c, s in pairs]
-            cached = len(ledger.lookup(texts))
-            tick(cached)
             scores = evaluate(mission, texts, executor, runs_per_batch, workers, ledger, tick)
             return [-v for v in scores]   # the race minimises
 
@@ -110,8 +110,6 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
         seeds = fresh_seeds(seed, n_fresh)
         rng = np.random.default_rng([seed, 0xBA5E])
         randoms = [to_text(sample_uniform(space, rng), flavour) for _ in range(n_random)]
-        hand_text = groups[group].controller.params.get("pfsm") \
-            if groups[group].controller is not None else None
         entries = [best] + randoms + ([hand_text] if hand_text else [])
         pairs = [(t, s) for t in entries for s in seeds]
         scores = evaluate(mission, pairs, executor, runs_per_batch, workers, ledger, tick)

@@ -124,3 +124,17 @@ def test_the_design_does_not_depend_on_workers_or_batch_size(tmp_path):
     assert one == two
     assert (tmp_path / "a" / "scores.json").read_text() == \
         (tmp_path / "b" / "scores.json").read_text()
+
+
+def test_progress_reaches_the_total_also_when_resumed(tmp_path):
+    kw = dict(ticks=20, n_fresh=3, n_random=2)
+    seen = []
+    design(AGG, "aggregation", 120, 4, tmp_path, progress=lambda d, t: seen.append((d, t)),
+           **kw)
+    assert seen[-1][0] == seen[-1][1] == 120 + 3 * (1 + 2 + 1)
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    (tmp_path / "best.txt").unlink()
+    again = []
+    design(AGG, "aggregation", 120, 4, tmp_path, resume=True,
+           progress=lambda d, t: again.append((d, t)), **kw)
+    assert again[-1] == seen[-1]
