@@ -589,6 +589,15 @@ def _check_pfsm(source: str, i: int, g: RobotGroupCfg, base_dir: Optional[Path],
     except ValueError as exc:
         problems.append(f"{where}: {prefix}{one_line(exc)}")
         return g
+    # the modules read these devices, and hear neighbours on the radio
+    off = [d for d in kit.needs if not getattr(g.sensors.get(d), "enabled", False)]
+    reported = any(p.startswith(f"{source}: robots[{i}].sensors.") for p in problems)
+    if off and not reported:   # (a sensor whose options were wrong is reported already)
+        problems.append(f"{source}: robots[{i}].sensors: a PFSM controller reads "
+                        f"{', '.join(off)}: add {', '.join(f'{d} = true' for d in off)}")
+    if not g.radio_on:
+        problems.append(f"{source}: robots[{i}].radio: a PFSM controller counts neighbours "
+                        "on the range-and-bearing radio: add radio = true")
     text = " ".join(text.split())
     ctrl = c.model_copy(update={"python": CONTROLLER_SPEC, "pfsm": text,
                                 "params": {**c.params, "pfsm": text}})

@@ -162,3 +162,14 @@ def test_bad_pfsm_is_a_located_config_error(tmp_path, controller, message):
     text = str(info.value)
     assert str(tmp_path / "exp.toml") in text
     assert message in text
+
+
+def test_a_pfsm_group_without_its_sensors_or_radio_is_told_what_to_add(tmp_path):
+    text = _toml(pfsm=STOP).replace("sensors = { proximity = true, ground = true }",
+                                   "sensors = { proximity = true }").replace("radio = true", "")
+    (tmp_path / "exp.toml").write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_experiment(tmp_path / "exp.toml")
+    assert "robots[0].sensors: a PFSM controller reads ground: add ground = true" in \
+        str(info.value)
+    assert "robots[0].radio: a PFSM controller counts neighbours" in str(info.value)
