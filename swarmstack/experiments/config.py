@@ -246,7 +246,8 @@ class PlacementCfg(Strict):
 
 class ControllerCfg(Strict):
     """A Python controller (``python = "file.py:Class"``) or a Buzz script (``buzz =
-    "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs)."""
+    "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs), or
+    an AutoMoDe PFSM (``pfsm = "--nstates …"`` or ``pfsm_file = "best.txt"``)."""
 
     python: Optional[str] = Field(None, description="'file.py:Class' (relative to the experiment "
                                                     "file) or 'package.module:Class'")
