@@ -7,6 +7,7 @@ import typer
 from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
 from swarmstack.cli import help_format
+from swarmstack.cli import design as design_cli
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
@@ -36,6 +37,7 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True,
 sim_cli.register(app)
 reproduce_cli.register(app)
 robots_cli.register(app)
+design_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

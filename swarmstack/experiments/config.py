@@ -251,12 +251,17 @@ DISTANCE_METRES = {"m": 1.0, "cm": 0.01, "mm": 0.001}   # a Buzz distance unit, 
 
 class ControllerCfg(Strict):
     """A Python controller (``python = "file.py:Class"``) or a Buzz script (``buzz =
-    "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs)."""
+    "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs), or
+    an AutoMoDe PFSM (``pfsm = "--nstates …"`` or ``pfsm_file = "best.txt"``)."""
 
     python: Optional[str] = Field(None, description="'file.py:Class' (relative to the experiment "
                                                     "file) or 'package.module:Class'")
     buzz: Optional[FilePath] = Field(None, description="Buzz script, relative to the experiment "
                                                        "file")
+    # an AutoMoDe PFSM (swarmstack.design): its command-line string, or a file holding one
+    pfsm: Optional[str] = Field(None, description="AutoMoDe PFSM, e.g. '--nstates 1 --s0 1'")
+    pfsm_file: Optional[FilePath] = Field(None, description="file with an AutoMoDe PFSM string, "
+                                                            "relative to the experiment file")
     params: dict[str, Any] = {}
     distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
     profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
@@ -284,12 +289,14 @@ class ControllerCfg(Strict):
 
     @model_validator(mode="after")
     def _one_language(self):
-        given = [k for k in ("python", "buzz") if getattr(self, k) is not None]
+        given = [k for k in ("python", "buzz", "pfsm", "pfsm_file")
+                 if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError("a controller needs exactly one of python = \"file.py:Class\" or "
-                             "buzz = \"file.bzz\"" + (f"; found {' and '.join(given)}" if given
-                                                        else ""))
-        if self.python is not None and ("distance_unit" in self.model_fields_set
+            raise ValueError("a controller needs exactly one of python = \"file.py:Class\", "
+                             "buzz = \"file.bzz\", pfsm = \"--nstates …\" or pfsm_file = "
+                             "\"file.txt\"" + (f"; found {' and '.join(given)}" if given
+                                                else ""))
+        if self.buzz is None and ("distance_unit" in self.model_fields_set
                                         or "profile" in self.model_fields_set):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
         # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit
@@ -570,6 +577,49 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
     return g.model_copy(update={"sensors": sensors, "actuators": actuators})
 
 
+def _check_pfsm(source: str, i: int, g: RobotGroupCfg, base_dir: Optional[Path],
+                problems: list[str]) -> RobotGroupCfg:
+    """A PFSM controller: its string (read from ``pfsm_file`` if given) parsed with the
+    group's AutoMoDe flavour, then run by the batched PFSM controller with it as ``pfsm``."""
+    c = g.controller
+    if c is None or (c.pfsm is None and c.pfsm_file is None):
+        return g
+    from swarmstack.design import grammar
+    from swarmstack.design.controller import CONTROLLER_SPEC, kit_for
+
+    where = f"{source}: robots[{i}].controller." + ("pfsm" if c.pfsm is not None else
+                                                      "pfsm_file")
+    text, prefix = c.pfsm, ""
+    if c.pfsm_file is not None:
+        path = (base_dir if base_dir is not None else Path(".")) / c.pfsm_file
+        try:
+            text = read_limited(path, MAX_FILE_BYTES, "the PFSM file").decode("utf-8")
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            problems.append(f"{where}: cannot read {str(path)!r} ({one_line(reason)})")
+            return g
+        prefix = f"{c.pfsm_file}: "
+    try:
+        kit = kit_for(g.type, c.params.get("flavour"))
+        grammar.parse(text, kit.flavour)
+    except ValueError as exc:
+        problems.append(f"{where}: {prefix}{one_line(exc)}")
+        return g
+    # the modules read these devices, and hear neighbours on the radio
+    off = [d for d in kit.needs if not getattr(g.sensors.get(d), "enabled", False)]
+    reported = any(p.startswith(f"{source}: robots[{i}].sensors.") for p in problems)
+    if off and not reported:   # (a sensor whose options were wrong is reported already)
+        problems.append(f"{source}: robots[{i}].sensors: a PFSM controller reads "
+                        f"{', '.join(off)}: add {', '.join(f'{d} = true' for d in off)}")
+    if not g.radio_on:
+        problems.append(f"{source}: robots[{i}].radio: a PFSM controller counts neighbours "
+                        "on the range-and-bearing radio: add radio = true")
+    text = " ".join(text.split())
+    ctrl = c.model_copy(update={"python": CONTROLLER_SPEC, "pfsm": text,
+                                "params": {**c.params, "pfsm": text}})
+    return g.model_copy(update={"controller": ctrl})
+
+
 def _check_sizes(source: str, cfg: ExperimentCfg, problems: list[str]) -> None:
     """What the experiment would allocate before its first tick, bounded: robots of a run and
     the floor's raster (the grid is bounded with the number of runs, by ``build``)."""
@@ -589,8 +639,11 @@ def _check_sizes(source: str, cfg: ExperimentCfg, problems: list[str]) -> None:
                 "coarser resolution or a smaller arena)")
 
 
-def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
-    """Validate an experiment (a dict as read from TOML); raises :class:`ConfigError`."""
+def parse_experiment(data: dict, source: str = "<experiment>",
+                     base_dir: Optional[Path] = None) -> ExperimentCfg:
+    """Validate an experiment (a dict as read from TOML); raises :class:`ConfigError`.
+    ``base_dir`` is where relative files the experiment reads at once (``pfsm_file``) are
+    found (default: the current folder)."""
     if not isinstance(data, dict):
         raise ConfigError([f"{source}: expected a table of keys, found "
                            f"{type(data).__name__}"])
@@ -605,6 +658,7 @@ def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
         raise ConfigError([f"{source}: nested too deeply"]) from None
     problems: list[str] = []
     groups = [_check_group(source, i, g, problems) for i, g in enumerate(cfg.robots)]
+    groups = [_check_pfsm(source, i, g, base_dir, problems) for i, g in enumerate(groups)]
     known = {d for g in groups if g.type in robot_types.ROBOT_TYPES
              for d in robot_types.ROBOT_TYPES[g.type].devices}
     for k, name in enumerate(cfg.output.sensors):
@@ -658,7 +712,7 @@ def load_experiment(path: Path) -> ExperimentCfg:
         raise ConfigError([f"{path}: not valid TOML: arrays or tables nested too deeply"]) \
             from None
     try:
-        return parse_experiment(data, str(path))
+        return parse_experiment(data, str(path), path.parent)
     except ConfigError as exc:
         raise ConfigError([_with_line(p, str(path), text) for p in exc.problems]) from None
 

@@ -34,6 +34,7 @@ _MODULES: dict[str, str] = {
     "rvr-ground-noise": "swarmstack.experiments.reproduce.rvr_ground_noise",
     "rvr-imu": "swarmstack.experiments.reproduce.rvr_imu",
     "rvr-neighbours": "swarmstack.experiments.reproduce.rvr_neighbours",
+    "automode-aggregation": "swarmstack.experiments.reproduce.automode_aggregation",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}

@@ -1,0 +1,83 @@
+"""`swarmstack design`: automatic design of a PFSM for a mission (swarmstack.design)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+
+from swarmstack.experiments.config import ConfigError
+
+
+def mission_file(mission: str) -> Path:
+    """A mission's experiment file: a path, or the name of a built-in mission."""
+    from swarmstack.design.missions import EXAMPLES, OBJECTIVES
+
+    path = Path(mission)
+    if path.suffix != ".toml" and mission in OBJECTIVES:
+        return EXAMPLES / f"{mission}.toml"
+    return path
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("design")
+    def design_cmd(
+        mission: str = typer.Argument(..., help="experiment file of the mission, or a built-in "
+                                                "mission: aggregation, foraging, shelter, "
+                                                "coverage"),
+        budget: int = typer.Option(..., "--budget", min=1, help="simulation runs in all"),
+        seed: int = typer.Option(..., "--seed", min=0, help="seed of the design"),
+        out: Path = typer.Option(..., "--out", help="folder for best.txt, the ledger, scores"),
+        workers: int = typer.Option(1, "--workers", min=1, help="processes simulating"),
+        resume: bool = typer.Option(False, "--resume", help="continue the design in --out"),
+        objective: Optional[str] = typer.Option(
+            None, "--objective", help="objective (default: the mission file's name)"),
+        group: str = typer.Option("swarm", "--group", help="robot group the PFSM controls"),
+        runs_per_batch: int = typer.Option(50, "--runs-per-batch", min=1,
+                                           help="runs simulated together in one batch"),
+        fresh: int = typer.Option(30, "--fresh-seeds", min=1,
+                                  help="fresh seeds of the final assessment"),
+        quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+    ) -> None:
+        """Design a PFSM by iterated F-race; write best.txt and its scores on fresh seeds."""
+        from swarmstack.design.ledger import LedgerMismatch
+        from swarmstack.design.missions import OBJECTIVES
+        from swarmstack.design.run import DesignError, design
+
+        path = mission_file(mission)
+        name = objective or path.stem
+        if name not in OBJECTIVES:
+            print(f"error: no objective {name!r}: give --objective (one of "
+                  f"{', '.join(OBJECTIVES)})", file=sys.stderr)
+            raise typer.Exit(2)
+        err = Console(stderr=True)
+        columns = (TextColumn("design"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("runs"), TimeElapsedColumn(), TimeRemainingColumn())
+        try:
+            with Progress(*columns, console=err, disable=quiet) as bar:
+                task = bar.add_task("design", total=None)
+
+                def progress(done, total):
+                    bar.update(task, completed=done, total=total)
+
+                best, a = design(path, name, budget, seed, out, workers=workers,
+                                 resume=resume, group=group, runs_per_batch=runs_per_batch,
+                                 n_fresh=fresh, progress=progress)
+        except (ConfigError, DesignError, LedgerMismatch) as exc:
+            for line in str(exc).splitlines():
+                print(line, file=sys.stderr)
+            raise typer.Exit(1)
+        s = a.summary()
+        console = Console(soft_wrap=True)   # one line per message, whatever the width
+        console.print(f"best PFSM: {best}", markup=False)
+        console.print(f"on {len(a.seeds)} fresh seeds: design median {s['design_median']:.4g}, "
+                      f"random PFSMs {s['random_median']:.4g}"
+                      + (f", hand-written {s['hand_median']:.4g}" if "hand_median" in s else "")
+                      + f"; design > random: p = {a.p_value:.3g}", markup=False)
+        console.print(f"wrote {out / 'best.txt'}, {out / 'scores.json'}, {out / 'scores.png'}",
+                      markup=False)

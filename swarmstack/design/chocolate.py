@@ -1,0 +1,291 @@
+"""AutoMoDe-Chocolate's modules for the E-Puck2, vectorised over every robot of every run.
+
+Behaviours (Francesca et al. 2014, 2015): exploration (``rwm`` τ ∈ {0…100}), stop,
+phototaxis, anti-phototaxis, attraction (``att`` α ∈ [1, 5]), repulsion (``rep`` α ∈ [1, 5]).
+Conditions: black, gray and white floor (``p`` β ∈ [0, 1]), neighbour count and inverted
+neighbour count (``p`` ξ ∈ {0…10}, ``w`` η ∈ [0, 20]), fixed probability (``p`` β). Ids are those
+of AutoMoDe's command-line strings.
+
+Everything reads the *reference model*, not the raw devices: proximity and light as eight
+values in [0, 1] at the sensors' angles, the ground as one grey level in [0, 1] (0 black) and
+the neighbours heard on the range-and-bearing board (count, and Σ (1/(1 + d[cm]), ∠bearing)).
+A robot flavour is this table of modules plus :class:`Kit.inputs`, the function that reads its
+reference model from a group; Watermelon (RVR) slots in as another :class:`Kit`.
+
+One :func:`step` call advances every robot's PFSM by one control cycle, as AutoMoDe's
+``AutoMoDeFiniteStateMachine::ControlStep`` does for one robot: on entering a state the
+behaviour starts afresh and no condition is tested that cycle; otherwise the behaviour acts,
+then each outgoing condition is tested, in random order, and the first that holds moves the
+robot — equivalently, one of the conditions that hold, chosen uniformly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from swarmstack.design.pfsm import MAX_TRANSITIONS, Flavour, Module, Packed, Param, \
+    condition_param_names
+from swarmstack.robots.epuck2 import IR_ANGLES_RAD
+
+MAX_SPEED_M_S = 0.12          # the e-puck reference model's wheel speed bound (Vanilla, Table 1)
+PROXIMITY_THRESHOLD = 0.1     # exploration: an obstacle in front (prox_i ≥ 0.1)
+OBSTACLE_GAIN = 5.0           # k of w = w' − k·w_o (phototaxis … repulsion)
+MIN_VECTOR = 0.1              # a shorter vector to follow means "go straight"
+BLACK_BELOW = 0.1             # AutoMoDeConditionBlackFloor: grey ≤ 0.1
+WHITE_ABOVE = 0.95            # AutoMoDeConditionWhiteFloor: grey ≥ 0.95 (gray in between)
+FRONT = np.array([0, 1, 6, 7])  # e-puck sensors at 15°, 50°, 310°, 345° (clockwise)
+_IR_ANGLES = np.asarray(IR_ANGLES_RAD)
+
+EXPLORATION, STOP, PHOTOTAXIS, ANTI_PHOTOTAXIS, ATTRACTION, REPULSION = range(6)
+BLACK, GRAY, WHITE, NEIGHBOURS, INVERTED_NEIGHBOURS, FIXED = range(6)
+
+_BETA = Param("p", 0.0, 1.0)
+CHOCOLATE = Flavour(
+    "chocolate",
+    behaviours=(Module(EXPLORATION, "exploration", (Param("rwm", 0, 100, integer=True),)),
+                Module(STOP, "stop"),
+                Module(PHOTOTAXIS, "phototaxis"),
+                Module(ANTI_PHOTOTAXIS, "anti-phototaxis"),
+                Module(ATTRACTION, "attraction", (Param("att", 1.0, 5.0),)),
+                Module(REPULSION, "repulsion", (Param("rep", 1.0, 5.0),))),
+    conditions=(Module(BLACK, "black-floor", (_BETA,)),
+                Module(GRAY, "gray-floor", (_BETA,)),
+                Module(WHITE, "white-floor", (_BETA,)),
+                Module(NEIGHBOURS, "neighbour-count", (Param("p", 0, 10, integer=True),
+                                                       Param("w", 0.0, 20.0))),
+                Module(INVERTED_NEIGHBOURS, "inverted-neighbour-count",
+                       (Param("p", 0, 10, integer=True), Param("w", 0.0, 20.0))),
+                Module(FIXED, "fixed-probability", (_BETA,))))
+
+
+@dataclass
+class Inputs:
+    """The reference model of n robots for one control cycle."""
+
+    prox: np.ndarray          # float64[n, 8] in [0, 1]
+    prox_angle: np.ndarray    # float64[8] rad, CCW from the heading
+    light: np.ndarray         # float64[n, 8] in [0, 1]
+    light_angle: np.ndarray   # float64[8]
+    ground: np.ndarray        # float64[n] grey level, 0 black … 1 white
+    neighbours: np.ndarray    # int64[n] robots heard this cycle
+    pull: np.ndarray          # float64[n, 2] Σ (1/(1 + d[cm]), ∠bearing) over them
+
+
+@dataclass
+class Memory:
+    """Per robot: current state, whether it just entered it, exploration's turning state."""
+
+    state: np.ndarray
+    entering: np.ndarray
+    turn_steps: np.ndarray
+    turn_left: np.ndarray
+
+    @staticmethod
+    def fresh(n: int) -> "Memory":
+        return Memory(np.zeros(n, np.int64), np.ones(n, bool), np.zeros(n, np.int64),
+                      np.zeros(n, bool))
+
+
+_DIRECTIONS: dict = {}
+
+
+def _vector(values: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Σ_i (values_i, ∠angles_i) per row: float64[n, 2]."""
+    dirs = _DIRECTIONS.get(id(angles))
+    if dirs is None or dirs[0] is not angles:   # unit vectors of a sensor ring, kept
+        dirs = _DIRECTIONS[id(angles)] = (angles, np.stack([np.cos(angles), np.sin(angles)],
+                                                           axis=1))
+    return values @ dirs[1]
+
+
+def _follow(w: np.ndarray, max_speed: float) -> np.ndarray:
+    """AutoMoDe's ComputeWheelsVelocityFromVector: the wheel on the vector's side slows by
+    the cosine of its angle; a vector shorter than 0.1 means straight ahead."""
+    short = np.hypot(w[:, 0], w[:, 1]) < MIN_VECTOR
+    w = np.where(short[:, None], [1.0, 0.0], w)
+    a = np.arctan2(w[:, 1], w[:, 0]) % (2 * np.pi)
+    c = np.cos(a)
+    left_half = (a > 0) & (a < np.pi)
+    wheels = np.empty((w.shape[0], 2))
+    wheels[:, 0] = np.where(left_half, c, 1.0)
+    wheels[:, 1] = np.where(left_half, 1.0, c)
+    return wheels * max_speed
+
+
+def _exploration(inp: Inputs, rows, param, mem: Memory, u: np.ndarray, speed: float):
+    turning = mem.turn_steps[rows] > 0
+    prox = inp.prox[rows]
+    wheels = np.full((rows.size, 2), speed)
+    # turning: count down, spin away from the obstacle seen when the turn began
+    tl = mem.turn_left[rows]
+    wheels[turning, 0] = np.where(tl[turning], -speed, speed)
+    wheels[turning, 1] = np.where(tl[turning], speed, -speed)
+    steps = mem.turn_steps[rows] - turning
+    blocked = ~turning & (prox[:, FRONT] >= PROXIMITY_THRESHOLD).any(axis=1)
+    # a turn of U{0 … τ} cycles, away from the side of the summed proximity vector
+    draw = np.floor(u * (np.floor(param) + 1.0)).astype(np.int64)
+    w = _vector(prox, inp.prox_angle)
+    side_right = np.arctan2(w[:, 1], w[:, 0]) < 0
+    steps = np.where(blocked, np.maximum(draw, 1), steps)
+    mem.turn_left[rows] = np.where(blocked, side_right, tl)
+    mem.turn_steps[rows] = steps
+    return wheels
+
+
+def _stop(inp, rows, param, mem, u, speed):
+    return np.zeros((rows.size, 2))
+
+
+def _taxis(sign: float):
+    def behaviour(inp: Inputs, rows, param, mem, u, speed):
+        w = sign * _vector(inp.light[rows], inp.light_angle) \
+            - OBSTACLE_GAIN * _vector(inp.prox[rows], inp.prox_angle)
+        return _follow(w, speed)
+    return behaviour
+
+
+def _neighbours(sign: float):
+    def behaviour(inp: Inputs, rows, param, mem, u, speed):
+        w = sign * param[:, None] * inp.pull[rows] \
+            - OBSTACLE_GAIN * _vector(inp.prox[rows], inp.prox_angle)
+        return _follow(w, speed)
+    return behaviour
+
+
+def _floor(low: float, high: float, closed_low: bool, closed_high: bool):
+    def condition(inp: Inputs, robots, params):
+        g = inp.ground[robots]
+        inside = ((g >= low) if closed_low else (g > low)) & \
+            ((g <= high) if closed_high else (g < high))
+        return np.where(inside, params["p"], 0.0)
+    return condition
+
+
+def _count(inverted: bool):
+    def condition(inp: Inputs, robots, params):
+        n = inp.neighbours[robots]
+        with np.errstate(over="ignore"):
+            z = 1.0 / (1.0 + np.exp(params["w"] * (params["p"] - n)))
+        return 1.0 - z if inverted else z
+    return condition
+
+
+def _fixed(inp, robots, params):
+    return params["p"]
+
+
+@njit(cache=True)
+def _pull(start, distance_m, azimuth_rad):
+    """Per receiver, Σ (1/(1 + d[cm]), ∠azimuth) over what it heard (CSR over receivers)."""
+    n = start.shape[0] - 1
+    out = np.zeros((n, 2))
+    for i in range(n):
+        for k in range(start[i], start[i + 1]):
+            w = 1.0 / (1.0 + 100.0 * distance_m[k])
+            out[i, 0] += w * np.cos(azimuth_rad[k])
+            out[i, 1] += w * np.sin(azimuth_rad[k])
+    return out
+
+
+def epuck2_inputs(group) -> Inputs:
+    """The Chocolate reference model of an E-Puck2 group: proximity 0–4095 → [0, 1], light
+    4095 (dark) – 0 → [0, 1], the middle ground sensor 0–1023 → [0, 1], neighbours from the
+    range-and-bearing inbox (distances in cm, as AutoMoDe's e-puck board reports them)."""
+    n = group.n
+    inbox = group.inbox
+    count = np.diff(inbox.start)
+    pull = _pull(inbox.start, inbox.distance_m, inbox.azimuth_rad)
+    angles = _IR_ANGLES
+    # without a light sensor (an arena with no light) the robot sees darkness: phototaxis
+    # and anti-phototaxis then go straight, as they do in the dark
+    light = (4095.0 - group.light) / 4095.0 if _has(group, "light") else np.zeros((n, 8))
+    return Inputs(prox=group.proximity / 4095.0, prox_angle=angles,
+                  light=light, light_angle=angles,
+                  ground=group.ground[:, 1] / 1023.0, neighbours=count, pull=pull)
+
+
+def _has(group, reading: str) -> bool:
+    try:
+        getattr(group, reading)
+    except AttributeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Kit:
+    """A flavour's modules as functions, and how its reference model is read from a group."""
+
+    flavour: Flavour
+    inputs: Callable                  # group -> Inputs
+    behaviours: dict                  # id -> fn(inputs, rows, param, memory, u, speed) -> wheels
+    conditions: dict                  # id -> fn(inputs, robots, params) -> probability
+    max_speed: float
+    needs: tuple[str, ...]            # readings the reference model reads
+
+
+CHOCOLATE_KIT = Kit(
+    CHOCOLATE, epuck2_inputs,
+    behaviours={EXPLORATION: _exploration, STOP: _stop, PHOTOTAXIS: _taxis(1.0),
+                ANTI_PHOTOTAXIS: _taxis(-1.0), ATTRACTION: _neighbours(1.0),
+                REPULSION: _neighbours(-1.0)},
+    conditions={BLACK: _floor(-1.0, BLACK_BELOW, True, True),
+                GRAY: _floor(BLACK_BELOW, WHITE_ABOVE, False, False),
+                WHITE: _floor(WHITE_ABOVE, 2.0, True, True),
+                NEIGHBOURS: _count(False), INVERTED_NEIGHBOURS: _count(True), FIXED: _fixed},
+    max_speed=MAX_SPEED_M_S, needs=("proximity", "ground"))
+
+_NAMES: dict = {}
+
+
+def _param_names(flavour: Flavour) -> tuple:
+    if flavour.name not in _NAMES:
+        _NAMES[flavour.name] = condition_param_names(flavour)
+    return _NAMES[flavour.name]
+
+
+DRAWS = 1 + 2 * MAX_TRANSITIONS   # uniform numbers a robot uses per cycle
+
+
+def step(kit: Kit, pk: Packed, which: np.ndarray, mem: Memory, inp: Inputs,
+         u: np.ndarray) -> np.ndarray:
+    """One control cycle of every robot: float64[n, 2] wheel speeds (m/s). ``which[i]`` is
+    robot i's PFSM (a row of ``pk``); ``u`` float64[n, DRAWS] its own uniform draws."""
+    n = which.shape[0]
+    entering = mem.entering.copy()
+    # a state just entered starts its behaviour afresh
+    mem.turn_steps[entering] = 0
+    beh = pk.behaviour[which, mem.state]
+    bparam = pk.bparam[which, mem.state]
+    wheels = np.zeros((n, 2))
+    for ident, fn in kit.behaviours.items():
+        rows = np.flatnonzero(beh == ident)
+        if rows.size:
+            wheels[rows] = fn(inp, rows, bparam[rows], mem, u[rows, 0], kit.max_speed)
+    mem.entering[:] = False
+    # conditions of the robots that did not just enter their state
+    t = MAX_TRANSITIONS
+    valid = (np.arange(t)[None, :] < pk.ntrans[which, mem.state][:, None]) & ~entering[:, None]
+    cond = pk.cond[which, mem.state]                 # [n, T]
+    cpar = pk.cparam[which, mem.state]               # [n, T, P]
+    prob = np.zeros((n, t))
+    names = _param_names(kit.flavour)
+    robot_of = np.broadcast_to(np.arange(n)[:, None], (n, t))
+    for ident, fn in kit.conditions.items():
+        mask = valid & (cond == ident)
+        if mask.any():
+            params = {name: cpar[..., q][mask] for q, name in enumerate(names)}
+            prob[mask] = fn(inp, robot_of[mask], params)
+    fire = valid & (u[:, 1:1 + t] < prob)
+    key = np.where(fire, 1.0 + u[:, 1 + t:1 + 2 * t], 0.0)
+    moved = fire.any(axis=1)
+    if moved.any():
+        rows = np.flatnonzero(moved)
+        j = key[rows].argmax(axis=1)
+        mem.state[rows] = pk.dest[which[rows], mem.state[rows], j]
+        mem.entering[rows] = True
+    return wheels
