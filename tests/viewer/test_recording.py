@@ -3,6 +3,7 @@
 import json
 import os
 import urllib.request
+from pathlib import Path
 
 import numpy as np
 import pytest
