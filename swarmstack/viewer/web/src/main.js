@@ -31,7 +31,8 @@ function say(text) {
 
 let renderer;
 try {
-  renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+  // antialiasing costs software WebGL dearly: kept for pictures (hud=0), off for live pages
+  renderer = new THREE.WebGLRenderer({ canvas, antialias: params.get('hud') === '0' || params.get('aa') === '1' });
 } catch (err) {
   say(`This browser cannot draw WebGL: ${err.message}`);
   state.ready = true;
@@ -46,6 +47,7 @@ sun.position.set(0.3, -0.5, 1);
 scene.add(sun);
 
 let header = null;
+let dirty = true; // draw only when something changed: an idle page costs nothing
 let frames = null;
 let robots = null;
 let trails = null;
@@ -94,6 +96,8 @@ function setMode(mode) {
     controls.mouseButtons = { LEFT: THREE.MOUSE.PAN, MIDDLE: THREE.MOUSE.DOLLY, RIGHT: THREE.MOUSE.PAN };
   }
   controls.update();
+  controls.addEventListener('change', () => { dirty = true; });
+  dirty = true;
   $('mode').textContent = state.mode === 'top' ? '3-D' : 'Top';
   resize();
 }
@@ -103,6 +107,7 @@ function resize() {
   renderer.setSize(w, h, false);
   if (persp) { persp.aspect = w / h; persp.updateProjectionMatrix(); }
   if (ortho) fitOrtho();
+  dirty = true;
 }
 window.addEventListener('resize', resize);
 
@@ -122,6 +127,7 @@ async function show(f) {
   robots.update(fr.pose, fr.leds);
   if (state.trails) trails.update(frames, f); else trails.hide();
   shown = f;
+  dirty = true;
   state.frame = f;
   state.tick = fr.tick;
   $('slider').value = String(f);
@@ -185,7 +191,9 @@ function loop(t) {
       }
     }
   }
-  controls.update();
+  if (controls.update()) dirty = true; // damping still moving the camera
+  if (!dirty) return;
+  dirty = false;
   renderer.render(scene, camera);
   state.rendered += 1;
   fpsCount += 1;
@@ -213,10 +221,10 @@ window.viewer = {
   pause: () => setPlaying(false),
   setSpeed: (s) => { state.speed = s; },
   setMode: (m) => setMode(m),
-  setTrails: (on) => { state.trails = on; $('trails').checked = on; show(shown); },
+  setTrails: (on) => { state.trails = on; $('trails').checked = on; return show(shown); },
   worldToScreen,
   // resolves once the frame on screen has been drawn at least once more
-  drawn: () => new Promise((res) => { const n = state.rendered; const w = () => (state.rendered > n + 1 ? res(state.tick) : requestAnimationFrame(w)); w(); }),
+  drawn: () => new Promise((res) => { dirty = true; const n = state.rendered; const w = () => (state.rendered > n ? res(state.tick) : requestAnimationFrame(w)); w(); }),
 };
 
 // ---------------------------------------------------------------------------- start
