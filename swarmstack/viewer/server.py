@@ -15,10 +15,12 @@ from __future__ import annotations
 import errno
 import json
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Optional
+from urllib.parse import parse_qs
 
 from swarmstack.viewer.recording import Recorder, Recording, open_recording
 
@@ -103,7 +105,15 @@ def _handler(source: Source):
             self._send(code, json.dumps(data).encode(), "application/json")
 
         def do_GET(self):  # noqa: N802 (the standard library's name)
-            path = self.path.split("?", 1)[0]
+            t0 = time.thread_time()
+            try:
+                self._get()
+            finally:  # CPU time this server took from the process (a live run's cost)
+                self.server.busy_s += time.thread_time() - t0
+
+        def _get(self):
+            path, _, qs = self.path.partition("?")
+            query = parse_qs(qs)
             if path in ("/", "/index.html"):
                 if not BUNDLE.is_file():
                     return self._send(200, NOT_BUILT.encode(), "text/html; charset=utf-8")
@@ -121,12 +131,15 @@ def _handler(source: Source):
             if path.startswith("/api/chunk/"):
                 try:
                     k = int(path.rsplit("/", 1)[1])
+                    first = int(query.get("from", ["0"])[0])
                 except ValueError:
-                    k = -1
-                data = source.chunk(k) if k >= 0 else None
+                    k = first = -1
+                data = source.chunk(k) if k >= 0 and first >= 0 else None
                 if data is None:
                     return self._json(404, {"error": f"no chunk {path.rsplit('/', 1)[1]}"})
-                return self._send(200, data, "application/octet-stream")
+                # ?from=I: only frames I… (a live page fetches what it does not hold yet)
+                fb = int(source.header["frame"]["frame_bytes"])
+                return self._send(200, data[first * fb:], "application/octet-stream")
             if path == "/api/floor.png" and source.folder is not None:
                 f = source.folder / "floor.png"
                 if f.is_file():
@@ -149,6 +162,11 @@ class Served:
     port: int
     note: Optional[str] = None
 
+    @property
+    def busy_s(self) -> float:
+        """CPU seconds spent answering requests so far."""
+        return self.server.busy_s
+
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
@@ -167,6 +185,7 @@ def serve(source: Source, port: int = 8765, host: str = "127.0.0.1") -> Served:
         server = ThreadingHTTPServer((host, 0), _handler(source))
         note = f"port {port} is in use; serving on port {server.server_address[1]} instead"
     server.daemon_threads = True
+    server.busy_s = 0.0
     thread = threading.Thread(target=server.serve_forever, name="viewer-server",
                               kwargs={"poll_interval": 0.25}, daemon=True)
     thread.start()

@@ -144,3 +144,25 @@ def test_screenshot_and_video_commands(recorded, tmp_path, browser):
     with Image.open(gif) as im:
         assert im.n_frames == 6   # at 4× and 5 frames/s every 4th of 21 frames (0.2 s each)
         assert im.size == (160, 120)
+
+
+def test_live_page_follows_the_run(page_of, tmp_path):
+    from swarmstack.experiments.config import parse_experiment
+    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.viewer.recording import Recorder
+    from tests.viewer.conftest import HERE, experiment
+
+    sim = Simulation(parse_experiment(experiment(), "viewer-test"), base_dir=HERE)
+    sim.start()
+    rec = Recorder(sim, tmp_path, every=1, chunk_frames=4)
+    rec.frame()
+    page = page_of(Source(recorder=rec))
+    st = state(page)
+    assert st["live"] and st["tick"] == 0 and st["robots"] == 3
+    for _ in range(6):  # into the second chunk, which is still being filled
+        sim.step()
+        rec.frame()
+    page.wait_for_function("window.viewerState.tick === 6", timeout=10_000)
+    assert "live" in page.inner_text("#info")
+    rec.close("completed")
+    page.wait_for_function("window.viewerState.live === false", timeout=10_000)

@@ -121,6 +121,9 @@ def test_live_server_serves_the_frames_being_recorded(tmp_path):
         rec.sim.step()
         rec.frame()
         assert len(_get(served.url + "api/chunk/1")[1]) == 3 * rec.layout.frame_bytes
+        # a page that holds 2 frames of it asks for the rest only
+        assert _get(served.url + "api/chunk/1?from=2")[1] == \
+            _get(served.url + "api/chunk/1")[1][2 * rec.layout.frame_bytes:]
         assert json.loads(_get(served.url + "api/header")[1]) == rec.header
     finally:
         served.stop()

@@ -32,11 +32,20 @@ export class Frames {
       return have;
     }
     if (!this.pending.has(k)) {
-      const p = fetch(`api/chunk/${k}`, { cache: 'no-store' })
+      // a chunk still being filled: only the frames after those held are fetched
+      const from = have ? have.frames : 0;
+      const p = fetch(`api/chunk/${k}?from=${from}`, { cache: 'no-store' })
         .then((r) => (r.ok ? r.arrayBuffer() : null))
-        .then((buf) => {
+        .then((more) => {
           this.pending.delete(k);
-          if (!buf) return null;
+          if (!more) return null;
+          let buf = more;
+          if (from > 0) {
+            const whole = new Uint8Array(from * this.fb + more.byteLength);
+            whole.set(new Uint8Array(have.buf, 0, from * this.fb));
+            whole.set(new Uint8Array(more), from * this.fb);
+            buf = whole.buffer;
+          }
           const entry = { buf, frames: Math.floor(buf.byteLength / this.fb) };
           this.chunks.set(k, entry);
           while (this.chunks.size > CACHE_CHUNKS) this.chunks.delete(this.chunks.keys().next().value);
