@@ -158,9 +158,16 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
          strict, echo, record=None, record_every=None, on_recorder=None) -> dict:
     t_setup = time.perf_counter()
     logs = RunLogs(out_dir / "logs", echo)
+    recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
+
+    def on_log(*line) -> None:  # script log lines: the logs, and the recording's debug text
+        logs.write(*line)
+        if recorder is not None:
+            recorder.log(*line)
+
     try:
         sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source,
-                         strict=strict, isolate_runs=not strict, on_log=logs.write)
+                         strict=strict, isolate_runs=not strict, on_log=on_log)
     except BaseException:
         logs.close()
         raise
@@ -182,7 +189,6 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         raise
 
     writer: Optional[ResultsWriter] = None
-    recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
     done = 0
     error: Optional[BaseException] = None
     setup_s = 0.0

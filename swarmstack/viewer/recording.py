@@ -8,6 +8,12 @@
 - ``chunk-000000.bin``, ``chunk-000001.bin`` … — ``chunk_frames`` frames each (the last one
   may hold fewer), every chunk written under a temporary name and renamed once complete, so a
   killed run leaves only whole chunks;
+- ``links-000000.bin`` … beside each chunk when the run has a radio: who heard whom in each
+  frame (``uint32`` frame count F, ``uint32[F + 1]`` offsets into the pairs, then ``uint32[M, 2]``
+  (sender, receiver) robot rows), written before its chunk;
+- ``text-000000.json`` … beside each chunk when scripts logged lines: ``[[frame in chunk, robot
+  row, text], …]`` (at most :data:`MAX_TEXT` characters a line, the last line per robot and
+  frame), written before its chunk;
 - ``end.json`` — written when the run ends (``frames``, ``last_tick``, ``status``). Without it
   the run was killed, or is still going.
 
@@ -38,8 +44,10 @@ POSE_FIELDS = ("x", "y", "z", "roll", "pitch", "yaw")
 DEFAULT_CHUNK_BYTES = 4 << 20      # a chunk of about 4 MiB: a few per second of a big run
 MAX_CHUNK_FRAMES = 1000            # … and at most this many frames (a page fetches whole chunks)
 MAX_FLOOR_PX = 2048                # a floor image larger than this is scaled down for the page
+MAX_TEXT = 200                     # characters of a robot's debug text kept per line
 _CHUNK = re.compile(r"chunk-(\d{6,})\.bin")
-FILES = re.compile(r"header\.json|end\.json|floor\.png|chunk-\d{6,}\.bin|\..+\.tmp")
+FILES = re.compile(r"header\.json|end\.json|floor\.png|(chunk|links)-\d{6,}\.bin|"
+                   r"text-\d{6,}\.json|\..+\.tmp")
 
 
 def recording_dir(out_dir: Path) -> Path:
@@ -172,12 +180,24 @@ class Recorder:
                 leds.append((g.commands["leds"], sl.per_run, mask))
         self._rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
         self._leds = leds
+        # overlays: radio receptions and script log lines of run 0, by recorded row
+        self._row_of = np.full(sim.world.bodies.n, -1, dtype=np.int64)
+        self._row_of[self._rows] = np.arange(len(self._rows))
+        self.has_links = sim.medium is not None
+        self._links: list[np.ndarray] = []     # pairs of each frame of the current chunk
+        self._texts: list[list] = []           # [frame in chunk, row, text]
+        self._said: dict = {}                  # (group, robot id) -> row
+        for g in sim.groups:
+            sl = g.slice
+            for k, rid in enumerate(sim.world.bodies.robot_id[sl.start:sl.start + sl.per_run]):
+                self._said[(sl.name, int(rid))] = len(self._said)
         n_leds = sum(per_run * mask.shape[1] for _, per_run, mask in leds)
         self.layout = FrameLayout(len(self._rows), n_leds)
         fb = self.layout.frame_bytes
         self.chunk_frames = int(chunk_frames) if chunk_frames else \
             max(1, min(MAX_CHUNK_FRAMES, DEFAULT_CHUNK_BYTES // fb))
         self.header = scene_header(sim, self.every, self.chunk_frames, self.folder)
+        self.header["overlays"] = {"links": self.has_links, "text": True}
         _write_atomic(self.folder / "header.json",
                       (json.dumps(self.header, indent=1) + "\n").encode())
         self._buf = np.zeros((self.chunk_frames, fb), dtype=np.uint8)
@@ -208,19 +228,60 @@ class Recorder:
             n = per_run * mask.shape[1]
             self._ledbuf[k, at:at + n] = (cmd[:per_run] * mask).reshape(n, 3)
             at += n
+        if self.has_links:
+            self._links.append(self._receptions())
         self.last_tick = tick
         self.filled = k + 1
         if self.filled == self.chunk_frames:
             self._flush()
 
+    def _receptions(self) -> np.ndarray:
+        """uint32[M, 2] (sender, receiver) rows of what run 0's robots heard this tick."""
+        inbox = self.sim.medium.inbox
+        counts = np.diff(inbox.start)
+        receiver = np.repeat(np.arange(counts.shape[0]), counts)
+        s, r = self._row_of[inbox.sender], self._row_of[receiver]
+        keep = (s >= 0) & (r >= 0)
+        return np.stack([s[keep], r[keep]], axis=1).astype(np.uint32)
+
+    def log(self, group: str, run: int, robot_id: int, tick: int, text: str) -> None:
+        """A script's log line: the robot's debug text, shown from the next recorded frame."""
+        row = self._said.get((group, int(robot_id))) if run == 0 else None
+        if row is not None:
+            self._texts.append([self.filled, row, str(text)[:MAX_TEXT]])
+
+    def links_bytes(self, frames: Optional[int] = None) -> bytes:
+        """The links file of the current chunk's first ``frames`` frames."""
+        parts = self._links[:self.filled if frames is None else frames]
+        offsets = np.zeros(len(parts) + 1, dtype=np.uint32)
+        offsets[1:] = np.cumsum([len(p) for p in parts])
+        pairs = np.concatenate(parts) if parts else np.zeros((0, 2), np.uint32)
+        return (np.uint32(len(parts)).tobytes() + offsets.tobytes()
+                + np.ascontiguousarray(pairs, dtype="<u4").tobytes())
+
+    def texts(self, frames: Optional[int] = None) -> list:
+        """Debug texts of the current chunk's first ``frames`` frames (a line logged during a
+        tick belongs to the frame recorded after it)."""
+        n = self.filled if frames is None else frames
+        return [t for t in self._texts if t[0] < n]
+
     def _flush(self) -> None:
         if self.filled == 0:
             return
-        _write_atomic(self.folder / f"chunk-{self.chunks:06d}.bin",
-                      self._buf[:self.filled].tobytes())
+        k = self.chunks
+        # overlays first: a chunk on disk always has its overlays beside it
+        if self.has_links:
+            _write_atomic(self.folder / f"links-{k:06d}.bin", self.links_bytes())
+        texts = self.texts()
+        if texts:
+            _write_atomic(self.folder / f"text-{k:06d}.json", json.dumps(texts).encode())
+        _write_atomic(self.folder / f"chunk-{k:06d}.bin", self._buf[:self.filled].tobytes())
         if self.filled == self.chunk_frames:
             self.chunks += 1
             self.filled = 0
+            self._links = []
+            # lines logged after the last frame of the chunk go to the next one
+            self._texts = [[0, r, t] for f, r, t in self._texts if f >= self.chunk_frames]
 
     def pending(self) -> bytes:
         """The frames of the chunk being filled (not yet on disk), as chunk bytes."""
@@ -281,6 +342,14 @@ class Recording:
         with open(self.folder / f"chunk-{k:06d}.bin", "rb") as fh:
             fh.seek((self.chunk_sizes[k] - 1) * fb)
             return int(np.frombuffer(fh.read(4), "<i4")[0])
+
+    def overlay(self, kind: str, k: int) -> Optional[bytes]:
+        """Chunk ``k``'s ``links`` (binary) or ``text`` (JSON) file; None when absent."""
+        name = f"links-{k:06d}.bin" if kind == "links" else f"text-{k:06d}.json"
+        try:
+            return (self.folder / name).read_bytes()
+        except OSError:
+            return b"[]" if kind == "text" and 0 <= k < len(self.chunk_sizes) else None
 
     def chunk(self, k: int) -> bytes:
         """Chunk ``k``'s whole frames (a truncated file: the whole frames it holds)."""

@@ -7,7 +7,7 @@ which keeps what a live view costs the simulation small.
 
 Routes: ``/`` the page · ``/dist/viewer.js`` its bundle · ``api/header`` (JSON; 404 with
 ``{"error"}`` when there is no run) · ``api/status`` (frames, chunk_frames, live, complete,
-stops) · ``api/chunk/K`` (the chunk's whole frames, binary) · ``api/floor.png``.
+stops) · ``api/chunk/K`` (the chunk's whole frames, binary) · ``api/links/K`` and ``api/text/K`` (the chunk's radio links and debug text) · ``api/floor.png``.
 """
 
 from __future__ import annotations
@@ -83,6 +83,22 @@ class Source:
         return self.recording.chunk(k)
 
 
+    def overlay(self, kind: str, k: int) -> Optional[bytes]:
+        """Chunk ``k``'s ``links`` (binary) or ``text`` (JSON) overlay, or None."""
+        if self.recorder is not None:
+            r = self.recorder
+            if k == r.chunks and not r.closed:
+                return r.links_bytes() if kind == "links" else json.dumps(r.texts()).encode()
+            name = f"links-{k:06d}.bin" if kind == "links" else f"text-{k:06d}.json"
+            try:
+                return (r.folder / name).read_bytes()
+            except OSError:
+                return b"[]" if kind == "text" and 0 <= k <= r.chunks else None
+        if self.recording is None:
+            return None
+        return self.recording.overlay(kind, k)
+
+
 def _handler(source: Source):
     class Handler(BaseHTTPRequestHandler):
         server_version = "swarmstack-viewer"
@@ -140,6 +156,16 @@ def _handler(source: Source):
                 # ?from=I: only frames I… (a live page fetches what it does not hold yet)
                 fb = int(source.header["frame"]["frame_bytes"])
                 return self._send(200, data[first * fb:], "application/octet-stream")
+            for kind in ("links", "text"):
+                if path.startswith(f"/api/{kind}/"):
+                    try:
+                        data = source.overlay(kind, int(path.rsplit("/", 1)[1]))
+                    except ValueError:
+                        data = None
+                    if data is None:
+                        return self._json(404, {"error": f"no {kind} for {path}"})
+                    return self._send(200, data, "application/octet-stream" if kind == "links"
+                                      else "application/json")
             if path == "/api/floor.png" and source.folder is not None:
                 f = source.folder / "floor.png"
                 if f.is_file():

@@ -8,6 +8,7 @@ import { Frames } from './frames.js';
 import { buildArena } from './arena.js';
 import { Robots } from './robots.js';
 import { Trails } from './trails.js';
+import { Overlays } from './overlays.js';
 
 THREE.Object3D.DEFAULT_UP.set(0, 0, 1); // z up, as in the simulator
 
@@ -16,6 +17,7 @@ const state = {
   ready: false, noRun: false, message: '', robots: 0, tick: null, frame: 0, frames: 0,
   playing: false, speed: 1, mode: params.get('mode') === 'top' ? 'top' : '3d', live: false,
   stops: null, fps: 0, trails: params.get('trails') !== '0', rendered: 0,
+  links: params.get('links') === '1', text: params.get('text') !== '0', labels: 0,
 };
 window.viewerState = state;
 
@@ -51,6 +53,9 @@ let dirty = true; // draw only when something changed: an idle page costs nothin
 let frames = null;
 let robots = null;
 let trails = null;
+let overlays = null;
+let texts = new Map(); // robot row -> debug text shown
+let pose = null;       // poses of the frame shown
 let persp, ortho, camera, controls;
 
 function size() {
@@ -125,7 +130,10 @@ async function show(f) {
   loading = null;
   if (!fr) return;
   robots.update(fr.pose, fr.leds);
+  pose = fr.pose;
   if (state.trails) trails.update(frames, f); else trails.hide();
+  if (state.links) await overlays.showLinks(f, fr.pose, state.live); else overlays.hideLinks();
+  texts = state.text ? await overlays.texts(f, state.live) : new Map();
   shown = f;
   dirty = true;
   state.frame = f;
@@ -195,6 +203,7 @@ function loop(t) {
   if (!dirty) return;
   dirty = false;
   renderer.render(scene, camera);
+  if (pose) state.labels = overlays.placeLabels(texts, pose, worldToScreen);
   state.rendered += 1;
   fpsCount += 1;
   if (t - fpsT >= 1000) { state.fps = fpsCount * 1000 / (t - fpsT); fpsCount = 0; fpsT = t; }
@@ -222,6 +231,8 @@ window.viewer = {
   setSpeed: (s) => { state.speed = s; },
   setMode: (m) => setMode(m),
   setTrails: (on) => { state.trails = on; $('trails').checked = on; return show(shown); },
+  setLinks: (on) => { state.links = on; $('links').checked = on; return show(shown); },
+  setText: (on) => { state.text = on; $('text').checked = on; return show(shown); },
   worldToScreen,
   // resolves once the frame on screen has been drawn at least once more
   drawn: () => new Promise((res) => { dirty = true; const n = state.rendered; const w = () => (state.rendered > n ? res(state.tick) : requestAnimationFrame(w)); w(); }),
@@ -252,6 +263,9 @@ async function main() {
   scene.add(robots.object);
   trails = new Trails(header);
   scene.add(trails.object);
+  overlays = new Overlays(header, $('labels'));
+  scene.add(overlays.links);
+  if (!header.overlays?.links) $('links-toggle').hidden = true;
   setupCameras(header.arena.bounds);
   await pollStatus();
   if (state.live) setInterval(pollStatus, 500);
@@ -268,6 +282,10 @@ async function main() {
   $('mode').onclick = () => setMode(state.mode === 'top' ? '3d' : 'top');
   $('trails').checked = state.trails;
   $('trails').onchange = (e) => window.viewer.setTrails(e.target.checked);
+  $('links').checked = state.links;
+  $('links').onchange = (e) => window.viewer.setLinks(e.target.checked);
+  $('text').checked = state.text;
+  $('text').onchange = (e) => window.viewer.setText(e.target.checked);
   info();
   requestAnimationFrame(loop);
   state.ready = true;
