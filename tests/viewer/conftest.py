@@ -23,7 +23,8 @@ def experiment(ticks: int = 40) -> dict:
         "robots": [{"name": "e", "type": "epuck2",
                     "placement": {"kind": "explicit", "poses": POSES},
                     "controller": {"python": "controllers.py:Colours",
-                                   "params": {"colours": COLOURS, "speeds": SPEEDS}}}],
+                                   "params": {"colours": COLOURS, "speeds": SPEEDS}},
+                    "radio": {"range": 0.8}}],
         "output": {"record": True, "record_every": 2},
     }
 

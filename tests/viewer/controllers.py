@@ -4,7 +4,8 @@ from swarmstack import Controller
 
 
 class Colours(Controller):
-    """Robot k shows ``colours[k]`` on all its LEDs and drives at ``speeds[k]`` (both wheels)."""
+    """Robot k shows ``colours[k]`` on all its LEDs, drives at ``speeds[k]`` (both wheels) and
+    broadcasts one byte every tick."""
 
     def init(self, robot, params):
         self.rgb = tuple(params["colours"][robot.id])
@@ -13,3 +14,4 @@ class Colours(Controller):
     def step(self, robot):
         robot.set_leds(self.rgb)
         robot.set_wheels(self.speed, self.speed)
+        robot.send(b"\x01")

@@ -103,6 +103,25 @@ def test_pixels_show_robots_and_leds_where_the_recording_says(recorded, page_of,
     assert start.min() > 230, start
 
 
+def test_radio_links_overlay(recorded, page_of, tmp_path):
+    page = page_of(replay_source(recorded), "?mode=top&hud=0&trails=0&links=1&tick=40")
+    page.evaluate("() => window.viewer.drawn()")
+    shot = tmp_path / "links.png"
+    page.locator("#view").screenshot(path=str(shot))
+    img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    (x0, y0, _), (x1, y1, _) = POSES[0], POSES[1]
+    scale = 0.6 * 1.03 / W
+    px, py = round(W / 2 + (x0 + x1) / 2 / scale), round(H / 2 - (y0 + y1) / 2 / scale)
+    block = img[py - 2:py + 3, px - 2:px + 3]
+    # the link between robots 0 and 1 crosses the white floor half way between them
+    assert (block[..., 0] - block[..., 1]).max() > 60, block
+    page.evaluate("() => window.viewer.setLinks(false)")
+    page.evaluate("() => window.viewer.drawn()")
+    page.locator("#view").screenshot(path=str(shot))
+    block = np.asarray(Image.open(shot).convert("RGB")).astype(int)[py - 2:py + 3, px - 2:px + 3]
+    assert block.min() > 230
+
+
 def test_truncated_recording_replays_and_says_where_it_stops(recorded, page_of, tmp_path):
     copy = tmp_path / "run"
     shutil.copytree(recorded, copy)
@@ -164,5 +183,11 @@ def test_live_page_follows_the_run(page_of, tmp_path):
         rec.frame()
     page.wait_for_function("window.viewerState.tick === 6", timeout=10_000)
     assert "live" in page.inner_text("#info")
+    rec.log("e", 0, 2, 6, "state = searching")   # a script's log line: robot 2's debug text
+    sim.step()
+    rec.frame()
+    page.wait_for_function("window.viewerState.tick === 7 && window.viewerState.labels === 1",
+                           timeout=10_000)
+    assert page.inner_text("#labels") == "state = searching"
     rec.close("completed")
     page.wait_for_function("window.viewerState.live === false", timeout=10_000)

@@ -143,3 +143,28 @@ def test_a_port_in_use_is_replaced_and_said(recorded):
             assert json.loads(_get(served.url + "api/status")[1])["frames"] == 21
         finally:
             served.stop()
+
+
+def test_radio_links_and_debug_text_are_recorded_per_chunk(tmp_path):
+    rec = _chunked(tmp_path, chunk_frames=4, frames=6)
+    # a range-and-bearing board always broadcasts (an empty frame when nothing was sent):
+    # everyone in range hears everyone else, 3 × 2 receptions per frame
+    heard = rec.sim.medium.inbox
+    assert len(heard) == 6
+    rec.log("e", 0, 1, 6, "hops = 2")
+    rec.log("e", 1, 1, 6, "another run: not recorded")
+    rec.sim.step()
+    rec.frame()
+    rec.close("completed")
+    r = open_recording(tmp_path)
+    assert r.header["overlays"] == {"links": True, "text": True}
+    raw = r.overlay("links", 0)
+    f = int(np.frombuffer(raw[:4], "<u4")[0])
+    offsets = np.frombuffer(raw[4:8 + 4 * f], "<u4")
+    pairs = np.frombuffer(raw[8 + 4 * f:], "<u4").reshape(-1, 2)
+    assert f == 4 and offsets.tolist() == [0, 6, 12, 18, 24]
+    assert sorted(map(tuple, pairs[6:12].tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2),
+                                                        (2, 0), (2, 1)]
+    # a line logged during a step shows from the frame recorded after it (frame 6)
+    assert json.loads(r.overlay("text", 1)) == [[2, 1, "hops = 2"]]
+    assert json.loads(r.overlay("text", 0)) == []
