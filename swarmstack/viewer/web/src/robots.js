@@ -93,12 +93,33 @@ export class Robots {
       this.object.add(mesh);
       this.groups.push({ g, t, mesh });
     });
+    // a thin line down to the floor and a shadow under every robot off the ground: altitude
+    // is readable in any view
+    const stalkGeo = new THREE.BufferGeometry();
+    stalkGeo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(header.robots * 6), 3).setUsage(THREE.DynamicDrawUsage));
+    this.stalks = new THREE.LineSegments(stalkGeo, new THREE.LineBasicMaterial({ color: 0x555555 }));
+    this.stalks.frustumCulled = false;
+    this.object.add(this.stalks);
     const marks = header.groups.reduce(
       (s, g) => s + (g.leds ? g.count * g.leds.emitters_m.length : 0), 0);
     this.led = null;
     if (marks > 0) {
       const small = Math.min(...header.groups.filter((g) => g.leds).map((g) => Math.min(g.body.half_x, g.body.half_y)));
-      const oct = new THREE.OctahedronGeometry(Math.max(0.003, small * 0.14), header.robots > 300 ? 0 : 1).toNonIndexed();
+      const ledR = Math.max(0.003, small * 0.14);
+      const oct = new THREE.OctahedronGeometry(ledR, header.robots > 300 ? 0 : 1).toNonIndexed();
+      // an emitter inside the body (e.g. a drone's LED ring at its centre) would never be
+      // seen: it is drawn on the top face above where it is
+      for (const grp of this.groups) {
+        const { g } = grp;
+        if (!g.leds) continue;
+        const b = g.body;
+        grp.emitters = g.leds.emitters_m.map(([x, y, z]) => {
+          const inside = b.shape === 'box'
+            ? Math.abs(x) < b.half_x - ledR / 2 && Math.abs(y) < b.half_y - ledR / 2
+            : Math.hypot(x, y) < b.half_x - ledR / 2;
+          return inside && z < b.height_m ? [x, y, b.height_m + ledR * 0.3] : [x, y, z];
+        });
+      }
       this.ledTemplate = oct.attributes.position.array;
       this.ledVerts = oct.attributes.position.count;
       this.led = dynamicMesh(marks * this.ledVerts, new THREE.MeshBasicMaterial({ vertexColors: true }));
@@ -113,10 +134,12 @@ export class Robots {
     const lpos = this.led ? this.led.geometry.attributes.position.array : null;
     const lcol = this.led ? this.led.geometry.attributes.color.array : null;
     const lt = this.ledTemplate, lv = this.ledVerts;
-    for (const { g, t, mesh } of this.groups) {
+    const S = this.stalks.geometry.attributes.position.array;
+    let up = 0;
+    for (const { g, t, mesh, emitters } of this.groups) {
       const P = mesh.geometry.attributes.position.array;
       const tp = t.pos, nv = t.n;
-      const em = g.leds ? g.leds.emitters_m : null;
+      const em = emitters ?? null;
       const owner = g.leds ? g.leds.owner : null;
       for (let i = 0; i < g.count; i++) {
         const p = (g.first_row + i) * 6;
@@ -128,6 +151,10 @@ export class Robots {
         const r00 = cy * cp, r10 = sy * cp, r20 = -sp;
         const r01 = cy * sp * sr - sy * cr, r11 = sy * sp * sr + cy * cr, r21 = cp * sr;
         const r02 = cy * sp * cr + sy * sr, r12 = sy * sp * cr - cy * sr, r22 = cp * cr;
+        if (z > 0.005) {
+          S.set([x, y, 0.001, x, y, z], up * 6);
+          up++;
+        }
         let o = i * nv * 3;
         for (let v = 0; v < nv * 3; v += 3, o += 3) {
           const a = tp[v], b = tp[v + 1], c = tp[v + 2];
@@ -155,6 +182,8 @@ export class Robots {
       }
       mesh.geometry.attributes.position.needsUpdate = true;
     }
+    this.stalks.geometry.setDrawRange(0, up * 2);
+    this.stalks.geometry.attributes.position.needsUpdate = true;
     if (this.led) {
       this.led.geometry.setDrawRange(0, lit * lv);
       const a = this.led.geometry.attributes;
