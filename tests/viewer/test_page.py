@@ -191,3 +191,15 @@ def test_live_page_follows_the_run(page_of, tmp_path):
     assert page.inner_text("#labels") == "state = searching"
     rec.close("completed")
     page.wait_for_function("window.viewerState.live === false", timeout=10_000)
+
+
+def test_mp4_video(recorded, tmp_path, browser):
+    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    mp4 = tmp_path / "run.mp4"
+    r = _cli("view", recorded, "--video", mp4, "--fps", "5", "--speed", "10", "--width", "160",
+             "--height", "120")
+    assert r.returncode == 0, r.stderr
+    reader = imageio_ffmpeg.read_frames(str(mp4))
+    meta = next(reader)
+    assert tuple(meta["size"]) == (160, 120)
+    assert sum(1 for _ in reader) == 3   # every 10th of 21 frames (0.2 s each) at 10× and 5/s
