@@ -203,3 +203,33 @@ def test_mp4_video(recorded, tmp_path, browser):
     meta = next(reader)
     assert tuple(meta["size"]) == (160, 120)
     assert sum(1 for _ in reader) == 3   # every 10th of 21 frames (0.2 s each) at 10× and 5/s
+
+
+def test_a_box_shaped_type_is_drawn_from_its_body(page_of, tmp_path):
+    """A type the viewer has never heard of (the test suite's 20 × 10 cm hover box) is drawn
+    as an oriented box of its size: no code per type."""
+    from swarmstack.experiments.config import parse_experiment
+    from swarmstack.experiments.runner import run_experiment
+    from tests.core.robot_types import hoverbox  # noqa: F401  (registers the type)
+
+    yaw = 0.5
+    cfg = parse_experiment({
+        "simulation": {"ticks": 2},
+        "arena": {"size": [0.6, 0.6]},
+        "robots": [{"name": "b", "type": "hoverbox",
+                    "placement": {"kind": "explicit", "poses": [[0.0, 0.0, yaw]]}}],
+        "output": {"record": True}}, "box-test")
+    run_experiment(cfg, tmp_path / "run", source="box-test")
+    body = open_recording(tmp_path / "run").header["groups"][0]["body"]
+    assert body == {"shape": "box", "half_x": 0.1, "half_y": 0.05, "height_m": 0.08}
+    page = page_of(replay_source(tmp_path / "run"), "?mode=top&hud=0&trails=0")
+    page.evaluate("() => window.viewer.drawn()")
+    shot = tmp_path / "box.png"
+    page.locator("#view").screenshot(path=str(shot))
+    img = Image.open(shot).convert("RGB")
+    c, s = np.cos(yaw), np.sin(yaw)
+    along = _pixel(img, -0.08 * c, -0.08 * s)      # inside: 8 cm behind the centre
+    across = _pixel(img, 0.08 * s, -0.08 * c)      # outside: 8 cm to the side (half width 5)
+    corner_out = _pixel(img, 0.095 * c + 0.065 * s, 0.095 * s - 0.065 * c)
+    assert along[2] > along[0] + 40, along        # the group's blue
+    assert across.min() > 230 and corner_out.min() > 230, (across, corner_out)
