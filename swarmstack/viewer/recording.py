@@ -186,11 +186,10 @@ class Recorder:
         self.has_links = sim.medium is not None
         self._links: list[np.ndarray] = []     # pairs of each frame of the current chunk
         self._texts: list[list] = []           # [frame in chunk, row, text]
-        self._said: dict = {}                  # (group, robot id) -> row
-        for g in sim.groups:
-            sl = g.slice
-            for k, rid in enumerate(sim.world.bodies.robot_id[sl.start:sl.start + sl.per_run]):
-                self._said[(sl.name, int(rid))] = len(self._said)
+        ids = sim.world.bodies.robot_id[self._rows]
+        names = [g.slice.name for g in sim.groups for _ in range(g.slice.per_run)]
+        self._said = {(name, int(rid)): row      # (group, robot id) -> row
+                      for row, (name, rid) in enumerate(zip(names, ids))}
         n_leds = sum(per_run * mask.shape[1] for _, per_run, mask in leds)
         self.layout = FrameLayout(len(self._rows), n_leds)
         fb = self.layout.frame_bytes
