@@ -18,8 +18,10 @@
   the run was killed, or is still going.
 
 A frame is ``frame_bytes`` little-endian bytes: ``int32`` tick, ``float32[N, 6]`` poses
-(x, y, z, roll, pitch, yaw of run 0's robots in group order), then ``uint8[K, 3]`` colours of
-every logical LED of those robots (group by group, robot by robot), zero-padded to a multiple
+(x, y, z, roll, pitch, yaw of run 0's robots in group order), ``uint8[K, 3]`` colours of
+every logical LED of those robots (group by group, robot by robot), then ``uint8[R]`` sensor
+rays — the hit distance of every ray of every ray-casting device (proximity, time of flight),
+as a fraction of its range times 254, 255 when nothing is in range — zero-padded to a multiple
 of 4 bytes. Fixed-size frames make a chunk's frame count its size divided by ``frame_bytes``,
 and let a page view each frame's arrays without copying.
 
@@ -69,6 +71,7 @@ class FrameLayout:
 
     robots: int
     leds: int
+    rays: int = 0
 
     @property
     def pose_offset(self) -> int:
@@ -79,8 +82,12 @@ class FrameLayout:
         return 4 + 24 * self.robots
 
     @property
+    def rays_offset(self) -> int:
+        return self.leds_offset + 3 * self.leds
+
+    @property
     def frame_bytes(self) -> int:
-        raw = self.leds_offset + 3 * self.leds
+        raw = self.rays_offset + self.rays
         return (raw + 3) // 4 * 4
 
     def describe(self) -> dict:
@@ -89,7 +96,9 @@ class FrameLayout:
                            {"name": "pose", "dtype": "float32", "offset": self.pose_offset,
                             "shape": [self.robots, 6], "columns": list(POSE_FIELDS)},
                            {"name": "leds", "dtype": "uint8", "offset": self.leds_offset,
-                            "shape": [self.leds, 3]}]}
+                            "shape": [self.leds, 3]},
+                           {"name": "rays", "dtype": "uint8", "offset": self.rays_offset,
+                            "shape": [self.rays]}]}
 
 
 # ------------------------------------------------------------------------------------ header
@@ -112,11 +121,26 @@ def _floor(arena, folder: Path) -> dict:
     return {"image": "floor.png", "size_px": list(img.size)}
 
 
+def ray_devices(g) -> list:
+    """(device name, RayLayout) of group ``g``'s ray-casting devices, whose state holds each
+    ray's hit distance (m) after sensing (``sensors.ranging.cast``)."""
+    from swarmstack.sensors.ranging import RayLayout
+
+    out = []
+    for name, dev in g.devices.items():
+        layout = getattr(dev, "layout", None)
+        state = g.states.get(name)
+        if isinstance(layout, RayLayout) and isinstance(state, np.ndarray) and \
+                state.shape == (g.slice.n, layout.count) and state.dtype.kind == "f":
+            out.append((name, layout))
+    return out
+
+
 def scene_header(sim, record_every: int, chunk_frames: int, folder: Path) -> dict:
     """The header of ``sim``'s recording (writes ``floor.png`` into ``folder`` when the floor is
     not uniform)."""
     arena = sim.world.scene.arena
-    groups, rows, led_count = [], [], 0
+    groups, rows, led_count, ray_count = [], [], 0, 0
     for g in sim.groups:
         sl, rt = g.slice, g.robot_type
         ids = sim.world.bodies.robot_id[sl.start:sl.start + sl.per_run]
@@ -133,9 +157,17 @@ def scene_header(sim, record_every: int, chunk_frames: int, folder: Path) -> dic
                              "emitters_m": np.asarray(em.positions_m).round(6).tolist(),
                              "owner": [int(o) for o in em.owner]}
             led_count += em.n_leds * int(sl.per_run)
+        entry["rays"] = []
+        for name, layout in ray_devices(g):
+            entry["rays"].append({"device": name, "first": ray_count, "count": layout.count,
+                                  "angle_rad": layout.angle_rad.round(6).tolist(),
+                                  "ring_m": layout.ring_m.round(6).tolist(),
+                                  "elevation_m": layout.elevation_m.round(6).tolist(),
+                                  "range_m": float(layout.range_m)})
+            ray_count += layout.count * int(sl.per_run)
         groups.append(entry)
         rows.extend(range(sl.start, sl.start + sl.per_run))
-    layout = FrameLayout(len(rows), led_count)
+    layout = FrameLayout(len(rows), led_count, ray_count)
     lights = [{"x": float(x), "y": float(y), "z": float(z), "intensity": float(i),
                "rgb": [int(c) for c in rgb]}
               for (x, y, z, i), rgb in zip(arena.lights, arena.light_rgb)]
@@ -143,6 +175,7 @@ def scene_header(sim, record_every: int, chunk_frames: int, folder: Path) -> dic
         "format": FORMAT, "version": VERSION, "source": sim.source, "seed": int(sim.seed),
         "dt_s": float(sim.world.scene.dt), "record_every": int(record_every),
         "chunk_frames": int(chunk_frames), "robots": layout.robots, "leds": layout.leds,
+        "rays": layout.rays,
         "frame": layout.describe(),
         "arena": {"bounds": [float(v) for v in arena.bounds],
                   "boxes": [dict(zip(("cx", "cy", "half_x", "half_y", "yaw", "height"),
@@ -191,7 +224,12 @@ class Recorder:
         self._said = {(name, int(rid)): row      # (group, robot id) -> row
                       for row, (name, rid) in enumerate(zip(names, ids))}
         n_leds = sum(per_run * mask.shape[1] for _, per_run, mask in leds)
-        self.layout = FrameLayout(len(self._rows), n_leds)
+        # sensor rays: (states, name, per_run, range) of each ray-casting device
+        self._rays = [(g.states, name, g.slice.per_run, layout.range_m)
+                      for g in sim.groups for name, layout in ray_devices(g)]
+        n_rays = sum(g.slice.per_run * layout.count
+                     for g in sim.groups for _, layout in ray_devices(g))
+        self.layout = FrameLayout(len(self._rows), n_leds, n_rays)
         fb = self.layout.frame_bytes
         self.chunk_frames = int(chunk_frames) if chunk_frames else \
             max(1, min(MAX_CHUNK_FRAMES, DEFAULT_CHUNK_BYTES // fb))
@@ -206,6 +244,7 @@ class Recorder:
             self.chunk_frames, lo.robots, 6)
         self._ledbuf = self._buf[:, lo.leds_offset:lo.leds_offset + 3 * lo.leds].reshape(
             self.chunk_frames, lo.leds, 3)
+        self._raybuf = self._buf[:, lo.rays_offset:lo.rays_offset + lo.rays]
         self.chunks = 0        # complete chunks on disk
         self.filled = 0        # frames of the current chunk
         self.last_tick = -1
@@ -226,6 +265,13 @@ class Recorder:
         for cmd, per_run, mask in self._leds:
             n = per_run * mask.shape[1]
             self._ledbuf[k, at:at + n] = (cmd[:per_run] * mask).reshape(n, 3)
+            at += n
+        at = 0
+        for states, name, per_run, range_m in self._rays:
+            d = states[name][:per_run]
+            n = d.size
+            frac = np.minimum(d, range_m) * (254.0 / range_m)
+            self._raybuf[k, at:at + n] = np.where(d < range_m, frac, 255.0).ravel()
             at += n
         if self.has_links:
             self._links.append(self._receptions())
@@ -358,15 +404,16 @@ class Recording:
 
     def frames_array(self, k: int) -> dict:
         """Chunk ``k`` as arrays: ``tick`` int32[F], ``pose`` float32[F, N, 6], ``leds``
-        uint8[F, K, 3]."""
+        uint8[F, K, 3], ``rays`` uint8[F, R]."""
         fb = self.frame_bytes
         raw = np.frombuffer(self.chunk(k), dtype=np.uint8).reshape(-1, fb)
-        n, k_leds = int(self.header["robots"]), int(self.header["leds"])
-        lo = FrameLayout(n, k_leds)
+        h = self.header
+        lo = FrameLayout(int(h["robots"]), int(h["leds"]), int(h["rays"]))
         return {"tick": raw[:, :4].copy().view("<i4")[:, 0],
                 "pose": raw[:, lo.pose_offset:lo.leds_offset].copy().view("<f4")
-                .reshape(-1, n, 6),
-                "leds": raw[:, lo.leds_offset:lo.leds_offset + 3 * k_leds].reshape(-1, k_leds, 3)}
+                .reshape(-1, lo.robots, 6),
+                "leds": raw[:, lo.leds_offset:lo.rays_offset].reshape(-1, lo.leds, 3),
+                "rays": raw[:, lo.rays_offset:lo.rays_offset + lo.rays]}
 
     def status(self, live=None) -> dict:
         """What a page needs to know to fetch frames."""

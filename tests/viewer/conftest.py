@@ -24,7 +24,7 @@ def experiment(ticks: int = 40) -> dict:
                     "placement": {"kind": "explicit", "poses": POSES},
                     "controller": {"python": "controllers.py:Colours",
                                    "params": {"colours": COLOURS, "speeds": SPEEDS}},
-                    "radio": {"range": 0.8}}],
+                    "radio": {"range": 0.8}, "sensors": {"proximity": True}}],
         "output": {"record": True, "record_every": 2},
     }
 

@@ -122,6 +122,34 @@ def test_radio_links_overlay(recorded, page_of, tmp_path):
     assert block.min() > 230
 
 
+def test_sensor_rays_overlay(recorded, page_of, tmp_path):
+    page = page_of(replay_source(recorded), "?mode=top&hud=0&trails=0&tick=40")
+    page.evaluate("() => window.viewer.drawn()")
+    before = np.asarray(Image.open(_shot(page, tmp_path / "a.png")).convert("RGB")).astype(int)
+    page.evaluate("() => window.viewer.setRays(true)")
+    page.evaluate("() => window.viewer.drawn()")
+    after = np.asarray(Image.open(_shot(page, tmp_path / "b.png")).convert("RGB")).astype(int)
+    changed = (np.abs(after - before).max(axis=2) > 30)
+    scale = 0.6 * 1.03 / W
+    yy, xx = np.mgrid[0:H, 0:W]
+    wx, wy = (xx - W / 2) * scale, (H / 2 - yy) * scale
+
+    def ring(x, y, r0, r1):
+        d = np.hypot(wx - x, wy - y)
+        return (d > r0) & (d < r1)
+
+    # rays leave robot 0 and robot 1 (standing still), reaching at most their 10 cm range
+    for x, y, _ in POSES[:2]:
+        assert changed[ring(x, y, 0.04, 0.13)].sum() > 30
+    # nothing drawn far from every robot
+    assert not changed[ring(0.22, -0.24, 0.0, 0.03)].any()
+
+
+def _shot(page, path):
+    page.locator("#view").screenshot(path=str(path))
+    return path
+
+
 def test_truncated_recording_replays_and_says_where_it_stops(recorded, page_of, tmp_path):
     copy = tmp_path / "run"
     shutil.copytree(recorded, copy)

@@ -27,6 +27,8 @@ def test_recording_holds_poses_leds_and_scene(recorded):
     g = h["groups"][0]
     assert g["body"] == {"shape": "disc", "half_x": 0.035, "half_y": 0.035, "height_m": 0.045}
     assert g["leds"]["count"] == 10 and len(g["leds"]["owner"]) == 17
+    assert [(d["device"], d["count"]) for d in g["rays"]] == [("proximity", 8)]
+    assert h["rays"] == 3 * 8
     assert rec.frames == 21  # ticks 0, 2, …, 40
     a = rec.frames_array(0)
     assert a["tick"].tolist() == list(range(0, 41, 2))
@@ -168,3 +170,14 @@ def test_radio_links_and_debug_text_are_recorded_per_chunk(tmp_path):
     # a line logged during a step shows from the frame recorded after it (frame 6)
     assert json.loads(r.overlay("text", 1)) == [[2, 1, "hops = 2"]]
     assert json.loads(r.overlay("text", 0)) == []
+
+
+def test_sensor_rays_are_recorded_as_fractions_of_their_range(tmp_path):
+    rec = _chunked(tmp_path, chunk_frames=4, frames=3)
+    dist = rec.sim.group("e").states["proximity"][:3]   # hit distances (m) of tick 2
+    reach = rec.sim.group("e").devices["proximity"].layout.range_m
+    rec.close("completed")
+    rays = open_recording(tmp_path).frames_array(0)["rays"][-1].reshape(3, 8)
+    expect = np.where(dist < reach, np.round(np.minimum(dist, reach) / reach * 254), 255)
+    np.testing.assert_allclose(rays, expect, atol=1)
+    assert (rays == 255).any()

@@ -12,6 +12,8 @@ export class Frames {
     const fields = Object.fromEntries(header.frame.fields.map((f) => [f.name, f]));
     this.poseOff = fields.pose.offset;
     this.ledsOff = fields.leds.offset;
+    this.raysOff = fields.rays ? fields.rays.offset : 0;
+    this.r = header.rays ?? 0;
     this.n = header.robots;
     this.k = header.leds;
     this.chunks = new Map(); // k -> {buf, frames}
@@ -63,6 +65,7 @@ export class Frames {
       tick: new Int32Array(entry.buf, off, 1)[0],
       pose: new Float32Array(entry.buf, off + this.poseOff, this.n * 6),
       leds: new Uint8Array(entry.buf, off + this.ledsOff, this.k * 3),
+      rays: new Uint8Array(entry.buf, off + this.raysOff, this.r),
     };
   }
 

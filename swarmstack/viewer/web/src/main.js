@@ -18,6 +18,7 @@ const state = {
   playing: false, speed: 1, mode: params.get('mode') === 'top' ? 'top' : '3d', live: false,
   stops: null, fps: 0, trails: params.get('trails') !== '0', rendered: 0,
   links: params.get('links') === '1', text: params.get('text') !== '0', labels: 0,
+  rays: params.get('rays') === '1',
 };
 window.viewerState = state;
 
@@ -132,6 +133,7 @@ async function show(f) {
   robots.update(fr.pose, fr.leds);
   pose = fr.pose;
   if (state.trails) trails.update(frames, f); else trails.hide();
+  if (state.rays) overlays.showRays(fr.pose, fr.rays); else overlays.hideRays();
   if (state.links) await overlays.showLinks(f, fr.pose, state.live); else overlays.hideLinks();
   texts = state.text ? await overlays.texts(f, state.live) : new Map();
   shown = f;
@@ -233,6 +235,7 @@ window.viewer = {
   setTrails: (on) => { state.trails = on; $('trails').checked = on; return show(shown); },
   setLinks: (on) => { state.links = on; $('links').checked = on; return show(shown); },
   setText: (on) => { state.text = on; $('text').checked = on; return show(shown); },
+  setRays: (on) => { state.rays = on; $('rays').checked = on; return show(shown); },
   worldToScreen,
   // resolves once the frame on screen has been drawn at least once more
   drawn: () => new Promise((res) => { dirty = true; const n = state.rendered; const w = () => (state.rendered > n ? res(state.tick) : requestAnimationFrame(w)); w(); }),
@@ -265,6 +268,8 @@ async function main() {
   scene.add(trails.object);
   overlays = new Overlays(header, $('labels'));
   scene.add(overlays.links);
+  scene.add(overlays.rays);
+  if (!header.rays) $('rays-toggle').hidden = true;
   if (!header.overlays?.links) $('links-toggle').hidden = true;
   setupCameras(header.arena.bounds);
   await pollStatus();
@@ -284,6 +289,8 @@ async function main() {
   $('trails').onchange = (e) => window.viewer.setTrails(e.target.checked);
   $('links').checked = state.links;
   $('links').onchange = (e) => window.viewer.setLinks(e.target.checked);
+  $('rays').checked = state.rays;
+  $('rays').onchange = (e) => window.viewer.setRays(e.target.checked);
   $('text').checked = state.text;
   $('text').onchange = (e) => window.viewer.setText(e.target.checked);
   info();

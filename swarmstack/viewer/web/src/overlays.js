@@ -1,4 +1,7 @@
-// Radio links and debug text, fetched per chunk (api/links/K, api/text/K) when shown.
+// Sensor rays (from the frames), radio links and debug text (fetched per chunk, api/links/K,
+// api/text/K, when shown).
+// Rays: each ray of each ray-casting device from its start to what it hit (orange) or to the
+// end of its range (grey).
 // Links: a line from each sender's antenna to each robot that heard it in the frame shown.
 // Text: each robot's last script log line of the last TEXT_HOLD_S simulated seconds, as a
 // label over the robot.
@@ -21,7 +24,45 @@ export class Overlays {
     this.links.visible = false;
     this.labelsDiv = labelsDiv;
     this.labels = [];
+    const nRays = header.rays ?? 0;
+    const rg = new THREE.BufferGeometry();
+    rg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(nRays * 6), 3).setUsage(THREE.DynamicDrawUsage));
+    rg.setAttribute('color', new THREE.BufferAttribute(new Float32Array(nRays * 6), 3).setUsage(THREE.DynamicDrawUsage));
+    this.rays = new THREE.LineSegments(rg, new THREE.LineBasicMaterial({ vertexColors: true }));
+    this.rays.frustumCulled = false;
+    this.rays.visible = false;
   }
+
+  showRays(pose, rays) {
+    const P = this.rays.geometry.attributes.position.array, C = this.rays.geometry.attributes.color.array;
+    let n = 0;
+    for (const g of this.header.groups) {
+      for (const dev of g.rays ?? []) {
+        for (let i = 0; i < g.count; i++) {
+          const p = (g.first_row + i) * 6;
+          const x = pose[p], y = pose[p + 1], z = pose[p + 2], c = Math.cos(pose[p + 5]), s = Math.sin(pose[p + 5]);
+          for (let k = 0; k < dev.count; k++) {
+            const q = rays[dev.first + i * dev.count + k];
+            const a = dev.angle_rad[k], ring = dev.ring_m[k];
+            const ux = Math.cos(a), uy = Math.sin(a); // body frame
+            const wx = c * ux - s * uy, wy = s * ux + c * uy;
+            const len = (q === 255 ? 1 : q / 254) * dev.range_m;
+            const sx = x + ring * wx, sy = y + ring * wy, sz = z + dev.elevation_m[k];
+            P.set([sx, sy, sz, sx + len * wx, sy + len * wy, sz], n * 6);
+            const col = q === 255 ? [0.6, 0.6, 0.6] : [0.95, 0.45, 0.05];
+            C.set([...col, ...col], n * 6);
+            n++;
+          }
+        }
+      }
+    }
+    this.rays.geometry.setDrawRange(0, n * 2);
+    this.rays.geometry.attributes.position.needsUpdate = true;
+    this.rays.geometry.attributes.color.needsUpdate = true;
+    this.rays.visible = true;
+  }
+
+  hideRays() { this.rays.visible = false; }
 
   async fetch(kind, k, frameInChunk, live) {
     const key = `${kind}/${k}`;
