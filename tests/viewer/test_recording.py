@@ -181,3 +181,38 @@ def test_sensor_rays_are_recorded_as_fractions_of_their_range(tmp_path):
     expect = np.where(dist < reach, np.round(np.minimum(dist, reach) / reach * 254), 255)
     np.testing.assert_allclose(rays, expect, atol=1)
     assert (rays == 255).any()
+
+
+def test_run_view_serves_the_run_until_interrupted(tmp_path):
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "exp.toml").write_text(
+        "[simulation]\nticks = 30\n[arena]\nsize = [0.6, 0.6]\n"
+        "[[robots]]\nname = \"e\"\ncount = 2\n")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from swarmstack.cli import main; main()", "run",
+         str(tmp_path / "exp.toml"), "--out", str(tmp_path / "run"), "--view", "--view-port",
+         "0", "--quiet"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = None
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            m = re.search(r"live view: open (http://\S+)", line)
+            url = m.group(1) if m else None
+        assert url, "no address printed"
+        while json.loads(_get(url + "api/status")[1])["live"]:
+            time.sleep(0.1)
+        st = json.loads(_get(url + "api/status")[1])
+        assert st["frames"] == 31 and st["complete"]
+        assert (tmp_path / "run" / "recording" / "end.json").is_file()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert "the run is over" in out
