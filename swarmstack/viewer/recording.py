@@ -56,7 +56,7 @@ def recording_dir(out_dir: Path) -> Path:
     return Path(out_dir) / "recording"
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def _write_atomic(path: Path, data) -> None:
     """Write through a temporary name and a rename: a reader never sees part of a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     with open(tmp, "wb") as fh:
@@ -320,7 +320,8 @@ class Recorder:
         texts = self.texts()
         if texts:
             _write_atomic(self.folder / f"text-{k:06d}.json", json.dumps(texts).encode())
-        _write_atomic(self.folder / f"chunk-{k:06d}.bin", self._buf[:self.filled].tobytes())
+        # the buffer itself (contiguous rows): no copy of a chunk of several MiB
+        _write_atomic(self.folder / f"chunk-{k:06d}.bin", memoryview(self._buf[:self.filled]))
         if self.filled == self.chunk_frames:
             self.chunks += 1
             self.filled = 0
