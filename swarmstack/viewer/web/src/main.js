@@ -253,6 +253,8 @@ async function main() {
     let why = 'no server answered';
     if (resp) { try { why = (await resp.json()).error; } catch (e) { why = resp.statusText; } }
     state.noRun = true;
+    $('info').textContent = 'no run';
+    $('hud').hidden = true;
     say(`No run to show: ${why}. Start one with "swarmstack view RESULTS_DIR" or "swarmstack run EXP --view".`);
     state.ready = true;
     return;
