@@ -416,15 +416,11 @@ class Recording:
                 "leds": raw[:, lo.leds_offset:lo.rays_offset].reshape(-1, lo.leds, 3),
                 "rays": raw[:, lo.rays_offset:lo.rays_offset + lo.rays]}
 
-    def status(self, live=None) -> dict:
-        """What a page needs to know to fetch frames."""
-        frames = self.frames if live is None else live.frames
-        done = self.end is not None if live is None else live.closed
-        return {"frames": frames, "chunk_frames": int(self.header["chunk_frames"]),
-                "complete": done and self.stops is None, "live": live is not None and not done,
-                "stops": self.stops if live is None else None,
-                "status": (self.end or {}).get("status") if live is None else
-                ("running" if not done else "ended")}
+    def status(self) -> dict:
+        """What a page needs to know to fetch frames (see ``viewer.server``)."""
+        return {"frames": self.frames, "chunk_frames": int(self.header["chunk_frames"]),
+                "complete": self.end is not None and self.stops is None, "live": False,
+                "stops": self.stops, "status": (self.end or {}).get("status")}
 
 
 def open_recording(out_dir: Path) -> Recording:

@@ -54,7 +54,6 @@ class Source:
         return self.recording.folder if self.recording is not None else None
 
     def status(self) -> dict:
-        h = self.header
         if self.recorder is not None:
             r = self.recorder
             return {"frames": r.frames, "chunk_frames": r.chunk_frames, "live": not r.closed,
@@ -63,9 +62,7 @@ class Source:
         if self.recording is None:
             return {"frames": 0, "chunk_frames": 1, "live": False, "complete": False,
                     "stops": self.why, "status": None}
-        st = self.recording.status()
-        st["chunk_frames"] = int(h["chunk_frames"])
-        return st
+        return self.recording.status()
 
     def chunk(self, k: int) -> Optional[bytes]:
         if self.recorder is not None:

@@ -145,9 +145,8 @@ async function show(f) {
 }
 
 function info() {
-  const total = state.frames;
-  const lastTick = state.frames ? ` · ${total} frames` : '';
-  $('info').textContent = `tick ${state.tick ?? '–'}${lastTick} · ${state.robots} robots` +
+  const frameCount = state.frames ? ` · ${state.frames} frames` : '';
+  $('info').textContent = `tick ${state.tick ?? '–'}${frameCount} · ${state.robots} robots` +
     (state.live ? ' · live' : '') + (state.playing ? '' : ' · paused');
 }
 
