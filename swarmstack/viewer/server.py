@@ -7,7 +7,9 @@ which keeps what a live view costs the simulation small.
 
 Routes: ``/`` the page · ``/dist/viewer.js`` its bundle · ``api/header`` (JSON; 404 with
 ``{"error"}`` when there is no run) · ``api/status`` (frames, chunk_frames, live, complete,
-stops) · ``api/chunk/K`` (the chunk's whole frames, binary) · ``api/links/K`` and ``api/text/K`` (the chunk's radio links and debug text) · ``api/floor.png``.
+stops) · ``api/chunk/K[?from=I]`` (the chunk's whole frames from frame I, binary) ·
+``api/links/K`` and ``api/text/K`` (the chunk's radio links and debug text) ·
+``api/floor.png``.
 """
 
 from __future__ import annotations
