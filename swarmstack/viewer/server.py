@@ -1,9 +1,10 @@
 """The viewer's local HTTP server (standard library only): the page, and a recording's header,
 status and chunks under ``api/``, for a finished run on disk or a run in progress.
 
-The page polls ``api/status`` (twice a second, only while a run is live) and fetches whole
-chunks (``api/chunk/K``): a live run's server thread does no work between the page's requests,
-which keeps what a live view costs the simulation small.
+The page polls ``api/status`` (twice a second, only while a run is live) and fetches chunks
+(``api/chunk/K``; of the chunk being filled, only the frames it lacks): a live run's server
+thread does no work between the page's requests, which keeps what a live view costs the
+simulation small.
 
 Routes: ``/`` the page · ``/dist/viewer.js`` its bundle · ``api/header`` (JSON; 404 with
 ``{"error"}`` when there is no run) · ``api/status`` (frames, chunk_frames, live, complete,
