@@ -235,20 +235,24 @@ def test_mp4_video(recorded, tmp_path, browser):
 
 def test_a_box_shaped_type_is_drawn_from_its_body(page_of, tmp_path):
     """A type the viewer has never heard of (the test suite's 20 × 10 cm hover box) is drawn
-    as an oriented box of its size: no code per type."""
+    as an oriented box of its size: no code per type. The painted floor is drawn too."""
     from swarmstack.experiments.config import parse_experiment
     from swarmstack.experiments.runner import run_experiment
-    from tests.core.robot_types import hoverbox  # noqa: F401  (registers the type)
+    import tests.core.robot_types.hoverbox  # noqa: F401  (registers the type)
 
     yaw = 0.5
     cfg = parse_experiment({
         "simulation": {"ticks": 2},
         "arena": {"size": [0.6, 0.6]},
+        "floor": {"regions": [{"color": "red", "rect": [-0.3, -0.3, -0.2, 0.3]}],
+                  "resolution": 0.01},
         "robots": [{"name": "b", "type": "hoverbox",
                     "placement": {"kind": "explicit", "poses": [[0.0, 0.0, yaw]]}}],
         "output": {"record": True}}, "box-test")
     run_experiment(cfg, tmp_path / "run", source="box-test")
-    body = open_recording(tmp_path / "run").header["groups"][0]["body"]
+    header = open_recording(tmp_path / "run").header
+    assert header["arena"]["floor"] == {"image": "floor.png", "size_px": [60, 60]}
+    body = header["groups"][0]["body"]
     assert body == {"shape": "box", "half_x": 0.1, "half_y": 0.05, "height_m": 0.08}
     page = page_of(replay_source(tmp_path / "run"), "?mode=top&hud=0&trails=0")
     page.evaluate("() => window.viewer.drawn()")
@@ -261,3 +265,5 @@ def test_a_box_shaped_type_is_drawn_from_its_body(page_of, tmp_path):
     corner_out = _pixel(img, 0.095 * c + 0.065 * s, 0.095 * s - 0.065 * c)
     assert along[2] > along[0] + 40, along        # the group's blue
     assert across.min() > 230 and corner_out.min() > 230, (across, corner_out)
+    painted, plain = _pixel(img, -0.25, 0.2), _pixel(img, 0.25, 0.2)
+    assert painted[0] > 200 and painted[1] < 60 and plain.min() > 230, (painted, plain)
