@@ -54,7 +54,7 @@ def test_page_reports_robots_and_tick_and_plays(recorded, page_of):
     page.wait_for_function("window.viewerState.tick === 2")
     page.select_option("#speed", "10")
     page.click("#play")
-    page.wait_for_function("window.viewerState.tick >= 10", timeout=10_000)
+    page.wait_for_function("window.viewerState.tick >= 10", timeout=30_000)
     page.click("#play")
     assert state(page)["playing"] is False
     assert "3 robots" in page.inner_text("#info")
@@ -209,16 +209,16 @@ def test_live_page_follows_the_run(page_of, tmp_path):
     for _ in range(6):  # into the second chunk, which is still being filled
         sim.step()
         rec.frame()
-    page.wait_for_function("window.viewerState.tick === 6", timeout=10_000)
+    page.wait_for_function("window.viewerState.tick === 6", timeout=30_000)
     assert "live" in page.inner_text("#info")
     rec.log("e", 0, 2, 6, "state = searching")   # a script's log line: robot 2's debug text
     sim.step()
     rec.frame()
     page.wait_for_function("window.viewerState.tick === 7 && window.viewerState.labels === 1",
-                           timeout=10_000)
+                           timeout=30_000)
     assert page.inner_text("#labels") == "state = searching"
     rec.close("completed")
-    page.wait_for_function("window.viewerState.live === false", timeout=10_000)
+    page.wait_for_function("window.viewerState.live === false", timeout=30_000)
 
 
 def test_mp4_video(recorded, tmp_path, browser):
