@@ -12,22 +12,28 @@ from swarmstack.world.rng import STREAM
 
 
 @njit(cache=True, error_model="numpy")
-def _apply(cmd, max_speed, kind, level, keys, tick, out):
+def _apply(cmd, max_speed, kind, level, keys, tick, out, clamped):
     for i in range(cmd.shape[0]):
+        over = False
         for w in range(2):
             v = cmd[i, w]
             if v != v:  # NaN from a controller: treat as stop rather than poison the state
                 v = 0.0
+            if abs(v) > max_speed:
+                over = True
             v = min(max_speed, max(-max_speed, v))
             if v != 0.0:
                 v *= 1.0 + draw(kind, level, keys[i], tick, w)  # relative speed error
             out[i, w] = v
+        if over:
+            clamped[i] += 1
 
 
 @dataclass(frozen=True)
 class Wheels:
     """Clamp the ``wheels`` command (m/s, left/right) to ±``max_speed_m_s``, with optional
-    relative speed noise (0 by default), into the drive state's ``wheel_speed``."""
+    relative speed noise (0 by default), into the drive state's ``wheel_speed``; ticks with a
+    clamped command are counted in ``wheels_clamped`` when the drive state has it."""
 
     max_speed_m_s: float
     noise: str = "none"
@@ -35,4 +41,5 @@ class Wheels:
 
     def apply(self, world, group, keys, commands, drive) -> None:
         _apply(commands["wheels"], self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
-               keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"])
+               keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"],
+               drive.get("wheels_clamped", np.zeros(len(keys), dtype=np.int64)))

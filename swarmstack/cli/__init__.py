@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import typer
 
+from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
+from swarmstack.cli import help_format
 from swarmstack.cli import reproduce as reproduce_cli
+from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
 from swarmstack.cli import view as view_cli
 
@@ -16,11 +19,31 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"swarmstack {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", is_eager=True,
+                                       callback=_print_version,
+                                       help="print the version and exit")) -> None:
+    """Simulate swarms of real robots, run Buzz scripts, reproduce published validations."""
+
+
 sim_cli.register(app)
 reproduce_cli.register(app)
+robots_cli.register(app)
 view_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 
 def main() -> None:
+    help_format.apply(app)   # every command registered by now, whoever added it
     app()
+
+
+help_format.apply(app)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
 
+from swarmstack.cli.progress import run_progress
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ConfigError, load_experiment
 
@@ -50,13 +50,26 @@ def _stopped(exc: BaseException, out: Path) -> int:
     return 1
 
 
-def _report(summary: dict, out: Path) -> None:
+def _report(summary: dict, out: Path, as_json: bool = False) -> None:
     """Print how a run that went to its end went; exit 1 if a run of it failed."""
-    Console().print(
-        f"{summary['runs']} run(s) × {summary['robots']} robots × {summary['ticks_done']} ticks "
-        f"in {summary['wall_time_s']:.2f} s (+ {summary['setup_time_s']:.2f} s setup; "
-        f"{summary['robot_ticks_per_s']:,.0f} robot-ticks/s); results in {out}/",
-        markup=False, emoji=False, soft_wrap=True)
+    line = (f"{summary['runs']} run(s) × {summary['robots']} robots × {summary['ticks_done']} "
+            f"ticks in {summary['wall_time_s']:.2f} s "
+            f"({summary['robot_ticks_per_s']:,.0f} robot-ticks/s) after "
+            f"{summary['setup_time_s']:.2f} s of set-up (kernel compilation included); "
+            f"results in {out}/")
+    if as_json:
+        from swarmstack.experiments.results import read_summary
+
+        print(line, file=sys.stderr)
+        print(json.dumps(read_summary(out), indent=1))   # what the run wrote, word for word
+    else:
+        print(line)
+    for group, counters in (summary.get("drive_counters") or {}).items():
+        clamped = sum(counters.get("wheels_clamped", ()))
+        if clamped:  # said once per run: the usual cause is a controller written in cm/s
+            print(f"warning: group {group!r}: wheel speeds above the robot's maximum were "
+                  f"clamped in {clamped} robot-ticks (wheel speeds are in m/s; ARGoS "
+                  "controllers write cm/s) — drive_counters in summary.json", file=sys.stderr)
     if summary["failed_robots"]:
         first = summary["robot_failures"][0]
         print(f"warning: {summary['failed_robots']} robot(s) failed and stopped; the first: "
@@ -99,6 +112,8 @@ def register(app: typer.Typer) -> None:
                                          "(also one robot's Buzz VM)"),
         verbose: bool = typer.Option(False, "--verbose",
                                      help="also print script log lines on the console"),
+        as_json: bool = typer.Option(False, "--json",
+                                     help="print summary.json on standard output at the end"),
         record: Optional[bool] = typer.Option(None, "--record/--no-record",
                                               help="write the viewer's recording to "
                                                    "--out/recording (default: output.record)"),
@@ -122,27 +137,17 @@ def register(app: typer.Typer) -> None:
             cfg = load_experiment(experiment)
         except ConfigError as exc:
             _fail(err, exc.problems)
+        from swarmstack.experiments.checks import warnings_for
+
+        for w in warnings_for(cfg, str(experiment)):
+            print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("ticks"), TimeElapsedColumn(), TimeRemainingColumn())
+        robots = runs * sum(g.n for g in cfg.robots)
         # signals are held from here until the command exits: a late Ctrl-C interrupts
         # neither the last writes nor the report of how the run ended
         with StopSignals() as signals:
-            with Progress(*columns, console=err, disable=quiet, transient=False) as bar:
-                # the first run after installation also compiles the kernels (cached afterwards)
-                task = bar.add_task(f"{experiment.name}: setting up", total=total)
-                stride = max(1, total // 200)
-
-                def progress(done, total_):
-                    if done == 1:
-                        bar.update(task, description=experiment.name)
-                    if done % stride == 0 or done == total_:
-                        bar.update(task, completed=done)
-
-                def echo(line):
-                    bar.console.print(line, markup=False, emoji=False, highlight=False,
-                                      soft_wrap=True)
-
+            with run_progress(experiment.name, total, robots, err, quiet) as (progress, echo,
+                                                                             stop_bar):
                 live = []  # --view: the server of the run's recorder
 
                 def on_recorder(recorder):
@@ -161,27 +166,45 @@ def register(app: typer.Typer) -> None:
                         record=True if view else record, record_every=record_every,
                         on_recorder=on_recorder if view else None)
                 except ConfigError as exc:
-                    bar.stop()
+                    stop_bar()
                     _fail(err, exc.problems)
                 except (OutputFolderError, ResultsWriteError, ControllerError,
                         KeyboardInterrupt) as exc:
-                    bar.stop()
+                    stop_bar()
                     raise typer.Exit(_stopped(exc, out))
-            _report(summary, out)
+            _report(summary, out, as_json)
         if view and live:
             from swarmstack.cli.view import hold
 
-            hold(live[0], f"the run is over; the page still shows {out}")
+            hold(live[0], f"the run is over; the page still shows {out}", sys.stderr)
 
     @app.command("validate")
-    def validate(experiment: Path = typer.Argument(..., help="experiment file (TOML)")) -> None:
-        """Check an experiment file (and build its world); exit 1 listing every problem."""
+    def validate(
+        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        as_json: bool = typer.Option(False, "--json",
+                                     help="print {file, valid, problems, warnings} as JSON"),
+    ) -> None:
+        """Check an experiment file (and build its world); exit 1 listing every problem.
+
+        Warnings (an object outside the arena, a logged sensor that no group has on) do not
+        make a file invalid; they are printed on standard error."""
+        from swarmstack.experiments.checks import warnings_for
         from swarmstack.experiments.simulation import Simulation
 
         err = Console(stderr=True)
+        problems, warnings = [], []
         try:
             cfg = load_experiment(experiment)
+            warnings = warnings_for(cfg, str(experiment))
             Simulation(cfg, runs=1, base_dir=experiment.parent, source=str(experiment))
         except ConfigError as exc:
-            _fail(err, exc.problems)
+            problems = exc.problems
+        if as_json:
+            print(json.dumps({"file": str(experiment), "valid": not problems,
+                              "problems": problems, "warnings": warnings}, indent=1))
+            raise typer.Exit(1 if problems else 0)
+        for w in warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        if problems:
+            _fail(err, problems)
         print(f"{experiment}: valid")  # plain: a path is neither wrapped nor read as markup

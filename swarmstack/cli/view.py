@@ -11,11 +11,12 @@ from typing import Optional
 import typer
 
 
-def hold(served, what: str) -> None:
-    """Print where ``what`` is served and serve until Ctrl-C."""
+def hold(served, what: str, file=None) -> None:
+    """Print where ``what`` is served (on ``file``, default standard output) and serve until
+    Ctrl-C."""
     if served.note:
         print(served.note, file=sys.stderr)
-    print(f"{what}: open {served.url} (Ctrl-C to stop)", flush=True)
+    print(f"{what}: open {served.url} (Ctrl-C to stop)", file=file or sys.stdout, flush=True)
     try:
         while True:
             time.sleep(0.5)

@@ -19,6 +19,29 @@ import numpy as np
 from swarmstack.world.rng import STREAM, uniform_array
 
 
+def _missing(who: str, name: str, devices, readings, commands, members) -> AttributeError:
+    """The error for ``view.name`` that does not exist: a sensor that is off says how to turn
+    it on; anything else (a typo: ``set_wheel``) names the closest attribute and lists what
+    the view has."""
+    from swarmstack.experiments.checks import suggest
+
+    # a device's reading is named after it, sometimes with its unit (tof → tof_mm)
+    device = next((d for d in devices if name == d or name.startswith(d + "_")), None)
+    if device is not None:
+        return AttributeError(f"{who} has no reading {name!r}: its sensor is off; turn it on "
+                              f"under the group's sensors in the experiment file "
+                              f"(sensors = {{ {device} = true }})")
+    near = suggest(name, [*readings, *commands, *members])
+    return AttributeError(
+        f"{who} has no attribute {name!r}" + (f"; did you mean {near}?" if near else "")
+        + f" readings: {', '.join(readings) or 'none (no sensor on)'}; "
+        f"commands: {', '.join(commands)}")
+
+
+def _public(cls) -> list[str]:
+    return [n for n in dir(cls) if not n.startswith("_")]
+
+
 class RadioOffError(RuntimeError):
     """The radio was used by a robot whose group has it off. (Not an AttributeError: that would
     be taken for a missing attribute and answered by ``__getattr__``.)"""
@@ -40,6 +63,8 @@ class RobotView:
     """
 
     _radio = None  # the group's RadioPort when its radio is on
+    _devices: tuple = ()    # every device the robot type can carry (set per type)
+    _host: tuple = ()       # the type's host functions (set_wheels …)
 
     def __init__(self, group_name: str, index: int, robot_id: int, run: int, readings: dict,
                  commands: dict, rng: np.random.Generator, clock, params: dict | None = None):
@@ -52,15 +77,17 @@ class RobotView:
         self.params = params if params is not None else {}
         self.host_state: dict = {}  # memory of the type's host functions (goto's turning state)
         self.commands = {name: arr[index] for name, arr in commands.items()}
+        self._readings = tuple(readings)
         for name, arr in readings.items():
             setattr(self, name, arr[index] if arr.ndim > 1 else arr[index:index + 1].reshape(()))
 
     def __getattr__(self, name):
-        # only reached for missing attributes: a sensor that is not enabled
+        # only reached for missing attributes: a sensor that is off, or a typo
         if name.startswith("_"):
             raise AttributeError(name)
-        raise AttributeError(f"robot {self.id} of group {self._group!r} has no reading {name!r}: "
-                             f"enable it under [robots.sensors] in the experiment file")
+        raise _missing(f"robot {self.id} of group {self._group!r}", name, self._devices,
+                       self.__dict__.get("_readings", ()), self._host,
+                       [n for n in _public(type(self)) if n not in self._host])
 
     @property
     def tick(self) -> int:
@@ -96,7 +123,9 @@ def robot_view_class(robot_type) -> type:
     if cls is None:
         methods = {h.name: h.fn for h in robot_type.host_api}
         name = "".join(p.capitalize() for p in robot_type.name.split("_")) + "Robot"
-        cls = type(name, (RobotView,), {"__doc__": robot_type.doc or RobotView.__doc__, **methods})
+        cls = type(name, (RobotView,), {"__doc__": robot_type.doc or RobotView.__doc__,
+                                        "_devices": tuple(robot_type.devices),
+                                        "_host": tuple(methods), **methods})
         _VIEW_CLASSES[id(robot_type)] = cls
     return cls
 
@@ -118,9 +147,11 @@ class GroupView:
     _radio = None
 
     def __init__(self, name: str, readings: dict, commands: dict, robot_id, run, keys, clock,
-                 run_params: list | None = None):
+                 run_params: list | None = None, devices: tuple = ()):
         self.name = name
         self.commands = commands
+        self._readings = tuple(readings)
+        self._devices = tuple(devices)
         self.robot_id = robot_id
         self.run = run
         self.run_params = run_params if run_params is not None else [{}]
@@ -135,8 +166,10 @@ class GroupView:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        raise AttributeError(f"group {self.name!r} has no reading {name!r}: enable it under "
-                             f"[robots.sensors] in the experiment file")
+        raise _missing(f"group {self.__dict__.get('name')!r}", name,
+                       self.__dict__.get("_devices", ()), self.__dict__.get("_readings", ()),
+                       list(self.__dict__.get("commands", ())),
+                       [n for n in _public(type(self))])
 
     @property
     def n(self) -> int:

@@ -19,7 +19,9 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
                       model_validator)
 
 from swarmstack.controllers.loader import ControllerLoadError, check_path, parse_spec
-from swarmstack.experiments.quantities import Angle, Duration, Length, _parser, _short
+from swarmstack.experiments.checks import key_line, keys_at, suggest
+from swarmstack.experiments.quantities import (Angle, Duration, Length, _parser, _short,
+                                               with_units_resolved)
 from swarmstack.robots import base as robot_types
 from swarmstack.robots.options import BatteryOptions, CameraOptions, NoiseOptions, WheelsOptions
 from swarmstack.world.colors import to_rgb
@@ -244,6 +246,9 @@ class PlacementCfg(Strict):
         return self
 
 
+DISTANCE_METRES = {"m": 1.0, "cm": 0.01, "mm": 0.001}   # a Buzz distance unit, in metres
+
+
 class ControllerCfg(Strict):
     """A Python controller (``python = "file.py:Class"``) or a Buzz script (``buzz =
     "file.bzz"``), with parameters (Buzz: globals set before the script's top level runs)."""
@@ -287,6 +292,9 @@ class ControllerCfg(Strict):
         if self.python is not None and ("distance_unit" in self.model_fields_set
                                         or "profile" in self.model_fields_set):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
+        # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit
+        per_unit = 1.0 if self.buzz is None else DISTANCE_METRES[self.distance_unit]
+        object.__setattr__(self, "params", with_units_resolved(self.params, per_unit))
         return self
 
 
@@ -378,7 +386,7 @@ class OutputCfg(Strict):
     velocities: StrictBool = False              # log vx, vy, vz (m/s) with the trajectories
     every: StrictInt = Field(1, ge=1, le=MAX_TICKS)         # log every k-th tick
     sensors: list[str] = []                     # device names whose readings are logged
-    chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # rows flushed to disk per chunk
+    chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # logged ticks per Parquet part
     record: StrictBool = False                  # write the viewer's recording (recording/)
     record_every: StrictInt = Field(1, ge=1, le=MAX_TICKS)  # record every k-th tick
 
@@ -431,7 +439,7 @@ def _internal(part) -> bool:
                                       is not None)
 
 
-def _message(err: dict) -> str:
+def _message(err: dict, root: Optional[type[BaseModel]] = None) -> str:
     msg = err.get("msg", "")
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
@@ -442,7 +450,9 @@ def _message(err: dict) -> str:
             msg = "expected" + msg[len(should):]
     kind, ctx = err.get("type"), err.get("ctx") or {}
     if kind == "extra_forbidden":
-        return "unknown key"
+        loc = tuple(err.get("loc") or ())
+        near = suggest(loc[-1], keys_at(root, loc[:-1])) if root is not None and loc else None
+        return f"unknown key; did you mean {near}?" if near else "unknown key"
     if kind == "missing":
         loc = err.get("loc") or ()
         return "missing item (the array is too short)" if loc and isinstance(loc[-1], int) \
@@ -468,9 +478,11 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def format_validation_error(source: str, exc: ValidationError, sep: str = ": ") -> list[str]:
+def format_validation_error(source: str, exc: ValidationError, sep: str = ": ",
+                            root: Optional[type[BaseModel]] = None) -> list[str]:
     """One ``SOURCE: key.path: message`` line per problem (``sep`` joins source and path: a
-    source that is itself a key path, e.g. ``FILE: robots[0].sensors.camera``, takes ".")."""
+    source that is itself a key path, e.g. ``FILE: robots[0].sensors.camera``, takes ".").
+    ``root`` is the model validated, for "did you mean" on unknown keys."""
     problems = []
     seen = set()
     for err in exc.errors():
@@ -484,7 +496,7 @@ def format_validation_error(source: str, exc: ValidationError, sep: str = ": ") 
             continue
         seen.add(path)
         joined = f"{source}{sep}{path}" if path != "(top level)" or sep == ": " else source
-        problems.append(f"{joined}: {_message(err)}")
+        problems.append(f"{joined}: {_message(err, root)}")
     return problems
 
 
@@ -527,15 +539,17 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
     for name, value in g.sensors.items():
         spec = rt.devices.get(name)
         if spec is None:
-            problems.append(f"{where}.sensors.{key(name)}: {rt.name} has no {key(name)}; it "
-                            f"has {', '.join(rt.devices) or 'no sensors'}")
+            near = suggest(name, rt.devices)
+            problems.append(f"{where}.sensors.{key(name)}: {rt.name} has no {key(name)}"
+                            + (f"; did you mean {near}?" if near else "")
+                            + f"; it has {', '.join(rt.devices) or 'no sensors'}")
             continue
         # strict: `max_blobs = true` is not 1, `level = "0.1"` not a number
         try:
             sensors[name] = spec.options.model_validate(_switch(value), strict=True)
         except ValidationError as exc:
             problems.extend(format_validation_error(f"{where}.sensors.{key(name)}", exc,
-                                                    sep="."))
+                                                    sep=".", root=spec.options))
             continue
         _finite_options(f"{where}.sensors.{key(name)}", sensors[name], problems)
     if g.radio_on and rt.radio is None:
@@ -551,7 +565,8 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
         try:
             actuators[name] = spec.options.model_validate(value, strict=True)
         except ValidationError as exc:
-            problems.extend(format_validation_error(f"{where}.{key(name)}", exc, sep="."))
+            problems.extend(format_validation_error(f"{where}.{key(name)}", exc, sep=".",
+                                                    root=spec.options))
             continue
         _finite_options(f"{where}.{key(name)}", actuators[name], problems)
     return g.model_copy(update={"sensors": sensors, "actuators": actuators})
@@ -587,7 +602,7 @@ def parse_experiment(data: dict, source: str = "<experiment>") -> ExperimentCfg:
     try:
         cfg = ExperimentCfg.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(source, exc)) from None
+        raise ConfigError(format_validation_error(source, exc, root=ExperimentCfg)) from None
     except RecursionError:
         raise ConfigError([f"{source}: nested too deeply"]) from None
     problems: list[str] = []
@@ -644,4 +659,24 @@ def load_experiment(path: Path) -> ExperimentCfg:
     except RecursionError:
         raise ConfigError([f"{path}: not valid TOML: arrays or tables nested too deeply"]) \
             from None
-    return parse_experiment(data, str(path))
+    try:
+        return parse_experiment(data, str(path))
+    except ConfigError as exc:
+        raise ConfigError([_with_line(p, str(path), text) for p in exc.problems]) from None
+
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def _with_line(problem: str, source: str, text: str) -> str:
+    """``problem`` (``SOURCE: key.path: message``) with `` (line N)`` where the key is
+    written, so an editor can jump to it."""
+    head = f"{source}: "
+    if not problem.startswith(head):
+        return problem
+    path, sep, _ = problem[len(head):].partition(": ")
+    if not sep or " " in path or path == "(top level)":
+        return problem
+    parts = tuple(int(i) if i else name for i, name in _PATH_PART.findall(path))
+    line = key_line(text, parts)
+    return f"{problem} (line {line})" if line else problem

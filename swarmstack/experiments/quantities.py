@@ -79,3 +79,36 @@ Length = Annotated[float, BeforeValidator(_parser("length"))]
 Angle = Annotated[float, BeforeValidator(_parser("angle"))]
 Duration = Annotated[float, BeforeValidator(_parser("time"))]
 Speed = Annotated[float, BeforeValidator(_parser("speed"))]
+
+
+def quantity(text: str):
+    """``(value in SI units, dimension)`` of a string such as ``"10 cm/s"`` or ``"90 deg"``;
+    None when ``text`` is not a number followed by a known unit (it is then just a string).
+    Raises ValueError for a quantity out of bounds."""
+    m = _PATTERN.match(text)
+    unit = (m.group(2) or "").strip() if m else ""
+    if not unit:
+        return None
+    for dimension, units in _FACTORS.items():
+        if unit in units:
+            value = finite(float(m.group(1)) * units[unit], dimension, LIMITS[dimension],
+                           _UNIT_NAMES[dimension], text)
+            return value, dimension
+    return None
+
+
+def with_units_resolved(value, metres_per_unit: float = 1.0):
+    """``value`` (controller parameters: numbers, strings, lists, tables) with every string
+    that is a quantity replaced by its number: SI units, except that lengths and speeds are
+    divided by ``metres_per_unit`` (a Buzz script counting distances in cm takes 0.01)."""
+    if isinstance(value, str):
+        q = quantity(value)
+        if q is None:
+            return value
+        number, dimension = q
+        return number / metres_per_unit if dimension in ("length", "speed") else number
+    if isinstance(value, dict):
+        return {k: with_units_resolved(v, metres_per_unit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [with_units_resolved(v, metres_per_unit) for v in value]
+    return value

@@ -231,7 +231,13 @@ class ChunkedTable:
 
 
 def flatten_readings(name: str, arr: np.ndarray) -> dict[str, np.ndarray]:
-    """(n,) → {name}; (n, k) → {name_0 … name_k-1}; (n, a, b) → {name_i_j}."""
+    """(n,) → {name}; (n, k) → {name_0 … name_k-1}; (n, a, b) → {name_i_j}; a record
+    (structured array) → the columns of each field, named ``name_field…``."""
+    if arr.dtype.names:
+        out = {}
+        for field in arr.dtype.names:
+            out.update(flatten_readings(f"{name}_{field}", arr[field]))
+        return out
     if arr.ndim == 1:
         return {name: arr}
     flat = arr.reshape(arr.shape[0], -1)
@@ -268,6 +274,8 @@ class ResultsWriter:
                     names, ChunkedTable(self.out_dir / "sensors" / g.slice.name))
         self._group_index = np.concatenate(
             [np.full(g.slice.n, k, dtype=np.int16) for k, g in enumerate(sim.groups)])
+        # the group of every row by name too (Parquet stores it dictionary-encoded)
+        self._group_name = np.array([g.slice.name for g in sim.groups])[self._group_index]
         self._ticks = 0           # logged ticks in the buffers
         self.last_tick: Optional[int] = None
         self.saved_tick: Optional[int] = None
@@ -287,10 +295,12 @@ class ResultsWriter:
         w = self.sim.world
         b = w.bodies
         tick = np.full(b.n, w.tick, dtype=np.int64)
+        time_s = np.full(b.n, w.tick * w.dt)
         keep = self.sim.stop_tick[b.run] >= w.tick if self.sim.stopped_any else None
         if self.traj is not None:
-            cols = {"run": b.run, "tick": tick, "robot": b.robot_id,
-                    "group": self._group_index, "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
+            cols = {"run": b.run, "tick": tick, "time_s": time_s, "robot": b.robot_id,
+                    "group_name": self._group_name, "group_index": self._group_index,
+                    "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
             if self.velocities:
                 v = b.velocity(w.dt)
                 cols.update(vx=v[0], vy=v[1], vz=v[2])
@@ -303,7 +313,8 @@ class ResultsWriter:
                 continue
             names, table = entry
             sl = g.slice.slice
-            cols = {"run": b.run[sl], "tick": tick[sl], "robot": b.robot_id[sl]}
+            cols = {"run": b.run[sl], "tick": tick[sl], "time_s": time_s[sl],
+                    "robot": b.robot_id[sl], "group_name": self._group_name[sl]}
             for name in names:
                 cols.update(flatten_readings(name, g.readings[name]))
             if keep is not None:

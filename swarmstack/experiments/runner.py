@@ -20,6 +20,8 @@ one last time with the final status.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import signal
 import socket
@@ -29,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
+from swarmstack import __version__
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ExperimentCfg
 from swarmstack.experiments.results import (ResultsWriteError, ResultsWriter, RunLogs,
@@ -154,6 +157,13 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
         return _run(cfg, out_dir, stop, **kw)
 
 
+def experiment_hash(config: dict) -> str:
+    """SHA-256 of the validated configuration as canonical JSON: two files that say the same
+    (whatever their layout, comments or units) hash alike; any changed value changes it."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source, progress,
          strict, echo, record=None, record_every=None, on_recorder=None) -> dict:
     t_setup = time.perf_counter()
@@ -181,6 +191,8 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         "updated_at": _now(),
     }
     summary["config"] = cfg.model_dump(mode="json")
+    summary["swarmstack_version"] = __version__
+    summary["experiment_sha256"] = experiment_hash(summary["config"])
     summary_path = out_dir / "summary.json"
     try:
         write_json_atomic(summary_path, summary)

@@ -175,7 +175,8 @@ class Simulation:
             g.batched = isinstance(cls, tuple) or bool(getattr(cls, "batched", False))
             if g.batched:
                 view = GroupView(sl.name, g.readings, g.commands, b.robot_id[sl.slice],
-                                 b.run[sl.slice], g.keys, self.world, g.params)
+                                 b.run[sl.slice], g.keys, self.world, g.params,
+                                 devices=tuple(g.robot_type.devices))
                 view._radio = port
                 g.views = [view]
                 if isinstance(cls, tuple):

@@ -93,16 +93,19 @@ class DiffDrive:
     """Two wheels ``axle_m`` apart driven at the speeds the wheel actuator applied.
 
     Drive state: ``wheel_speed`` float64[n, 2] (left, right) m/s, written by the actuator each
-    tick and read by encoders. ``turning_moves``: a turn on the spot sweeps a box body's corners
+    tick and read by encoders; ``wheels_clamped`` int64[n], the ticks in which a commanded
+    speed was above the motors' maximum (the run summary totals it: a controller written in
+    cm/s shows up there). ``turning_moves``: a turn on the spot sweeps a box body's corners
     (so contacts must be checked) but not a disc's. Sub-steps of a tick reuse the tick's wheel
     speeds: the arcs of ``k`` sub-steps of ``dt / k`` join into the arc of ``dt``.
     """
 
     axle_m: float
     turning_moves: bool = False
+    counters = ("wheels_clamped",)   # totalled per group and run in the summary
 
     def make_state(self, n: int) -> dict[str, np.ndarray]:
-        return {"wheel_speed": np.zeros((n, 2))}
+        return {"wheel_speed": np.zeros((n, 2)), "wheels_clamped": np.zeros(n, dtype=np.int64)}
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
         return integrate_range(start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"],

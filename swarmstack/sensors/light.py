@@ -13,6 +13,10 @@ robot and the LED's owner excepted), so a light mounted above a low wall stays v
 sensors have no angular response (as in the paper and ARGoS): a sensor facing away still sees a
 light its own body would hide on the real robot. Like the plug-in, the real sensor's inability
 to see visible LEDs (it senses infrared) is not modelled.
+
+The occlusion test and the sum over sources (:func:`illumination`) are shared by every light
+sensor; a device only chooses the per-source term and its transfer (the RVR's lux meter,
+:mod:`swarmstack.sensors.lux`, sums ``K·i/d²`` and clamps it in lux).
 """
 
 from __future__ import annotations
@@ -63,12 +67,14 @@ def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radiu
 
 
 @njit(cache=True, error_model="numpy")
-def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
-                 gparams, cell_start, order, max_radius,
-                 lights, em_world, em_rgb, em_intensity, em_count, em_reach,
-                 angle_rad, ring_m, elevation_m, range_m, gamma, full_scale,
-                 kind, level, keys, tick, out):
-    """Fill ``out`` int[stop − start, K] with Eq. 2 readings for robots ``start … stop − 1``.
+def illumination_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
+                        gparams, cell_start, order, max_radius,
+                        lights, em_world, em_rgb, em_intensity, em_count, em_reach,
+                        angle_rad, ring_m, elevation_m, range_m, coef, squared, out):
+    """Fill ``out`` float64[stop − start, K] with each sensor's sum over the visible sources
+    within ``range_m`` of ``coef·i²/d²`` (``squared``) or ``coef·i/d²`` for robots
+    ``start … stop − 1`` — the part every light sensor shares; each device applies its own
+    transfer (E-Puck2: Eq. 2 with ``coef = γ²``, squared; RVR: lux).
 
     ``em_reach`` bounds the horizontal distance of any emitter from its robot's centre, so the
     robots whose LEDs can be within range are found in the spatial grid, not by a scan. The
@@ -93,7 +99,6 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
     sz = np.empty(n_sens)
     acc = np.empty(n_sens)
     r2max = range_m * range_m
-    g2 = gamma * gamma
     for i in range(start, stop):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
@@ -128,7 +133,7 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
                                   occ_idx, no, boxes, cylinders, x, y, z, radius,
                                   height) < _VISIBLE:
                     continue
-                acc[k] += _SATURATING if d2 < 1e-18 else g2 * inten * inten / d2
+                acc[k] += _SATURATING if d2 < 1e-18 else _term(coef, squared, inten, d2)
         # lit LEDs of robots of the same run whose emitters can be within range
         for q in range(nr):
             j = rob_idx[q]
@@ -159,10 +164,24 @@ def light_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinder
                                       occ_idx, no, boxes, cylinders, x, y, z, radius,
                                       height) < _VISIBLE:
                         continue
-                    acc[k] += _SATURATING if d2 < 1e-18 else g2 * inten * inten / d2
+                    acc[k] += _SATURATING if d2 < 1e-18 else _term(coef, squared, inten, d2)
         for k in range(n_sens):
-            v = acc[k] + draw(kind, level, keys[i - start], tick, k)
-            out[i - start, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
+            out[i - start, k] = acc[k]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _term(coef, squared, inten, d2):
+    # (coef·i)·i, not coef·(i·i): the E-Puck2's recorded readings depend on the rounding
+    return coef * inten * inten / d2 if squared else coef * inten / d2
+
+
+@njit(cache=True, error_model="numpy")
+def eq2_transfer(sums, full_scale, kind, level, keys, tick, out):
+    """E-Puck2 Eq. 2: noise on the sum ``s``, reading ``round(4095 (1 − s))`` clamped."""
+    for i in range(sums.shape[0]):
+        for k in range(sums.shape[1]):
+            v = sums[i, k] + draw(kind, level, keys[i], tick, k)
+            out[i, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
 
 
 def reading(distances, intensities, *, gamma: float, range_m: float, full_scale: int,
@@ -210,21 +229,35 @@ class Light:
         return np.zeros((n, len(self.angles_rad)), dtype=np.int32)
 
     def make_state(self, n: int):
-        a = np.asarray(self.angles_rad, dtype=np.float64)
-        # emitter layouts are fixed for a run: their reach is measured once, on first use
-        return {"angle": a, "ring": np.full(a.shape, float(self.ring_m)),
-                "elev": np.full(a.shape, float(self.elevation_m)), "reach": None}
+        return illumination_state(self.angles_rad, self.ring_m, self.elevation_m, n)
 
     def update(self, world, group, keys, out, state) -> None:
-        if state["reach"] is None:
-            state["reach"] = emitter_reach(world)
-        angle, ring, elev = state["angle"], state["ring"], state["elev"]
-        b = world.bodies
-        em = world.emitters
-        arena = world.arena
-        light_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
-                     arena.boxes, arena.cylinders, world.grid, world.cell_start, world.order,
-                     world.max_radius, arena.lights, em.world, em.rgb, em.intensity, em.count,
-                     state["reach"], angle, ring, elev, self.range_m, self.gamma,
-                     self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
+        sums = illumination(world, group, state, self.range_m, self.gamma * self.gamma, True)
+        eq2_transfer(sums, self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
                      keys[:, STREAM["light"]], world.tick, out)
+
+
+def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:
+    """Sensor geometry and scratch of :func:`illumination` for ``n`` robots."""
+    a = np.asarray(angles_rad, dtype=np.float64)
+    # emitter layouts are fixed for a run: their reach is measured once, on first use
+    return {"angle": a, "ring": np.broadcast_to(np.asarray(ring_m, float), a.shape).copy(),
+            "elev": np.broadcast_to(np.asarray(elevation_m, float), a.shape).copy(),
+            "reach": None, "sums": np.zeros((n, a.shape[0]))}
+
+
+def illumination(world, group, state, range_m: float, coef: float, squared: bool) -> np.ndarray:
+    """Per robot of ``group`` and sensor: the occlusion-aware source sum of
+    :func:`illumination_kernel` (float64[n, K], a scratch array of ``state``)."""
+    if state["reach"] is None:
+        state["reach"] = emitter_reach(world)
+    b = world.bodies
+    em = world.emitters
+    arena = world.arena
+    sums = state["sums"]
+    illumination_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius,
+                        b.height, arena.boxes, arena.cylinders, world.grid, world.cell_start,
+                        world.order, world.max_radius, arena.lights, em.world, em.rgb,
+                        em.intensity, em.count, state["reach"], state["angle"], state["ring"],
+                        state["elev"], range_m, coef, squared, sums)
+    return sums

@@ -382,7 +382,8 @@ def test_experiment_file_that_is_not_a_regular_file(tmp_path):
 def test_odd_keys_stay_on_one_line(tmp_path):
     lines = _problems(tmp_path, ONE.replace("count = 1", 'count = 1\n"a\\nb\\u2028c" = 1\n'
                                                          'sensors = { "x\\ny" = true }'))
-    assert lines == [f"{tmp_path / 'exp.toml'}: robots[0].'a\\nb\\u2028c': unknown key"], lines
+    assert len(lines) == 1 and lines[0].startswith(
+        f"{tmp_path / 'exp.toml'}: robots[0].'a\\nb\\u2028c': unknown key"), lines
 
 
 def test_long_group_names_are_refused(tmp_path):

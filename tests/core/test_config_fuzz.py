@@ -248,7 +248,11 @@ def test_validate_never_crashes(folder, case):
     _no_crash(result)
     assert result.exit_code in (0, 1), result.output
     if result.exit_code == 0:
-        assert result.output.strip() == f"{path}: valid", result.output
+        lines = [l for l in result.output.splitlines() if l.strip()]
+        assert [l for l in lines if not l.startswith("warning: ")] == [f"{path}: valid"], \
+            result.output
+        assert all(l.startswith(f"warning: {path}: ") for l in lines if l != f"{path}: valid"), \
+            result.output
     else:
         _check_problems(path, result)
 

@@ -105,7 +105,10 @@ def test_mixed_types_share_a_world_and_log_z(tmp_path):
     run_experiment(cfg, tmp_path, ticks=20, runs=2)
     t = read_table(tmp_path / "trajectories")
     assert {"x", "y", "z", "yaw", "vx", "vy", "vz"} <= set(t)
-    boxes = t["group"] == 0
+    boxes = t["group_name"] == "boxes"
+    assert np.array_equal(boxes, t["group_index"] == 0)
+    assert set(t["group_name"][~boxes]) == {"pucks"}
+    assert np.allclose(t["time_s"], t["tick"] * 0.1)
     moving = boxes & (t["tick"] > 0)
     speed = np.hypot(t["vx"][moving], t["vy"][moving])
     assert np.all(speed <= 0.2 + 1e-9) and np.median(speed) == pytest.approx(0.2)

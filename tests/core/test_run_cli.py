@@ -87,3 +87,32 @@ def test_controller_crash_in_init_is_reported(tmp_path):
     assert "robot 1 of group 'e'" in result.output and "bad parameter in init" in result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "failed" and summary["ticks_done"] == 0
+
+
+def test_results_carry_time_group_names_version_and_experiment_hash(tmp_path):
+    from swarmstack import __version__
+
+    path = _write(tmp_path, "tests.core.controllers:Spin")
+    r1 = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "a"), "--quiet"])
+    assert r1.exit_code == 0, r1.output
+    s1 = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert s1["swarmstack_version"] == __version__
+    assert len(s1["experiment_sha256"]) == 64
+    # the same experiment written differently hashes alike; a changed value does not
+    path.write_text("# a comment\n"
+                    + path.read_text().replace("size = [1.0, 1.0]", "size = ['100 cm', 1]"))
+    runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "b"), "--quiet"])
+    s2 = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert s2["experiment_sha256"] == s1["experiment_sha256"]
+    path.write_text(path.read_text().replace("count = 4", "count = 5"))
+    runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "c"), "--quiet"])
+    s3 = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert s3["experiment_sha256"] != s1["experiment_sha256"]
+    # plain SQL: no column is a keyword that needs quoting
+    rows = duckdb.sql(f"SELECT group_name, group_index, min(time_s), max(time_s), max(tick) "
+                      f"FROM '{tmp_path / 'a'}/trajectories/*.parquet' "
+                      "GROUP BY group_name, group_index").fetchall()
+    assert rows == [("e", 0, 0.0, 6.0, 60)]
+    sensors = duckdb.sql(f"SELECT DISTINCT group_name, max(time_s) OVER () FROM "
+                         f"'{tmp_path / 'a'}/sensors/e/*.parquet'").fetchall()
+    assert sensors == [("e", 6.0)]

@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from scenes import build_world
 
 from swarmstack.geometry.rays import NO_HIT, first_hit
@@ -40,6 +40,8 @@ coord = st.floats(-0.45, 0.45)
        box=st.tuples(coord, coord, st.floats(0.02, 0.2), st.floats(0.02, 0.2),
                      st.floats(-math.pi, math.pi), st.floats(0.01, 0.1)),
        cyl=st.tuples(coord, coord, st.floats(0.01, 0.1), st.floats(0.01, 0.1)))
+@example(robots=[(0.0, -0.087890625, 0.0), (0.035, -0.125, 0.0)],   # a ray tangent to a robot
+         box=(0.0, 0.0, 0.125, 0.0625, 0.0, 0.0625), cyl=(0.0, 0.0, 0.0625, 0.0625))
 def test_short_path_matches_world_frame_casting(robots, box, cyl):
     bounds = (-0.5, -0.5, 0.5, 0.5)
     boxes = np.vstack([wall_boxes(bounds, 0.02, 0.1),
@@ -50,4 +52,26 @@ def test_short_path_matches_world_frame_casting(robots, box, cyl):
     assert layout.range_m + layout.ring_m.max() <= world.grid[2]  # the short path is taken
     got = np.empty((world.bodies.n, layout.count))
     ranging.cast(world, world.groups[0], layout, got)
-    assert np.allclose(got, _reference(world, layout), rtol=0, atol=1e-9)
+    want = _reference(world, layout)
+    differ = [(i, k) for i, k in zip(*np.nonzero(~np.isclose(got, want, rtol=0, atol=1e-9)))
+              if not _grazes_a_robot(world, layout, i, k)]
+    assert not differ, (differ, got, want)
+
+
+def _grazes_a_robot(world, layout, i, k, eps=1e-9) -> bool:
+    """Ray k of robot i passes within ``eps`` of tangent to another robot's disc: whether
+    such a ray hits (at one point) is decided by rounding, which differs between the two
+    frames, and both answers are right."""
+    b = world.bodies
+    a = b.yaw[i] + layout.angle_rad[k]
+    x0 = b.x[i] + layout.ring_m[k] * math.cos(a)
+    y0 = b.y[i] + layout.ring_m[k] * math.sin(a)
+    dx, dy = math.cos(a), math.sin(a)
+    for j in range(b.n):
+        if j == i:
+            continue
+        along = (b.x[j] - x0) * dx + (b.y[j] - y0) * dy
+        across = abs(-(b.x[j] - x0) * dy + (b.y[j] - y0) * dx)
+        if -eps <= along <= layout.range_m + eps and abs(across - b.radius[j]) < eps:
+            return True
+    return False

@@ -31,6 +31,9 @@ _MODULES: dict[str, str] = {
     "sim-bandwidth": "swarmstack.experiments.reproduce.sim_bandwidth",
     "crazyflie-velocity": "swarmstack.experiments.reproduce.crazyflie_velocity",
     "crazyflie-position": "swarmstack.experiments.reproduce.crazyflie_position",
+    "rvr-ground-noise": "swarmstack.experiments.reproduce.rvr_ground_noise",
+    "rvr-imu": "swarmstack.experiments.reproduce.rvr_imu",
+    "rvr-neighbours": "swarmstack.experiments.reproduce.rvr_neighbours",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}

@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, pyplot, save_plot, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+                                               validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 M0_PER_S = -5.064963e-05     # §4.1.7: Simple model, static robot
@@ -141,7 +142,7 @@ def _sci(v: float) -> str:
 
 def _plot(path: Path, run: dict, autonomy: dict, quick: bool) -> None:
     plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 4.8))
+    fig, (ax, ax3, ax2) = plt.subplots(1, 3, figsize=(18, 4.8))
     t = run["t"]
     simple = run["charge"]["simple"]
     for k, (label, *_rest) in enumerate(SIMPLE_ROBOTS):
@@ -155,9 +156,24 @@ def _plot(path: Path, run: dict, autonomy: dict, quick: bool) -> None:
     ax.set_title("Simple model: simulated robots vs the paper's slopes")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
+    # the four models told apart: the calibrated three empty at the same time by construction
+    # (same autonomy per speed); what differs is the shape of the charge on the way down
+    styles = {"simple": ("k", "-"), "linear": ("tab:blue", "--"), "cubic": ("tab:orange", "-"),
+              "approximated": ("tab:green", ":")}
+    speed = CALIBRATION_SPEEDS_CM_S.index(5)
+    spin5 = next(k for k, (label, *_r) in enumerate(SIMPLE_ROBOTS) if label.startswith("spin c"))
+    for kind, charge in run["charge"].items():
+        colour, ls = styles[kind]
+        column = spin5 if kind == "simple" else speed
+        ax3.plot(t / 3600, charge[:, column], color=colour, ls=ls, lw=2.0, label=kind)
+    ax3.set_ylim(-0.02, 1.02)
+    style_axes(ax3, "time (h)", "charge (battery sensor)",
+               "The four models, robots spinning at 5 cm/s")
     markers = {"linear": "^", "cubic": "o", "approximated": "x"}
     for kind, aut in autonomy.items():
-        ax2.plot(CALIBRATION_SPEEDS_CM_S, aut / 3600, markers[kind] + "-", lw=0.8,
+        colour, ls = styles[kind]
+        ax2.plot(CALIBRATION_SPEEDS_CM_S, aut / 3600, marker=markers[kind], ls=ls, lw=1.2,
+                 color=colour, markersize=4 + 3 * list(markers).index(kind), fillstyle="none",
                  label=f"{kind} (simulated)")
     ax2.axhline(1 / abs(M0_PER_S) / 3600, color="k", ls="--", lw=0.8, label="1/|m0|")
     ax2.axhline(1 / abs(M1_PER_S) / 3600, color="k", ls=":", lw=0.8,
@@ -165,7 +181,7 @@ def _plot(path: Path, run: dict, autonomy: dict, quick: bool) -> None:
     ax2.set_xticks(CALIBRATION_SPEEDS_CM_S)
     ax2.set_xlabel("speed (cm/s), robots spinning on the spot")
     ax2.set_ylabel("autonomy (h)")
-    ax2.set_title("Autonomy vs speed (cf. Fig. 10b)"
+    ax2.set_title("Autonomy vs speed (cf. Fig. 10b): the three models agree"
                   + (" — from the slopes (quick)" if quick else ""))
     ax2.grid(alpha=0.3)
     ax2.legend(fontsize=7)

@@ -205,19 +205,28 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                     gap8 <= STEP_TOL and all(frozen)))
 
     plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    # Fig. 8 against time: one line per speed (against distance they would all coincide),
+    # each with its reference: steps/m × distance driven, dashed on top
+    t8 = fig8["t"]
+    colours = plt.cm.viridis(np.linspace(0.0, 0.85, v8.size))
     for k, v in enumerate(v8):
-        ax.plot(100 * d8[:, k], e8[:, k, 0], lw=1.8, label=f"{100 * v:.1f} cm/s")
-    d = np.linspace(0, 100 * d8.max(), 50)
-    ax.plot(d, STEPS_PER_M * d / 100, "k--", lw=0.9, label=f"{STEPS_PER_M:.2f} steps/m")
-    style_axes(ax, "distance travelled (cm)", "encoder steps (left = right)",
-               "Fig. 8 scenario: steps vs distance (stop at ToF ≤ 40 mm)")
-    for k, (name, _, _) in enumerate(cmds):
-        if name.startswith(("spin", "backward", "arc")):
-            ax2.plot(t, enc[:, k, 0], lw=1.2, label=f"{name}: left")
-            ax2.plot(t, enc[:, k, 1], lw=1.2, ls="--", label=f"{name}: right")
-    style_axes(ax2, "time (s)", "counter (steps)", "Backwards, spinning, arc (16-bit counters)")
-    ax2.legend(fontsize=6, ncol=2)
+        ax.plot(t8, e8[:, k, 0], lw=2.2, color=colours[k], label=f"{100 * v:.1f} cm/s")
+        ax.plot(t8, STEPS_PER_M * d8[:, k], "k--", lw=0.8,
+                label=f"{STEPS_PER_M:.2f} steps/m × distance" if k == 0 else None)
+    style_axes(ax, "time (s)", "encoder steps (left = right)",
+               "Fig. 8: drive until ToF ≤ 40 mm")
+    # the other runs: left wheel solid, right wheel dashed, one colour per run
+    shown = [(k, name) for k, (name, _, _) in enumerate(cmds)
+             if name.startswith(("spin", "backward", "arc"))]
+    colours = [plt.cm.tab10(c % 10) for c in range(len(shown))]
+    for c, (k, name) in enumerate(shown):
+        ax2.plot(t, enc[:, k, 0], lw=1.4, color=colours[c], label=name)
+        ax2.plot(t, enc[:, k, 1], lw=1.4, ls="--", color=colours[c])
+    style_axes(ax2, "time (s)", "counter (steps)",
+               "Backwards, spins, arc (left solid, right dashed)",
+               legend=False)
+    ax2.legend(fontsize=6.5, ncol=1, loc="center left", bbox_to_anchor=(1.01, 0.5))
     png = save_plot(fig, out_dir / "epuck2_encoders.png")
     notes = ("Reference side: 1000 steps per revolution, partial steps kept and the 16-bit "
              "range (§3.5, Table 1), written as literals here; the wheel diameter (41 mm) and "

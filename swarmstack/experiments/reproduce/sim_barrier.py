@@ -20,9 +20,9 @@ import math
 from pathlib import Path
 from typing import Optional
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
-                                             validation)
-from swarmstack.experiments.reproduce.buzz_barrier import consensus_summary, spearman
+from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.experiments.reproduce.buzz_barrier import (consensus_summary, plot_barrier,
+                                                            spearman)
 from swarmstack.experiments.reproduce.sim_robots import (GROUP, TICKS_PER_SECOND,
                                                         buzz_simulation, check_failures,
                                                         circle_poses, done, per_run)
@@ -104,28 +104,10 @@ def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
                     ", ".join(f"{p:.0%}: {loss[p][0]:.1%}" for p in drops),
                     worst <= 1.0))
 
-    plt = pyplot()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    horizon = max(max(max(r) for r in results[p]) for p in drops)
-    xs = list(range(0, max(horizon, 1) + 2))
-    for p in drops:
-        times = sorted(t for r in results[p] for t in r if t > 0)
-        n = len(results[p]) * ROBOTS
-        ax1.step(xs, [sum(t <= x for t in times) / n for x in xs], where="post", label=f"{p:.0%}")
-    ax1.set_xlabel(f"control step ({1000 // TICKS_PER_SECOND} ms)")
-    ax1.set_ylabel("fraction of robots through the barrier")
-    ax1.set_title("Barrier, 6 simulated E-Puck2 vs packet drop")
-    ax1.legend(fontsize=7, ncol=2)
-    ax1.grid(alpha=0.3)
-    ax2.plot([p * 100 for p in drops], means, "o-", label="mean")
-    for p in drops:
-        ax2.scatter([p * 100] * len(results[p]), [max(r) for r in results[p]], s=8,
-                    alpha=0.4, color="gray")
-    ax2.set_xlabel("packet drop (%)")
-    ax2.set_ylabel("steps until the last robot leaves")
-    ax2.set_title("Steps to consensus")
-    ax2.grid(alpha=0.3)
-    path = save_plot(fig, out_dir / "sim_barrier.png")
+    path = plot_barrier(results, drops, means, ROBOTS,
+                        f"control step ({1000 // TICKS_PER_SECOND} ms)",
+                        "Barrier, 6 simulated E-Puck2 vs packet drop",
+                        out_dir / "sim_barrier.png")
 
     return Reproduction(
         name="sim-barrier",

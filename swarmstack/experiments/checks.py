@@ -1,0 +1,139 @@
+"""What a valid experiment file may still get wrong, and where a problem sits in the file.
+
+``warnings_for`` lists things that run but are probably not what the author meant (an object
+outside the arena, a logged sensor that no group carries); ``suggest`` offers the nearest known
+key for a misspelt one; ``key_line`` finds the TOML line of a key path, so messages can point
+an editor at it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import typing
+from typing import Optional
+
+from pydantic import BaseModel
+
+
+def suggest(word: str, choices) -> Optional[str]:
+    """The closest of ``choices`` to ``word`` (a typo, a singular for a plural), or None."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _models_in(annotation) -> list[type[BaseModel]]:
+    """The pydantic models an annotation may hold (through Optional, Union, list, tuple,
+    Annotated)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    out = []
+    for arg in typing.get_args(annotation):
+        out.extend(_models_in(arg))
+    return out
+
+
+def keys_at(root: type[BaseModel], loc: tuple) -> list[str]:
+    """The keys a table at key path ``loc`` (a pydantic error location) accepts."""
+    models = [root]
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        nxt = []
+        for m in models:
+            field = m.model_fields.get(part)
+            if field is not None:
+                nxt.extend(_models_in(field.annotation))
+        if not nxt:
+            break   # an internal part of the location (union tags …): stay where we are
+        models = nxt
+    names = []
+    for m in models:
+        names.extend(f.alias or n for n, f in m.model_fields.items())
+    return list(dict.fromkeys(names))
+
+
+# ---------------------------------------------------------------------------------------------
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-\"'. ]+?)\s*=")
+
+
+def _dotted(text: str) -> tuple[str, ...]:
+    return tuple(p.strip().strip("\"'") for p in text.split("."))
+
+
+def key_line(text: str, path: tuple) -> Optional[int]:
+    """The 1-based line of ``text`` (a TOML document) where key path ``path`` (strings and
+    array indices, as in an error location) is written, or where its nearest written parent
+    is; None when no part of it is found. A heuristic over headers and ``key =`` lines: it does
+    not parse values, which is enough to point at the key of a problem."""
+    counters: dict[tuple, int] = {}
+    table: tuple = ()
+    best, best_len = None, 0
+    for n, line in enumerate(text.splitlines(), start=1):
+        h = _HEADER.match(line)
+        if h:
+            names = _dotted(h.group(2))
+            if h.group(1) == "[[":
+                counters[names] = counters.get(names, -1) + 1
+                table = names + (counters[names],)
+            else:
+                table = names
+            here = table
+        else:
+            k = _KEY.match(line)
+            if not k:
+                continue
+            here = table + _dotted(k.group(1))
+        # the longest written prefix of the path wins (a table's header, then its key)
+        common = 0
+        for a, b in zip(here, path):
+            if a != b:
+                break
+            common += 1
+        if common == len(here) and common > best_len:
+            best, best_len = n, common
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+def warnings_for(cfg, source: str) -> list[str]:
+    """``SOURCE: key.path: warning`` lines for a validated experiment."""
+    from swarmstack.robots import base as robot_types
+
+    out = []
+    x0, y0, x1, y1 = cfg.arena.bounds
+
+    def outside(x, y, r=0.0):
+        return x + r < x0 or x - r > x1 or y + r < y0 or y - r > y1
+
+    for kind, items in (("boxes", cfg.boxes), ("cylinders", cfg.cylinders)):
+        for i, item in enumerate(items):
+            cx, cy = item.center
+            r = getattr(item, "radius", None)
+            if r is None:
+                r = 0.5 * min(item.size[0], item.size[1])
+            if outside(cx, cy, r):
+                out.append(f"{source}: {kind}[{i}].center: ({cx:g}, {cy:g}) m is outside the "
+                           f"arena (x {x0:g}…{x1:g} m, y {y0:g}…{y1:g} m): no robot can reach it")
+    for i, light in enumerate(cfg.lights):
+        lx, ly, _ = light.position
+        if outside(lx, ly):
+            out.append(f"{source}: lights[{i}].position: ({lx:g}, {ly:g}) m is outside the arena "
+                       f"(x {x0:g}…{x1:g} m, y {y0:g}…{y1:g} m); walls may hide it")
+    for k, name in enumerate(cfg.output.sensors):
+        on = [g.name for g in cfg.robots if name in g.sensors]
+        lacking = [g.name for g in cfg.robots if g.type in robot_types.ROBOT_TYPES
+                   and name not in robot_types.ROBOT_TYPES[g.type].devices]
+        if not on:
+            out.append(f"{source}: output.sensors[{k}]: no group has {name!r} on, so nothing "
+                       "of it is logged (turn it on under the sensors of a group)")
+        elif lacking:
+            out.append(f"{source}: output.sensors[{k}]: {name!r} is logged for "
+                       f"{', '.join(repr(g) for g in on)} only: "
+                       f"{', '.join(repr(g) for g in lacking)} "
+                       f"{'has' if len(lacking) == 1 else 'have'} no such sensor")
+    return out
+
+
+__all__ = ["suggest", "keys_at", "key_line", "warnings_for"]

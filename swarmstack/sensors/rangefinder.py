@@ -1,0 +1,70 @@
+"""Time-of-flight rangefinders reporting metres (the RVR's TeraRanger Multiflex ring, Mercator
+report §4.2.9).
+
+Each ray returns the distance to the first obstacle when it lies in ``[min_m, max_m]``, ``−inf``
+when it is closer than ``min_m`` and ``+inf`` when nothing is within ``max_m`` (the report's
+convention; the reference plug-in returns 0.0 for "no hit", which is ambiguous with contact).
+Finite readings get Gaussian noise ``N(mean, std)`` from the robot's proximity stream (the
+report shows a narrow normal distribution, Fig. 8, without its σ).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from swarmstack.sensors.scan import masts, scan
+from swarmstack.world.rng import STREAM, gaussian
+
+
+@njit(cache=True, error_model="numpy")
+def rangefinder_transfer(dist, min_m, max_m, mean, std, keys, tick, out):
+    for i in range(dist.shape[0]):
+        for k in range(dist.shape[1]):
+            d = dist[i, k]
+            if d > max_m:
+                out[i, k] = np.inf
+            elif d < min_m:
+                out[i, k] = -np.inf
+            else:
+                if std > 0.0 or mean != 0.0:
+                    d += mean + std * gaussian(keys[i], tick, k)
+                out[i, k] = d
+
+
+@dataclass(frozen=True)
+class Rangefinders:
+    """Rays at ``angles_rad`` (CCW from the heading) leaving a ring of ``ring_m`` at
+    ``elevation_m`` above the body base; float64[K] metres, ±inf outside the range."""
+
+    angles_rad: tuple
+    ring_m: float
+    elevation_m: float
+    min_m: float
+    max_m: float
+    noise_mean: float = 0.0
+    noise_std: float = 0.0
+    name: str = "proximity"
+    scalar: bool = False
+
+    def allocate(self, n: int) -> np.ndarray:
+        return np.full((n, len(self.angles_rad)), np.inf)
+
+    def make_state(self, n: int) -> dict:
+        return {"dist": np.zeros((n, len(self.angles_rad))), "masts": None,
+                "angles": np.asarray(self.angles_rad, dtype=np.float64)}
+
+    def distances(self, world, group, state) -> np.ndarray:
+        """Noise-free hit distances (m, +inf when nothing within ``max_m``)."""
+        if state["masts"] is None:
+            state["masts"] = masts(world)
+        scan(world, group, state["angles"], 0.0, self.ring_m, self.elevation_m, self.max_m,
+             state["masts"], state["dist"])
+        return state["dist"]
+
+    def update(self, world, group, keys, out, state) -> None:
+        rangefinder_transfer(self.distances(world, group, state), self.min_m, self.max_m,
+                             self.noise_mean, self.noise_std, keys[:, STREAM["proximity"]],
+                             world.tick, out)
