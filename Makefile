@@ -18,7 +18,6 @@ $(STAMP): pyproject.toml swarmstack/viewer/web/package-lock.json
 demo: $(STAMP)
 	$(BIN)/swarmstack run examples/epuck2_diffusion.toml --out runs/demo --overwrite --record
 	$(BIN)/swarmstack view runs/demo --screenshot runs/demo.png
-	@echo "replay it in the browser: $(BIN)/swarmstack view runs/demo"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2

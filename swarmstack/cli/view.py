@@ -77,7 +77,8 @@ def register(app: typer.Typer) -> None:
                 if tick is not None and st["tick"] != tick:
                     print(f"note: tick {tick} is not recorded; showing tick {st['tick']}",
                           file=sys.stderr)
-                print(f"{screenshot}: tick {st['tick']} of {results} ({st['robots']} robots)")
+                print(f"{screenshot}: tick {st['tick']} of {results} ({st['robots']} robots); "
+                      f"replay it in the browser: swarmstack view {results}")
             if video is not None:
                 from swarmstack.viewer.video import video as film
 
