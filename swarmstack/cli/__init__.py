@@ -6,11 +6,12 @@ import typer
 
 from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
-from swarmstack.cli import help_format
 from swarmstack.cli import design as design_cli
+from swarmstack.cli import help_format
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
+from swarmstack.cli import view as view_cli
 
 app = typer.Typer(
     name="swarmstack",
@@ -38,6 +39,7 @@ sim_cli.register(app)
 reproduce_cli.register(app)
 robots_cli.register(app)
 design_cli.register(app)
+view_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

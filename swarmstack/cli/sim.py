@@ -114,6 +114,16 @@ def register(app: typer.Typer) -> None:
                                      help="also print script log lines on the console"),
         as_json: bool = typer.Option(False, "--json",
                                      help="print summary.json on standard output at the end"),
+        record: Optional[bool] = typer.Option(None, "--record/--no-record",
+                                              help="write the viewer's recording to "
+                                                   "--out/recording (default: output.record)"),
+        record_every: Optional[int] = typer.Option(None, "--record-every", min=1,
+                                                   help="record every k-th tick (default: "
+                                                        "output.record_every)"),
+        view: bool = typer.Option(False, "--view", help="show the run live in the browser "
+                                                        "(records it); serves until Ctrl-C"),
+        view_port: int = typer.Option(8765, "--view-port", min=0, max=65535,
+                                      help="port of --view (taken: a free one is used)"),
     ) -> None:
         """Run an experiment; writes summary.json and Parquet trajectories to --out.
 
@@ -138,11 +148,23 @@ def register(app: typer.Typer) -> None:
         with StopSignals() as signals:
             with run_progress(experiment.name, total, robots, err, quiet) as (progress, echo,
                                                                              stop_bar):
+                live = []  # --view: the server of the run's recorder
+
+                def on_recorder(recorder):
+                    from swarmstack.viewer.server import Source, serve
+
+                    live.append(serve(Source(recorder=recorder), view_port))
+                    if live[0].note:
+                        echo(live[0].note)
+                    echo(f"live view: open {live[0].url}")
+
                 try:
                     summary = run_experiment(
                         cfg, out, seed=seed, runs=runs, ticks=ticks, base_dir=experiment.parent,
                         source=str(experiment), progress=progress, strict=strict,
-                        echo=echo if verbose else None, overwrite=overwrite, signals=signals)
+                        echo=echo if verbose else None, overwrite=overwrite, signals=signals,
+                        record=True if view else record, record_every=record_every,
+                        on_recorder=on_recorder if view else None)
                 except ConfigError as exc:
                     stop_bar()
                     _fail(err, exc.problems)
@@ -151,6 +173,10 @@ def register(app: typer.Typer) -> None:
                     stop_bar()
                     raise typer.Exit(_stopped(exc, out))
             _report(summary, out, as_json)
+        if view and live:
+            from swarmstack.cli.view import hold
+
+            hold(live[0], f"the run is over; the page still shows {out}", sys.stderr)
 
     @app.command("validate")
     def validate(

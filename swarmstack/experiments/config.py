@@ -394,6 +394,8 @@ class OutputCfg(Strict):
     every: StrictInt = Field(1, ge=1, le=MAX_TICKS)         # log every k-th tick
     sensors: list[str] = []                     # device names whose readings are logged
     chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # logged ticks per Parquet part
+    record: StrictBool = False                  # write the viewer's recording (recording/)
+    record_every: StrictInt = Field(1, ge=1, le=MAX_TICKS)  # record every k-th tick
 
 
 class ExperimentCfg(Strict):

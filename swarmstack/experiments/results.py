@@ -427,6 +427,15 @@ def _scan_run(out_dir: Path) -> tuple[list[Path], list[Path], list[str]]:
                 else:
                     foreign.append(f"sensors/{sub.name}")
             dirs.append(path)
+        elif is_dir and name == "recording":  # the viewer's (swarmstack.viewer.recording)
+            from swarmstack.viewer.recording import FILES
+
+            for sub in os.scandir(path):
+                if sub.is_file(follow_symlinks=False) and FILES.fullmatch(sub.name):
+                    files.append(Path(sub.path))
+                else:
+                    foreign.append(f"recording/{sub.name}")
+            dirs.append(path)
         elif is_dir and name == "logs":
             for sub in os.scandir(path):
                 if sub.is_file(follow_symlinks=False) and _LOG.fullmatch(sub.name):

@@ -120,7 +120,9 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
                    strict: bool = False,
                    echo: Optional[Callable[[str], None]] = None,
                    overwrite: bool = False,
-                   signals: Optional[StopSignals] = None) -> dict:
+                   signals: Optional[StopSignals] = None,
+                   record: Optional[bool] = None, record_every: Optional[int] = None,
+                   on_recorder: Optional[Callable] = None) -> dict:
     """Simulate ``runs`` runs for ``ticks`` ticks into ``out_dir``; returns the summary written
     to ``out_dir/summary.json``.
 
@@ -139,11 +141,16 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
 
     The SIGINT/SIGTERM handlers are set for the run and restored after it; a caller that
     wants signals held beyond the run (a command that still prints and exits) passes its own
-    entered :class:`StopSignals` as ``signals``."""
+    entered :class:`StopSignals` as ``signals``.
+
+    ``record`` (default: the file's ``output.record``) writes the viewer's recording under
+    ``out_dir/recording`` every ``record_every``-th tick; ``on_recorder(recorder)`` is called
+    once it exists (a live view serves from it)."""
     out_dir = Path(out_dir)
     prepare_output(out_dir, overwrite)
     kw = dict(seed=seed, runs=runs, ticks=ticks, base_dir=base_dir, source=source,
-              progress=progress, strict=strict, echo=echo)
+              progress=progress, strict=strict, echo=echo, record=record,
+              record_every=record_every, on_recorder=on_recorder)
     if signals is not None:
         return _run(cfg, out_dir, signals, **kw)
     with StopSignals() as stop:
@@ -158,12 +165,19 @@ def experiment_hash(config: dict) -> str:
 
 
 def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source, progress,
-         strict, echo) -> dict:
+         strict, echo, record=None, record_every=None, on_recorder=None) -> dict:
     t_setup = time.perf_counter()
     logs = RunLogs(out_dir / "logs", echo)
+    recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
+
+    def on_log(*line) -> None:  # script log lines: the logs, and the recording's debug text
+        logs.write(*line)
+        if recorder is not None:
+            recorder.log(*line)
+
     try:
         sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source,
-                         strict=strict, isolate_runs=not strict, on_log=logs.write)
+                         strict=strict, isolate_runs=not strict, on_log=on_log)
     except BaseException:
         logs.close()
         raise
@@ -203,6 +217,12 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
     try:
         writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors),
                                out.trajectories, out.velocities)
+        if record or (record is None and out.record):
+            from swarmstack.viewer.recording import recorder_for
+
+            recorder = recorder_for(cfg, sim, out_dir, record, record_every)
+            if on_recorder is not None:
+                on_recorder(recorder)
         if stop.signum is None:
             stop.in_tick = True
             sim.start()  # controllers' init() may raise too
@@ -211,6 +231,8 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
             t0 = time.perf_counter()
             if writer.log():
                 heartbeat()
+            if recorder is not None:
+                recorder.frame()
             for t in range(ticks):
                 if stop.signum is not None or sim.all_stopped:
                     break
@@ -224,6 +246,8 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
                     heartbeat()
                 elif time.monotonic() - last_beat >= HEARTBEAT_S:
                     heartbeat()
+                if recorder is not None and done % recorder.every == 0:
+                    recorder.frame()
                 if progress is not None:
                     progress(done, ticks)
     except BaseException as exc:  # classified below, re-raised after the summary is written
@@ -242,6 +266,9 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
             writer.close()
         except ResultsWriteError as exc:
             error = exc
+    if recorder is not None:
+        recorder.close("failed" if error is not None else
+                       "interrupted" if signum is not None else "completed")
     wall = time.perf_counter() - t0
     logs.close()
 

@@ -1,0 +1,478 @@
+"""A run's recording for the viewer: a JSON header and fixed-size binary chunks of frames.
+
+``DIR/recording/`` holds
+
+- ``header.json`` — written once when the run starts: the arena (bounds, boxes, cylinders,
+  lights, floor colour or ``floor.png``), every group's body shape and LED layout, the frame
+  layout, ``dt_s``, ``record_every`` and ``chunk_frames``;
+- ``chunk-000000.bin``, ``chunk-000001.bin`` … — ``chunk_frames`` frames each (the last one
+  may hold fewer), every chunk written under a temporary name and renamed once complete, so a
+  killed run leaves only whole chunks;
+- ``links-000000.bin`` … beside each chunk when the run has a radio: who heard whom in each
+  frame (``uint32`` frame count F, ``uint32[F + 1]`` offsets into the pairs, then ``uint32[M, 2]``
+  (sender, receiver) robot rows), written before its chunk;
+- ``text-000000.json`` … beside each chunk when scripts logged lines: ``[[frame in chunk, robot
+  row, text], …]`` (at most :data:`MAX_TEXT` characters a line, the last line per robot and
+  frame), written before its chunk;
+- ``end.json`` — written when the run ends (``frames``, ``last_tick``, ``status``). Without it
+  the run was killed, or is still going.
+
+A frame is ``frame_bytes`` little-endian bytes: ``int32`` tick, ``float32[N, 6]`` poses
+(x, y, z, roll, pitch, yaw of run 0's robots in group order), ``uint8[K, 3]`` colours of
+every logical LED of those robots (group by group, robot by robot), then ``uint8[R]`` sensor
+rays — the hit distance of every ray of every ray-casting device (proximity, time of flight),
+as a fraction of its range times 254, 255 when nothing is in range — zero-padded to a multiple
+of 4 bytes. Fixed-size frames make a chunk's frame count its size divided by ``frame_bytes``,
+and let a page view each frame's arrays without copying.
+
+Only run 0 of a batch is recorded: the viewer shows one run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+FORMAT = "swarmstack-recording"
+VERSION = 1
+POSE_FIELDS = ("x", "y", "z", "roll", "pitch", "yaw")
+DEFAULT_CHUNK_BYTES = 4 << 20      # a chunk of about 4 MiB: a few per second of a big run
+MAX_CHUNK_FRAMES = 1000            # … and at most this many frames (a page fetches whole chunks)
+MAX_FLOOR_PX = 2048                # a floor image larger than this is scaled down for the page
+MAX_TEXT = 200                     # characters of a robot's debug text kept per line
+_CHUNK = re.compile(r"chunk-(\d{6,})\.bin")
+FILES = re.compile(r"header\.json|end\.json|floor\.png|(chunk|links)-\d{6,}\.bin|"
+                   r"text-\d{6,}\.json|\..+\.tmp")
+
+
+def recording_dir(out_dir: Path) -> Path:
+    return Path(out_dir) / "recording"
+
+
+def _write_atomic(path: Path, data) -> None:
+    """Write through a temporary name and a rename: a reader never sees part of a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+# ------------------------------------------------------------------------------------ layout
+@dataclass(frozen=True)
+class FrameLayout:
+    """Where each array lives in a frame (byte offsets)."""
+
+    robots: int
+    leds: int
+    rays: int = 0
+
+    @property
+    def pose_offset(self) -> int:
+        return 4
+
+    @property
+    def leds_offset(self) -> int:
+        return 4 + 24 * self.robots
+
+    @property
+    def rays_offset(self) -> int:
+        return self.leds_offset + 3 * self.leds
+
+    @property
+    def frame_bytes(self) -> int:
+        raw = self.rays_offset + self.rays
+        return (raw + 3) // 4 * 4
+
+    def describe(self) -> dict:
+        return {"frame_bytes": self.frame_bytes,
+                "fields": [{"name": "tick", "dtype": "int32", "offset": 0, "shape": [1]},
+                           {"name": "pose", "dtype": "float32", "offset": self.pose_offset,
+                            "shape": [self.robots, 6], "columns": list(POSE_FIELDS)},
+                           {"name": "leds", "dtype": "uint8", "offset": self.leds_offset,
+                            "shape": [self.leds, 3]},
+                           {"name": "rays", "dtype": "uint8", "offset": self.rays_offset,
+                            "shape": [self.rays]}]}
+
+
+# ------------------------------------------------------------------------------------ header
+def _floor(arena, folder: Path) -> dict:
+    tex = arena.floor.texture
+    if tex.shape[0] == 1 and tex.shape[1] == 1:
+        return {"rgb": [int(c) for c in tex[0, 0]]}
+    from PIL import Image
+
+    img = Image.fromarray(tex, "RGB")
+    scale = MAX_FLOOR_PX / max(img.size)
+    if scale < 1:
+        img = img.resize((max(1, round(img.size[0] * scale)), max(1, round(img.size[1] * scale))),
+                         Image.Resampling.BOX)
+    import io
+
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    _write_atomic(folder / "floor.png", buf.getvalue())
+    return {"image": "floor.png", "size_px": list(img.size)}
+
+
+def ray_devices(g) -> list:
+    """(device name, RayLayout) of group ``g``'s ray-casting devices, whose state holds each
+    ray's hit distance (m) after sensing (``sensors.ranging.cast``)."""
+    from swarmstack.sensors.ranging import RayLayout
+
+    out = []
+    for name, dev in g.devices.items():
+        layout = getattr(dev, "layout", None)
+        state = g.states.get(name)
+        if isinstance(layout, RayLayout) and isinstance(state, np.ndarray) and \
+                state.shape == (g.slice.n, layout.count) and state.dtype.kind == "f":
+            out.append((name, layout))
+    return out
+
+
+def scene_header(sim, record_every: int, chunk_frames: int, folder: Path) -> dict:
+    """The header of ``sim``'s recording (writes ``floor.png`` into ``folder`` when the floor is
+    not uniform)."""
+    arena = sim.world.scene.arena
+    groups, rows, led_count, ray_count = [], [], 0, 0
+    for g in sim.groups:
+        sl, rt = g.slice, g.robot_type
+        ids = sim.world.bodies.robot_id[sl.start:sl.start + sl.per_run]
+        body = rt.body
+        entry = {"name": sl.name, "type": rt.name, "count": int(sl.per_run),
+                 "first_row": len(rows),
+                 "robot_ids": [int(i) for i in ids],
+                 "body": {"shape": body.shape, "half_x": body.half_x, "half_y": body.half_y,
+                          "height_m": body.height_m},
+                 "leds": None}
+        em = rt.emitters
+        if em is not None and "leds" in g.commands:
+            entry["leds"] = {"count": em.n_leds, "first": led_count,
+                             "emitters_m": np.asarray(em.positions_m).round(6).tolist(),
+                             "owner": [int(o) for o in em.owner]}
+            led_count += em.n_leds * int(sl.per_run)
+        entry["rays"] = []
+        for name, layout in ray_devices(g):
+            entry["rays"].append({"device": name, "first": ray_count, "count": layout.count,
+                                  "angle_rad": layout.angle_rad.round(6).tolist(),
+                                  "ring_m": layout.ring_m.round(6).tolist(),
+                                  "elevation_m": layout.elevation_m.round(6).tolist(),
+                                  "range_m": float(layout.range_m)})
+            ray_count += layout.count * int(sl.per_run)
+        groups.append(entry)
+        rows.extend(range(sl.start, sl.start + sl.per_run))
+    layout = FrameLayout(len(rows), led_count, ray_count)
+    lights = [{"x": float(x), "y": float(y), "z": float(z), "intensity": float(i),
+               "rgb": [int(c) for c in rgb]}
+              for (x, y, z, i), rgb in zip(arena.lights, arena.light_rgb)]
+    return {
+        "format": FORMAT, "version": VERSION, "source": sim.source, "seed": int(sim.seed),
+        "dt_s": float(sim.world.scene.dt), "record_every": int(record_every),
+        "chunk_frames": int(chunk_frames), "robots": layout.robots, "leds": layout.leds,
+        "rays": layout.rays,
+        "frame": layout.describe(),
+        "arena": {"bounds": [float(v) for v in arena.bounds],
+                  "boxes": [dict(zip(("cx", "cy", "half_x", "half_y", "yaw", "height"),
+                                     (float(v) for v in row[:6]))) for row in arena.boxes],
+                  "cylinders": [dict(zip(("cx", "cy", "radius", "height"),
+                                         (float(v) for v in row))) for row in arena.cylinders],
+                  "lights": lights, "floor": _floor(arena, folder)},
+        "groups": groups,
+    }
+
+
+# ------------------------------------------------------------------------------------ writer
+class Recorder:
+    """Writes ``sim``'s recording into ``out_dir/recording``; the runner calls :meth:`frame`
+    after every ``every``-th tick and :meth:`close` at the end.
+
+    Frames go into a preallocated chunk buffer; a full chunk is written (atomically) and a new
+    one started. A live view reads complete chunks from disk and the frames of the chunk being
+    filled from :meth:`pending` (under the GIL a frame is whole before ``filled`` counts it).
+    """
+
+    def __init__(self, sim, out_dir: Path, every: int = 1, chunk_frames: Optional[int] = None):
+        self.sim = sim
+        self.every = int(every)
+        self.folder = recording_dir(out_dir)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        rows, leds = [], []
+        for g in sim.groups:
+            sl = g.slice
+            rows.append(np.arange(sl.start, sl.start + sl.per_run))
+            em = g.robot_type.emitters
+            if em is not None and "leds" in g.commands:
+                # what the LEDs show: the commanded colour less the channels an LED lacks
+                mask = np.asarray(em.channels, dtype=np.uint8)[None]
+                leds.append((g.commands["leds"], sl.per_run, mask))
+        self._rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        self._leds = leds
+        # overlays: radio receptions and script log lines of run 0, by recorded row
+        self._row_of = np.full(sim.world.bodies.n, -1, dtype=np.int64)
+        self._row_of[self._rows] = np.arange(len(self._rows))
+        self.has_links = sim.medium is not None
+        self._links: list[np.ndarray] = []     # pairs of each frame of the current chunk
+        self._texts: list[list] = []           # [frame in chunk, row, text]
+        ids = sim.world.bodies.robot_id[self._rows]
+        names = [g.slice.name for g in sim.groups for _ in range(g.slice.per_run)]
+        self._said = {(name, int(rid)): row      # (group, robot id) -> row
+                      for row, (name, rid) in enumerate(zip(names, ids))}
+        n_leds = sum(per_run * mask.shape[1] for _, per_run, mask in leds)
+        # sensor rays: (states, name, per_run, range) of each ray-casting device
+        self._rays = [(g.states, name, g.slice.per_run, layout.range_m)
+                      for g in sim.groups for name, layout in ray_devices(g)]
+        n_rays = sum(g.slice.per_run * layout.count
+                     for g in sim.groups for _, layout in ray_devices(g))
+        self.layout = FrameLayout(len(self._rows), n_leds, n_rays)
+        fb = self.layout.frame_bytes
+        self.chunk_frames = int(chunk_frames) if chunk_frames else \
+            max(1, min(MAX_CHUNK_FRAMES, DEFAULT_CHUNK_BYTES // fb))
+        self.header = scene_header(sim, self.every, self.chunk_frames, self.folder)
+        self.header["overlays"] = {"links": self.has_links, "text": True}
+        _write_atomic(self.folder / "header.json",
+                      (json.dumps(self.header, indent=1) + "\n").encode())
+        self._buf = np.zeros((self.chunk_frames, fb), dtype=np.uint8)
+        self._tick = self._buf[:, 0:4].view("<i4")[:, 0]
+        lo = self.layout
+        self._pose = self._buf[:, lo.pose_offset:lo.leds_offset].view("<f4").reshape(
+            self.chunk_frames, lo.robots, 6)
+        self._ledbuf = self._buf[:, lo.leds_offset:lo.leds_offset + 3 * lo.leds].reshape(
+            self.chunk_frames, lo.leds, 3)
+        self._raybuf = self._buf[:, lo.rays_offset:lo.rays_offset + lo.rays]
+        self.chunks = 0        # complete chunks on disk
+        self.filled = 0        # frames of the current chunk
+        self.last_tick = -1
+        self.closed = False
+
+    @property
+    def frames(self) -> int:
+        return self.chunks * self.chunk_frames + self.filled
+
+    def frame(self) -> None:
+        """Record the world as it is now (one frame)."""
+        sim = self.sim
+        k = self.filled
+        tick = int(sim.world.tick)
+        self._tick[k] = tick
+        self._pose[k] = sim.world.bodies.pose[:, self._rows].T
+        at = 0
+        for cmd, per_run, mask in self._leds:
+            n = per_run * mask.shape[1]
+            self._ledbuf[k, at:at + n] = (cmd[:per_run] * mask).reshape(n, 3)
+            at += n
+        at = 0
+        for states, name, per_run, range_m in self._rays:
+            d = states[name][:per_run]
+            n = d.size
+            frac = np.minimum(d, range_m) * (254.0 / range_m)
+            self._raybuf[k, at:at + n] = np.where(d < range_m, frac, 255.0).ravel()
+            at += n
+        if self.has_links:
+            self._links.append(self._receptions())
+        self.last_tick = tick
+        self.filled = k + 1
+        if self.filled == self.chunk_frames:
+            self._flush()
+
+    def _receptions(self) -> np.ndarray:
+        """uint32[M, 2] (sender, receiver) rows of what run 0's robots heard this tick."""
+        inbox = self.sim.medium.inbox
+        counts = np.diff(inbox.start)
+        receiver = np.repeat(np.arange(counts.shape[0]), counts)
+        s, r = self._row_of[inbox.sender], self._row_of[receiver]
+        keep = (s >= 0) & (r >= 0)
+        return np.stack([s[keep], r[keep]], axis=1).astype(np.uint32)
+
+    def log(self, group: str, run: int, robot_id: int, tick: int, text: str) -> None:
+        """A script's log line: the robot's debug text, shown from the next recorded frame."""
+        row = self._said.get((group, int(robot_id))) if run == 0 else None
+        if row is not None:
+            self._texts.append([self.filled, row, str(text)[:MAX_TEXT]])
+
+    def links_bytes(self, frames: Optional[int] = None) -> bytes:
+        """The links file of the current chunk's first ``frames`` frames."""
+        parts = self._links[:self.filled if frames is None else frames]
+        offsets = np.zeros(len(parts) + 1, dtype=np.uint32)
+        offsets[1:] = np.cumsum([len(p) for p in parts])
+        pairs = np.concatenate(parts) if parts else np.zeros((0, 2), np.uint32)
+        return (np.uint32(len(parts)).tobytes() + offsets.tobytes()
+                + np.ascontiguousarray(pairs, dtype="<u4").tobytes())
+
+    def texts(self, frames: Optional[int] = None) -> list:
+        """Debug texts of the current chunk's first ``frames`` frames (a line logged during a
+        tick belongs to the frame recorded after it)."""
+        n = self.filled if frames is None else frames
+        return [t for t in self._texts if t[0] < n]
+
+    def _flush(self) -> None:
+        if self.filled == 0:
+            return
+        k = self.chunks
+        # overlays first: a chunk on disk always has its overlays beside it
+        if self.has_links:
+            _write_atomic(self.folder / f"links-{k:06d}.bin", self.links_bytes())
+        texts = self.texts()
+        if texts:
+            _write_atomic(self.folder / f"text-{k:06d}.json", json.dumps(texts).encode())
+        # the buffer itself (contiguous rows): no copy of a chunk of several MiB
+        _write_atomic(self.folder / f"chunk-{k:06d}.bin", memoryview(self._buf[:self.filled]))
+        if self.filled == self.chunk_frames:
+            self.chunks += 1
+            self.filled = 0
+            self._links = []
+            # lines logged after the last frame of the chunk go to the next one
+            self._texts = [[0, r, t] for f, r, t in self._texts if f >= self.chunk_frames]
+
+    def pending(self) -> bytes:
+        """The frames of the chunk being filled (not yet on disk), as chunk bytes."""
+        n = self.filled
+        return self._buf[:n].tobytes()
+
+    def close(self, status: str) -> None:
+        """Write the last (short) chunk and ``end.json``."""
+        if self.closed:
+            return
+        self.closed = True
+        partial = self.filled
+        self._flush()
+        end = {"status": status, "frames": self.frames, "last_tick": self.last_tick,
+               "chunks": self.chunks + (1 if partial else 0)}
+        _write_atomic(self.folder / "end.json", (json.dumps(end) + "\n").encode())
+
+
+def recorder_for(cfg, sim, out_dir: Path, record: Optional[bool] = None,
+                 every: Optional[int] = None) -> Optional[Recorder]:
+    """The run's recorder, or None when recording is off (``record`` overrides the file's
+    ``output.record``; ``every`` its ``output.record_every``)."""
+    out = cfg.output
+    on = out.record if record is None else record
+    if not on:
+        return None
+    return Recorder(sim, out_dir, out.record_every if every is None else every)
+
+
+# ------------------------------------------------------------------------------------ reader
+class RecordingError(ValueError):
+    """No usable recording (the message says what is missing)."""
+
+
+@dataclass
+class Recording:
+    """A recording on disk as far as it can be replayed: its header, its complete frames
+    (``frames``) and, when it stops short, why (``stops``: None for a run that ended)."""
+
+    folder: Path
+    header: dict
+    chunk_sizes: list[int]
+    end: Optional[dict]
+    stops: Optional[str]
+
+    @property
+    def frames(self) -> int:
+        return sum(self.chunk_sizes)
+
+    @property
+    def frame_bytes(self) -> int:
+        return int(self.header["frame"]["frame_bytes"])
+
+    def last_tick(self) -> int:
+        """The tick of the last frame that can be replayed."""
+        k = len(self.chunk_sizes) - 1
+        fb = self.frame_bytes
+        with open(self.folder / f"chunk-{k:06d}.bin", "rb") as fh:
+            fh.seek((self.chunk_sizes[k] - 1) * fb)
+            return int(np.frombuffer(fh.read(4), "<i4")[0])
+
+    def overlay(self, kind: str, k: int) -> Optional[bytes]:
+        """Chunk ``k``'s ``links`` (binary) or ``text`` (JSON) file; None when absent."""
+        name = f"links-{k:06d}.bin" if kind == "links" else f"text-{k:06d}.json"
+        try:
+            return (self.folder / name).read_bytes()
+        except OSError:
+            return b"[]" if kind == "text" and 0 <= k < len(self.chunk_sizes) else None
+
+    def chunk(self, k: int) -> bytes:
+        """Chunk ``k``'s whole frames (a truncated file: the whole frames it holds)."""
+        n = self.chunk_sizes[k]
+        with open(self.folder / f"chunk-{k:06d}.bin", "rb") as fh:
+            return fh.read(n * self.frame_bytes)
+
+    def frames_array(self, k: int) -> dict:
+        """Chunk ``k`` as arrays: ``tick`` int32[F], ``pose`` float32[F, N, 6], ``leds``
+        uint8[F, K, 3], ``rays`` uint8[F, R]."""
+        fb = self.frame_bytes
+        raw = np.frombuffer(self.chunk(k), dtype=np.uint8).reshape(-1, fb)
+        h = self.header
+        lo = FrameLayout(int(h["robots"]), int(h["leds"]), int(h["rays"]))
+        return {"tick": raw[:, :4].copy().view("<i4")[:, 0],
+                "pose": raw[:, lo.pose_offset:lo.leds_offset].copy().view("<f4")
+                .reshape(-1, lo.robots, 6),
+                "leds": raw[:, lo.leds_offset:lo.rays_offset].reshape(-1, lo.leds, 3),
+                "rays": raw[:, lo.rays_offset:lo.rays_offset + lo.rays]}
+
+    def status(self) -> dict:
+        """What a page needs to know to fetch frames (see ``viewer.server``)."""
+        return {"frames": self.frames, "chunk_frames": int(self.header["chunk_frames"]),
+                "complete": self.end is not None and self.stops is None, "live": False,
+                "stops": self.stops, "status": (self.end or {}).get("status")}
+
+
+def open_recording(out_dir: Path) -> Recording:
+    """The recording under ``out_dir`` (or ``out_dir`` itself if it is a recording folder).
+
+    Replays what can be replayed: chunks in order up to the first one missing; a truncated
+    chunk counts for its whole frames and ends the replay there. ``stops`` says where and why
+    it stops when the run did not end normally (killed, interrupted, failed, truncated)."""
+    out_dir = Path(out_dir)
+    folder = out_dir if (out_dir / "header.json").is_file() else recording_dir(out_dir)
+    head = folder / "header.json"
+    if not head.is_file():
+        raise RecordingError(f"{out_dir} has no recording ({head} is missing): run the "
+                             "experiment with --record, or [output] record = true")
+    try:
+        header = json.loads(head.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RecordingError(f"{head} cannot be read: {exc}") from None
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
+        raise RecordingError(f"{head} is not a {FORMAT} version {VERSION} header")
+    fb = int(header["frame"]["frame_bytes"])
+    cf = int(header["chunk_frames"])
+    end = None
+    try:
+        end = json.loads((folder / "end.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        end = None
+    present = sorted(int(m.group(1)) for m in map(_CHUNK.fullmatch, os.listdir(folder)) if m)
+    sizes: list[int] = []
+    stops = None
+    expected = end.get("chunks") if end else None
+    for k in range(len(present)):
+        if k not in present:
+            break
+        size = (folder / f"chunk-{k:06d}.bin").stat().st_size
+        whole = min(cf, size // fb)
+        sizes.append(whole)
+        if size != whole * fb or (whole < cf and (expected is None or k != expected - 1)):
+            stops = f"chunk {k} is truncated"
+            break
+    if stops is None and expected is not None and len(sizes) < expected:
+        stops = f"chunk {len(sizes)} is missing"
+    if stops is None and end is not None and end.get("status") not in (None, "completed"):
+        stops = f"the run was {end['status']}"
+    if stops is None and end is None:
+        stops = "the run did not finish (no end.json: killed, or still running)"
+    while sizes and sizes[-1] == 0:
+        sizes.pop()
+    rec = Recording(folder, header, sizes, end, None)
+    if stops is not None:
+        last = rec.last_tick() if sizes else None
+        where = f"replay stops at tick {last}" if last is not None else "nothing to replay"
+        rec.stops = f"{where}: {stops}"
+    return rec
+
