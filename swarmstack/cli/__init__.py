@@ -7,6 +7,7 @@ import typer
 from swarmstack.cli import buzz as buzz_cli
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import sim as sim_cli
+from swarmstack.cli import study as study_cli
 
 app = typer.Typer(
     name="swarmstack",
@@ -17,6 +18,7 @@ app = typer.Typer(
 )
 sim_cli.register(app)
 reproduce_cli.register(app)
+study_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

@@ -246,7 +246,10 @@ def run_batch(task: BatchTask) -> list[dict]:
     for r, rid in enumerate(task.run_ids):
         stopped = sim is not None and sim.stop_tick[r] != np.iinfo(np.int64).max
         if stopped:
-            status, err = "failed", {k_: v for k_, v in errors.get(r, {}).items() if k_ != "run"}
+            e = errors.get(r, {})
+            status, err = "failed", {"type": "ControllerError", "message": e.get("error"),
+                                     **{k_: v for k_, v in e.items() if k_ not in ("run",
+                                                                                   "error")}}
             run_ticks = int(min(sim.stop_tick[r], done))
         elif error is not None:
             status, err, run_ticks = "failed", _error(error), done

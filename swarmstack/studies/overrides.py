@@ -28,6 +28,7 @@ from swarmstack.experiments.quantities import _short
 MAX_VALUES = 100_000        # values of one key path
 MAX_POINTS = 1_000_000      # runs of a study (points × seeds)
 MAX_PATH_PARTS = 32
+_PATH_TEXT = re.compile(r"[A-Za-z0-9_.-]{1,200}")
 _SEGMENT = re.compile(r"[A-Za-z0-9_-]+")
 _NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)"
 _RANGE = re.compile(rf"\s*({_NUMBER})\s*:\s*({_NUMBER})\s*:\s*([^:]*?)\s*")
@@ -65,7 +66,7 @@ def _finite(value, path: str, where: str):
     while stack:
         v = stack.pop()
         if isinstance(v, float) and not math.isfinite(v):
-            raise ConfigError([f"{where}: {path}: expected finite numbers, found {v!r}"])
+            raise ConfigError([f"{where}: expected finite numbers, found {v!r}"])
         if isinstance(v, dict):
             stack.extend(v.values())
         elif isinstance(v, (list, tuple)):
@@ -80,15 +81,15 @@ def _number(text: str):
 def range_values(start, stop, count, path: str, where: str) -> tuple:
     """``count`` values from ``start`` to ``stop`` inclusive."""
     if isinstance(count, bool) or not isinstance(count, int):
-        raise ConfigError([f"{where}: {path}: a range is start:stop:count with a whole count, "
+        raise ConfigError([f"{where}: a range is start:stop:count with a whole count, "
                            f"found count {_short(count)}"])
     if count < 1:
-        raise ConfigError([f"{where}: {path}: empty range (count {count}); at least 1 value"])
+        raise ConfigError([f"{where}: empty range (count {count}); at least 1 value"])
     if count > MAX_VALUES:
-        raise ConfigError([f"{where}: {path}: {count} values; at most {MAX_VALUES}"])
+        raise ConfigError([f"{where}: {count} values; at most {MAX_VALUES}"])
     for v in (start, stop):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ConfigError([f"{where}: {path}: range ends must be finite numbers, found "
+            raise ConfigError([f"{where}: range ends must be finite numbers, found "
                                f"{_short(v)}"])
     if count == 1:
         return (start,)
@@ -140,17 +141,17 @@ def parse_values(path: str, text: str, where: str) -> tuple:
         try:
             count = int(count_text)
         except ValueError:
-            raise ConfigError([f"{where}: {path}: a range is start:stop:count with a whole "
+            raise ConfigError([f"{where}: a range is start:stop:count with a whole "
                                f"count, found count {_short(count_text)}"]) from None
         return range_values(_number(m.group(1)), _number(m.group(2)), count, path, where)
     if not text.strip():
-        raise ConfigError([f"{where}: {path}: no values (give a value, a list a,b,c or a "
+        raise ConfigError([f"{where}: no values (give a value, a list a,b,c or a "
                            "range start:stop:count)"])
     items = _split_items(text)
     if len(items) > MAX_VALUES:
-        raise ConfigError([f"{where}: {path}: {len(items)} values; at most {MAX_VALUES}"])
+        raise ConfigError([f"{where}: {len(items)} values; at most {MAX_VALUES}"])
     if any(not i.strip() for i in items):
-        raise ConfigError([f"{where}: {path}: an empty item in the list {_short(text)}"])
+        raise ConfigError([f"{where}: an empty item in the list {_short(text)}"])
     return tuple(_finite(_item(i), path, where) for i in items)
 
 
@@ -162,25 +163,25 @@ def parse_param(text: Any) -> Override:
                            "0.01:0.11:11"])
     path, _, values = text.partition("=")
     path = path.strip()
-    where = f"--param {_short(path)}"
+    where = f"--param {path if _PATH_TEXT.fullmatch(path) else _short(path)}"
     check_path(path, where)
     return Override(path, parse_values(path, values, where))
 
 
 def sweep_override(path: Any, value: Any, source: str) -> Override:
     """One entry of the file's ``[sweep.params]``: a range string, an array or one value."""
-    where = f"{source}: sweep.params"
-    check_path(path, where)
+    check_path(path, f"{source}: sweep.params")
+    where = f"{source}: sweep.params.{_short(path)}"
     if isinstance(value, str) and _RANGE.fullmatch(value):
         return Override(path, parse_values(path, value, where))
     if isinstance(value, list):
         if not value:
-            raise ConfigError([f"{where}.{path}: empty array; at least 1 value"])
+            raise ConfigError([f"{where}: empty array; at least 1 value"])
         if len(value) > MAX_VALUES:
-            raise ConfigError([f"{where}.{path}: {len(value)} values; at most {MAX_VALUES}"])
+            raise ConfigError([f"{where}: {len(value)} values; at most {MAX_VALUES}"])
         return Override(path, tuple(_finite(v, path, where) for v in value))
     if isinstance(value, dict):
-        raise ConfigError([f"{where}.{path}: expected a range \"start:stop:count\", an array "
+        raise ConfigError([f"{where}: expected a range \"start:stop:count\", an array "
                            "of values or one value, found a table"])
     return Override(path, (_finite(value, path, where),))
 

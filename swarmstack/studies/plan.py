@@ -111,7 +111,14 @@ def make_study(data: dict, source: str, base_dir: Path | str, params: list[str] 
     if cfg.sweep is not None:
         for path, value in cfg.sweep.params.items():
             overrides.append(sweep_override(path, value, source))
-    from_cli = [parse_param(p) for p in params]
+    from_cli, problems = [], []
+    for p in params:
+        try:
+            from_cli.append(parse_param(p))
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ConfigError(problems)
     cli_paths = {o.path for o in from_cli}
     overrides = [o for o in overrides if o.path not in cli_paths] + from_cli
     check_compatible(overrides)
