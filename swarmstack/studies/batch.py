@@ -5,7 +5,7 @@ placement and random streams are re-keyed per run, so a run is bit-identical to 
 seed simulated alone) and its own controller parameters. Its rows go to its own folder,
 laid out as a one-run ``swarmstack run`` (``summary.json``, ``trajectories/part-*.parquet``,
 ``sensors/<group>/part-*.parquet``, ``logs/``). The folder is written under a temporary name
-(``runs/.tmp-<run id>-<token>``) and renamed when the run is over, so a worker killed
+(``runs/.tmp-<run id>-<pid>-<token>``) and renamed when the run is over, so a worker killed
 mid-run leaves nothing a reader takes for a run, and a run redone elsewhere replaces nothing
 but its own folder.
 
@@ -203,7 +203,8 @@ def run_batch(task: BatchTask) -> list[dict]:
     runs_dir = study / RUNS_DIR
     runs_dir.mkdir(parents=True, exist_ok=True)
     token = secrets.token_hex(4)
-    tmp = [runs_dir / f".tmp-{rid}-{token}" for rid in task.run_ids]
+    # the process id in the name says which worker writes it (a test kills that one)
+    tmp = [runs_dir / f".tmp-{rid}-{os.getpid()}-{token}" for rid in task.run_ids]
     for folder in tmp:
         folder.mkdir()
     logs = [RunLogs(folder / "logs") for folder in tmp]

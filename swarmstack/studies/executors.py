@@ -43,7 +43,7 @@ class RayExecutor(Executor):
     """Ray tasks behind the Executor protocol (``ObjectRef.future()``)."""
 
     def __init__(self, address: str = "auto", max_retries: int = 3, num_cpus: float = 1,
-                 runtime_env: Optional[dict] = None):
+                 runtime_env: Optional[dict] = None, **init_kwargs):
         try:
             import ray
         except ImportError:
@@ -56,7 +56,7 @@ class RayExecutor(Executor):
                   "configure_logging": False}
             if runtime_env:
                 kw["runtime_env"] = runtime_env
-            ray.init(**kw)
+            ray.init(**{**kw, **init_kwargs})
         self._remote = ray.remote(_call).options(max_retries=max_retries, num_cpus=num_cpus,
                                                  retry_exceptions=False)
 
