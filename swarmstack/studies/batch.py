@@ -147,24 +147,43 @@ class PerRunWriter:
         self._rows = max(self._rows, sum(len(c["run"]) for c in self._buf[table]))
 
     def flush(self) -> None:
-        from swarmstack.experiments.results import write_parquet_atomic
+        """Write the buffered rows: one part per table and run, through one DuckDB connection
+        (opening one per part costs more than writing a small part)."""
+        import duckdb
 
-        for table, chunks in self._buf.items():
-            cols = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
-            run = cols["run"]
-            order = np.argsort(run, kind="stable")
-            bounds = np.searchsorted(run[order], np.arange(len(self.folders) + 1))
-            for r, folder in enumerate(self.folders):
-                rows = order[bounds[r]:bounds[r + 1]]
-                if not rows.size:
-                    continue
-                part = {k: (np.zeros(rows.size, dtype=v.dtype) if k == "run" else v[rows])
-                        for k, v in cols.items()}
-                rel = f"{table}/part-{self.parts:05d}.parquet"
-                write_parquet_atomic(folder / rel, part)
-                self.files[r].append(rel)
-        if self._buf:
-            self.parts += 1
+        from swarmstack.experiments.results import ResultsWriteError, _cause, _sql_path
+
+        if not self._buf:
+            return
+        con = duckdb.connect()
+        try:
+            for table, chunks in self._buf.items():
+                cols = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+                run = cols["run"]
+                order = np.argsort(run, kind="stable")
+                bounds = np.searchsorted(run[order], np.arange(len(self.folders) + 1))
+                for r, folder in enumerate(self.folders):
+                    rows = order[bounds[r]:bounds[r + 1]]
+                    if not rows.size:
+                        continue
+                    part = {k: (np.zeros(rows.size, dtype=v.dtype) if k == "run" else v[rows])
+                            for k, v in cols.items()}
+                    rel = f"{table}/part-{self.parts:05d}.parquet"
+                    path = folder / rel
+                    tmp = path.with_name(f".{path.name}.tmp")
+                    try:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        con.register("chunk", part)
+                        con.execute(f"COPY (SELECT * FROM chunk) TO {_sql_path(tmp)} "
+                                    "(FORMAT PARQUET)")
+                        con.unregister("chunk")
+                        os.replace(tmp, path)
+                    except (OSError, duckdb.Error) as exc:
+                        raise ResultsWriteError(path, _cause(exc)) from None
+                    self.files[r].append(rel)
+        finally:
+            con.close()
+        self.parts += 1
         self._buf = {}
         self._rows = 0
         self._ticks = 0

@@ -92,8 +92,12 @@ def make_executor(workers: Optional[int] = None, ray: Optional[str] = None) -> E
         return InProcessExecutor()
     import multiprocessing
 
-    # spawn: workers start clean (no copy of the driver's threads, locks or open databases)
-    return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
+    # fork: workers need no re-import of the caller's main script (a script without an
+    # ``if __name__ == "__main__"`` guard works); they are all started here, before the
+    # caller starts threads of its own (a progress bar), by one call that waits for them
+    ex = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"))
+    ex.submit(int).result()
+    return ex
 
 
 def executor_workers(ex: Executor) -> int:

@@ -163,7 +163,11 @@ def _drive(spec, out_dir, led: Ledger, executor, owned, planned, workers, ray, s
         task = BatchTask(str(out_dir), batch.data, spec.base_dir, spec.source, spec.ticks,
                          ids, [r.seed for r in batch.runs], batch.params,
                          [r.point for r in batch.runs])
-        in_flight[executor.submit(run_batch, task)] = batch
+        try:
+            in_flight[executor.submit(run_batch, task)] = batch
+        except BaseException:
+            led.replan(ids, None)
+            raise
 
     try:
         while queue or in_flight:

@@ -31,6 +31,7 @@ _MODULES: dict[str, str] = {
     "sim-bandwidth": "swarmstack.experiments.reproduce.sim_bandwidth",
     "crazyflie-velocity": "swarmstack.experiments.reproduce.crazyflie_velocity",
     "crazyflie-position": "swarmstack.experiments.reproduce.crazyflie_position",
+    "epuck2-study": "swarmstack.experiments.reproduce.epuck2_study",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
