@@ -47,6 +47,7 @@ def register(app: typer.Typer) -> None:
 
         Exit status: 0 every run done, 1 a run failed or bad input, 130 interrupted."""
         from swarmstack.experiments.config import ConfigError
+        from swarmstack.studies.executors import ExecutorError
         from swarmstack.studies.ledger import StudyMismatch
         from swarmstack.studies.plan import make_study, read_experiment
         from swarmstack.studies.runner import StudyError, load_spec, run_study
@@ -72,7 +73,7 @@ def register(app: typer.Typer) -> None:
                                 batch_runs=batch_runs, progress=not quiet)
         except ConfigError as exc:
             _problems(exc.problems)
-        except (StudyError, StudyMismatch) as exc:
+        except (StudyError, StudyMismatch, ExecutorError) as exc:
             _problems([f"error: {exc}"])
         except KeyboardInterrupt:
             print(f"interrupted: finished runs are recorded in {out}/; run the same command "

@@ -23,6 +23,10 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Optional
 
 
+class ExecutorError(RuntimeError):
+    """An executor cannot be had (Ray missing, no cluster at that address)."""
+
+
 class InProcessExecutor(Executor):
     """Runs each call immediately in the calling process; returns a finished Future."""
 
@@ -33,6 +37,18 @@ class InProcessExecutor(Executor):
         except Exception as exc:
             future.set_exception(exc)
         return future
+
+
+def _die_with_parent() -> None:
+    """Pool workers end when the process that started them ends (Linux), even by SIGKILL:
+    no orphan goes on writing a run that the next sweep plans again."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
 
 
 def _call(fn, args, kwargs):
@@ -47,7 +63,7 @@ class RayExecutor(Executor):
         try:
             import ray
         except ImportError:
-            raise RuntimeError("--ray needs Ray: pip install 'swarmstack[cluster]'") from None
+            raise ExecutorError("--ray needs Ray: pip install 'swarmstack[cluster]'") from None
         self._ray = ray
         self._owns = not ray.is_initialized()
         if self._owns:
@@ -56,7 +72,13 @@ class RayExecutor(Executor):
                   "configure_logging": False}
             if runtime_env:
                 kw["runtime_env"] = runtime_env
-            ray.init(**{**kw, **init_kwargs})
+            try:
+                ray.init(**{**kw, **init_kwargs})
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                why = str(exc).strip().splitlines()[0] if str(exc).strip() else \
+                    type(exc).__name__
+                raise ExecutorError(f"cannot reach a Ray cluster at {address!r}: {why}") \
+                    from None
         self._remote = ray.remote(_call).options(max_retries=max_retries, num_cpus=num_cpus,
                                                  retry_exceptions=False)
 
@@ -95,7 +117,8 @@ def make_executor(workers: Optional[int] = None, ray: Optional[str] = None) -> E
     # fork: workers need no re-import of the caller's main script (a script without an
     # ``if __name__ == "__main__"`` guard works); they are all started here, before the
     # caller starts threads of its own (a progress bar), by one call that waits for them
-    ex = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"))
+    ex = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_die_with_parent)
     ex.submit(int).result()
     return ex
 
