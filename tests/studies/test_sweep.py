@@ -145,3 +145,28 @@ def test_local_process_pool(experiment, tmp_path):
     assert results.open(tmp_path / "pool").execute(q).fetchall() == \
         results.open(tmp_path / "one").execute(q).fetchall()
     assert one.ok
+
+
+def test_progress_and_command_line_mistakes(experiment, tmp_path):
+    import io
+
+    from swarmstack.studies.progress import SweepProgress
+
+    stream = io.StringIO()   # not a terminal: plain lines
+    bar = SweepProgress(4, 4000.0, stream=stream)
+    bar.update(2, 2000.0, failed=1)
+    bar.update(2, 2000.0)
+    bar.close()
+    lines = stream.getvalue().splitlines()
+    assert lines and lines[-1].startswith("sweep: 4/4 runs, 1 failed, ")
+    assert "robot-ticks/s" in lines[-1] and "left" in lines[-1]
+    path = experiment(ticks=5)
+    for args, said in [(["--workers", "2", "--ray", "auto"], "choose one"),
+                       (["--resume"], "no study to resume"),
+                       (["--param", "robots.0.count"], "expected KEY.PATH=VALUES"),
+                       (["--param", "sweep.seeds=3"], "cannot be swept")]:
+        p = cli("sweep", *([] if args == ["--resume"] else [str(path)]), *args,
+                "--out", str(tmp_path / "s"), check=False)
+        assert p.returncode == 1 and said in p.stderr and "Traceback" not in p.stderr, p.stderr
+    p = cli("sweep", str(path), "--param", "robots.0.count=1,2", "--out", str(tmp_path / "s"))
+    assert "2 of 2 runs done" in p.stdout and "sweep: 2/2 runs" in p.stderr
