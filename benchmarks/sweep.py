@@ -7,13 +7,17 @@ with proximity sensors, 2 simulated hours a run (330 × 50 × 72 000 robot-ticks
 
 Prints a table, then (``--json``) one JSON object as the last line: ``wall_s`` (the sweep
 command's work from planning to the last run recorded, in a fresh study folder),
-``robot_ticks_per_s`` and the set-up.
+``robot_ticks_per_s``, the CPU seconds spent (``cpu_s``, this process and its worker
+processes; Ray's workers are not counted) and the machine's load average — on a shared
+machine, compare ``robot_ticks_per_cpu_s`` between settings.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -27,6 +31,13 @@ from swarmstack.experiments.reproduce.epuck2_study import (PAPER_ROBOTS, PAPER_S
                                                             PAPER_SIM_S, TICKS_PER_S, run_study)
 
 ARGOS_S_PER_RUN = 30.28   # ARGoS + E-Puck2 plug-in, 50 robots, proximity, 72 000 ticks, our machine
+
+
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and of its waited-for children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main(argv=None) -> int:
@@ -44,9 +55,11 @@ def main(argv=None) -> int:
     if out.exists():
         shutil.rmtree(out)
     t0 = time.perf_counter()
+    cpu0 = _cpu_s()
     spec, outcome = run_study(out, seeds=a.seeds, ticks=a.ticks, workers=a.workers, ray=a.ray,
                               progress=not a.json, batch_runs=a.batch_runs)
     wall = time.perf_counter() - t0
+    cpu = _cpu_s() - cpu0   # this process and its finished worker processes (not Ray's)
     ticks = a.ticks or int(PAPER_SIM_S * TICKS_PER_S)
     runs = outcome.total
     robot_ticks = runs * PAPER_ROBOTS * ticks
@@ -54,6 +67,8 @@ def main(argv=None) -> int:
         "runs": runs, "done": outcome.done, "failed": outcome.failed, "robots": PAPER_ROBOTS,
         "ticks": ticks, "workers": a.workers, "ray": a.ray, "wall_s": wall,
         "robot_ticks_per_s": robot_ticks / wall,
+        "cpu_s": cpu, "robot_ticks_per_cpu_s": robot_ticks / cpu if cpu > 0 else None,
+        "load_average_1min": os.getloadavg()[0],
         "projected_wall_s_for_2h": wall * PAPER_SIM_S * TICKS_PER_S / ticks,
         "argos_wall_s": ARGOS_S_PER_RUN * runs,
     }

@@ -125,6 +125,9 @@ def make_study(data: dict, source: str, base_dir: Path | str, params: list[str] 
     swept_sweep = [o.path for o in overrides if o.parts[0] == "sweep"]
     if swept_sweep:
         raise ConfigError([f"{p}: the [sweep] table itself cannot be swept" for p in swept_sweep])
+    if any(o.path == "simulation.seed" for o in overrides):
+        raise ConfigError(["simulation.seed: runs take the seeds simulation.seed, +1, … "
+                           "(--seeds N); it cannot be swept"])
     n_seeds = seeds if seeds is not None else (cfg.sweep.seeds if cfg.sweep is not None else 1)
     if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or not 1 <= n_seeds <= MAX_SEEDS:
         raise ConfigError([f"--seeds: expected a whole number 1…{MAX_SEEDS}, found {n_seeds!r}"])

@@ -49,6 +49,8 @@ def test_bad_overrides_name_the_key_path(experiment):
     assert "given twice" in bad[0]
     bad = problems(lambda: study(path, ["robots.0.count=4000"]))   # does not fit the arena
     assert "robots.0.count=4000" in bad[0] and "placement" in bad[0]
+    bad = problems(lambda: study(path, ["simulation.seed=1,2"]))
+    assert "simulation.seed" in bad[0] and "--seeds" in bad[0]
     bad = problems(lambda: study(path, ["robots.0.controller.params.speed="]))
     assert "no values" in bad[0]
 
