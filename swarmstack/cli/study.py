@@ -24,10 +24,10 @@ def register(app: typer.Typer) -> None:
             None, help="experiment file (TOML); optional with --resume"),
         param: List[str] = typer.Option(
             [], "--param", help="KEY.PATH=VALUES: a range start:stop:count, a list a,b,c or "
-                                "one value (repeatable; replaces the file's [sweep] entry)"),
-        seeds: Optional[int] = typer.Option(None, "--seeds", help="runs per point (seeds s, "
-                                            "s+1, … from the file's seed; default [sweep] "
-                                            "seeds, else 1)"),
+                                "one value (repeatable; replaces the file's sweep-table entry)"),
+        seeds: Optional[int] = typer.Option(
+            None, "--seeds", help="runs per point (seeds s, s+1, … from the file's seed; "
+                                  "default: the sweep table's seeds, else 1)"),
         out: Path = typer.Option(..., "--out", help="study folder (new, or this study's to "
                                                     "continue it)"),
         workers: Optional[int] = typer.Option(None, "--workers", min=1,

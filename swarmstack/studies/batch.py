@@ -92,8 +92,6 @@ class PerRunWriter:
     run folder holds one run). Rows of a stopped run end at its stop tick."""
 
     def __init__(self, sim, folders: list[Path], cfg):
-        from swarmstack.experiments.results import flatten_readings  # noqa: F401
-
         self.sim = sim
         self.folders = folders
         out = cfg.output

@@ -15,7 +15,6 @@ unless ``strict``, which stops handing out batches at the first failure.
 from __future__ import annotations
 
 import fcntl
-import os
 import shutil
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -225,8 +224,6 @@ def _drive(spec, out_dir, led: Ledger, executor, owned, planned, workers, ray, s
         bar.close()
         if owned:
             executor.shutdown(wait=True, cancel_futures=True)
-    counts = led.counts()
-    if stopped:   # strict: what was not handed out stays planned for a later run
-        pass
+    counts = led.counts()   # strict: what was not handed out stays planned for a later run
     return StudyOutcome(out_dir, len(planned), counts.get("done", 0), counts.get("failed", 0),
                         ran, stopped, failures)

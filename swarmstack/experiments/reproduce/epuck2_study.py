@@ -29,10 +29,9 @@ import math
 from pathlib import Path
 from typing import Optional
 
-import numpy as np
-
 from swarmstack import BatchedController
-from swarmstack.experiments.reproduce import Reproduction, Row, pyplot, save_plot, validation
+from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+                                              validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 PAPER_SPEEDS_CM_S = (0.0, 1.5, 3.0, 4.5, 6.0, 7.5, 9.0, 10.5, 12.0, 13.5, 15.0)   # §4.3.1
@@ -171,8 +170,6 @@ def _table_and_plot(out_dir: Path, per_speed, scale, workers_used, paper_run_s) 
     ax.bar(x, y, width=1.0, label="swarmstack (per run, all workers)")
     ax.axhline(paper_run_s, color="tab:red", ls="--", label="ARGoS, paper (15.10 s + 45 %)")
     ax.set_yscale("log")
-    from swarmstack.experiments.reproduce import style_axes
-
     style_axes(ax, "wheel speed (cm/s)", "execution time per 2 h run (s)",
                "§4.3: 50 E-Puck2 robots with proximity sensors")
     return [table, save_plot(fig, out_dir / "epuck2_study.png")]
