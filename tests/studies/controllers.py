@@ -32,3 +32,24 @@ class Slow(BatchedController):
 
             time.sleep(self.sleep_s)
         group.wheels[:] = self.speed
+
+
+class DieOnce(BatchedController):
+    """The first process to run it kills itself (SIGKILL) — a worker lost mid-run; later ones
+    (``marker`` exists) drive forward."""
+
+    def init(self, group, params):
+        import os
+        import signal
+        from pathlib import Path
+
+        marker = Path(params["marker"])
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def step(self, group):
+        group.wheels[:] = 0.05

@@ -170,3 +170,17 @@ def test_progress_and_command_line_mistakes(experiment, tmp_path):
         assert p.returncode == 1 and said in p.stderr and "Traceback" not in p.stderr, p.stderr
     p = cli("sweep", str(path), "--param", "robots.0.count=1,2", "--out", str(tmp_path / "s"))
     assert "2 of 2 runs done" in p.stdout and "sweep: 2/2 runs" in p.stderr
+
+
+def test_a_pool_worker_killed_mid_run_has_its_runs_redone(experiment, tmp_path):
+    path = experiment(ticks=10, controller="DieOnce")
+    marker = tmp_path / "died"
+    spec = study(path, [f"robots.0.controller.params.marker={marker}",
+                        "robots.0.controller.params.speed=0.02,0.04"], seeds=3)
+    out = run_study(spec, tmp_path / "s", workers=2, batch_runs=2, progress=False)
+    assert marker.exists() and out.ok and out.done == 6
+    con = results.open(tmp_path / "s")
+    assert con.execute("select max(attempts), count(distinct run_id) from runs "
+                       "where status = 'done'").fetchone() == (2, 6)
+    assert con.execute("select count(distinct run_id), count(*) from trajectories"
+                       ).fetchone() == (6, 6 * 4 * 11)
