@@ -139,7 +139,9 @@ def make_study(data: dict, source: str, base_dir: Path | str, params: list[str] 
     points = math.prod(len(o.values) for o in overrides) * n_seeds
     if points > MAX_POINTS:
         raise ConfigError([f"the sweep has {points} runs; at most {MAX_POINTS}"])
-    spec = StudySpec(data, source, str(base_dir), overrides,
+    # absolute: workers (other processes, other machines) resolve the file's relative paths
+    # from it, and the same study run from another folder is still the same study
+    spec = StudySpec(data, source, str(Path(base_dir).resolve()), overrides,
                      list(range(first, first + n_seeds)), ticks)
     validate(spec)
     return spec

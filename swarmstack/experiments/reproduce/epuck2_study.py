@@ -86,7 +86,8 @@ def run_study(out_dir: Path, seeds: int = PAPER_SEEDS, ticks: Optional[int] = No
     from swarmstack.studies.plan import make_study
     from swarmstack.studies.runner import run_study as run
 
-    spec = make_study(experiment(), "epuck2-study", Path("."), [f"{SPEED_PARAM}={SPEED_RANGE}"],
+    spec = make_study(experiment(), "epuck2-study", Path(__file__).parent,
+                      [f"{SPEED_PARAM}={SPEED_RANGE}"],
                       seeds=seeds, ticks=ticks)
     return spec, run(spec, out_dir, workers=workers, ray=ray, progress=progress,
                      batch_runs=batch_runs)
