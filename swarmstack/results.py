@@ -22,6 +22,7 @@ from the file names, so they follow new columns without change.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import duckdb
@@ -58,8 +59,10 @@ def _flat(summary: dict) -> dict:
 def _runs_table(study: Path) -> tuple[list[str], list[tuple], list[str]]:
     con = open_readonly(study)
     try:
-        ident = json.loads(con.execute("SELECT value FROM study WHERE key = 'identity'")
-                           .fetchone()[0])
+        row = con.execute("SELECT value FROM study WHERE key = 'identity'").fetchone()
+        if row is None:
+            raise CatalogueError(f"{study}: the study was never planned (run the sweep again)")
+        ident = json.loads(row[0])
         rows = con.execute("SELECT run_id, point, seed, status, attempts, error, summary "
                            "FROM runs ORDER BY idx").fetchall()
     finally:
@@ -153,17 +156,26 @@ def _view(con, name: str, glob: Path, any_files: bool, run_re: str, group: bool 
 
 def query(study_dir, sql: str):
     """``(column names, rows)`` of ``sql`` over the catalogue; raises CatalogueError."""
-    con = open(study_dir)
+    try:
+        con = open(study_dir)
+    except duckdb.Error as exc:     # e.g. a Parquet file that is not one
+        raise CatalogueError(_first_line(exc)) from None
+    except sqlite3.Error as exc:
+        raise CatalogueError(f"{study_dir}: cannot read the ledger ({exc})") from None
     try:
         rel = con.sql(sql)
         if rel is None:
             return [], []
         return list(rel.columns), rel.fetchall()
     except duckdb.Error as exc:
-        raise CatalogueError(str(exc).strip().splitlines()[0] if str(exc).strip()
-                             else type(exc).__name__) from None
+        raise CatalogueError(_first_line(exc)) from None
     finally:
         con.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 __all__ = ["open", "query", "CatalogueError"]

@@ -75,6 +75,8 @@ def register(app: typer.Typer) -> None:
             _problems(exc.problems)
         except (StudyError, StudyMismatch, ExecutorError) as exc:
             _problems([f"error: {exc}"])
+        except OSError as exc:   # the study folder cannot be made or written
+            _problems([f"error: {exc.filename or out}: {exc.strerror or exc}"])
         except KeyboardInterrupt:
             print(f"interrupted: finished runs are recorded in {out}/; run the same command "
                   "(or --resume) to continue", file=sys.stderr)

@@ -184,3 +184,21 @@ def test_a_pool_worker_killed_mid_run_has_its_runs_redone(experiment, tmp_path):
                        "where status = 'done'").fetchone() == (2, 6)
     assert con.execute("select count(distinct run_id), count(*) from trajectories"
                        ).fetchone() == (6, 6 * 4 * 11)
+
+
+def test_unusable_folders_are_errors_not_tracebacks(experiment, tmp_path):
+    import sqlite3 as sq
+
+    bad = tmp_path / "half"
+    bad.mkdir()
+    sq.connect(bad / "study.sqlite").executescript(
+        "create table study (key text primary key, value text not null);")
+    p = cli("results", str(bad), check=False)
+    assert p.returncode == 1 and "never planned" in p.stderr and "Traceback" not in p.stderr
+    (tmp_path / "file").write_text("x")
+    p = cli("sweep", str(experiment(ticks=2)), "--out", str(tmp_path / "file"), check=False)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    p = cli("sweep", str(experiment(ticks=2)), "--out", str(tmp_path / "other"), check=False)
+    assert p.returncode == 1 and "notes.txt" in p.stderr
