@@ -90,6 +90,13 @@ class Ledger:
                 "INSERT INTO runs (run_id, idx, point, seed, status) VALUES (?, ?, ?, ?, ?)",
                 [(r.run_id, r.index, json.dumps(r.point), r.seed, PLANNED) for r in runs])
 
+    def add_elapsed(self, seconds: float) -> None:
+        """Add a driver's wall time to the study's (``elapsed_s``: all sittings together)."""
+        with self.transaction() as con:
+            row = con.execute("SELECT value FROM study WHERE key = 'elapsed_s'").fetchone()
+            total = float(row[0]) + seconds if row else seconds
+            con.execute("INSERT OR REPLACE INTO study VALUES ('elapsed_s', ?)", (repr(total),))
+
     def check_same(self, identity: dict) -> None:
         stored = self.identity()
         mine = json.loads(json.dumps(identity, sort_keys=True, default=str))

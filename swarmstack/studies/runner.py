@@ -15,6 +15,7 @@ unless ``strict``, which stops handing out batches at the first failure.
 from __future__ import annotations
 
 import fcntl
+import time
 import shutil
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -106,6 +107,7 @@ def run_study(spec: StudySpec, out_dir: Path, *, workers: Optional[int] = None,
     lock = _lock(out_dir)
     led = Ledger(out_dir / LEDGER)
     owned = executor is None
+    t0 = time.perf_counter()
     try:
         planned = plan_runs(spec)
         if led.identity() is None:
@@ -123,8 +125,12 @@ def run_study(spec: StudySpec, out_dir: Path, *, workers: Optional[int] = None,
         return _drive(spec, out_dir, led, executor, owned, planned, workers, ray, strict,
                       batch_runs, progress, max_attempts, on_batch)
     finally:
-        led.close()
-        lock.close()
+        try:
+            if led.identity() is not None:
+                led.add_elapsed(time.perf_counter() - t0)
+        finally:
+            led.close()
+            lock.close()
 
 
 def _robot_ticks(spec: StudySpec, batch) -> float:
