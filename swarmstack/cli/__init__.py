@@ -11,6 +11,7 @@ from swarmstack.cli import help_format
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
+from swarmstack.cli import study as study_cli
 from swarmstack.cli import view as view_cli
 
 app = typer.Typer(
@@ -40,6 +41,7 @@ reproduce_cli.register(app)
 robots_cli.register(app)
 design_cli.register(app)
 view_cli.register(app)
+study_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

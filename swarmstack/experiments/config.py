@@ -398,6 +398,15 @@ class OutputCfg(Strict):
     record_every: StrictInt = Field(1, ge=1, le=MAX_TICKS)  # record every k-th tick
 
 
+class SweepCfg(Strict):
+    """``[sweep]``: what ``swarmstack sweep`` varies (``swarmstack run`` ignores it). ``params``
+    maps key paths to a range ``"start:stop:count"``, an array of values or one value; each is
+    checked against the schema by ``swarmstack.studies`` before a sweep starts."""
+
+    seeds: StrictInt = Field(1, ge=1, le=1_000_000)     # runs per point: seeds s, s+1, …
+    params: dict[str, Any] = {}
+
+
 class ExperimentCfg(Strict):
     simulation: SimulationCfg = SimulationCfg()
     arena: ArenaCfg
@@ -408,6 +417,7 @@ class ExperimentCfg(Strict):
     robots: list[RobotGroupCfg] = Field(min_length=1)
     radio: MediumCfg = MediumCfg()
     output: OutputCfg = OutputCfg()
+    sweep: Optional[SweepCfg] = None
 
     @model_validator(mode="after")
     def _unique_names(self):

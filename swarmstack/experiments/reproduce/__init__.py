@@ -35,6 +35,7 @@ _MODULES: dict[str, str] = {
     "rvr-imu": "swarmstack.experiments.reproduce.rvr_imu",
     "rvr-neighbours": "swarmstack.experiments.reproduce.rvr_neighbours",
     "automode-aggregation": "swarmstack.experiments.reproduce.automode_aggregation",
+    "epuck2-study": "swarmstack.experiments.reproduce.epuck2_study",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
