@@ -177,7 +177,8 @@ def run_toml(block: Block, work: Path) -> None:
         path.write_text(block.text)
         Simulation.from_file(path)
     else:   # a fragment: the keys and values it shows must be right
-        parse_experiment({"arena": {"size": [1.0, 1.0]}, **data}, block.where)
+        base = {"arena": {"size": [1.0, 1.0]}, "robots": [{"name": "r", "count": 1}]}
+        parse_experiment({**base, **data}, block.where)
 
 
 def run_buzz(block: Block, work: Path) -> None:
