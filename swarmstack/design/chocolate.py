@@ -22,7 +22,7 @@ robot — equivalently, one of the conditions that hold, chosen uniformly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 from numba import njit
@@ -77,17 +77,19 @@ class Inputs:
 
 @dataclass
 class Memory:
-    """Per robot: current state, whether it just entered it, exploration's turning state."""
+    """Per robot: current state, whether it just entered it, exploration's turning state and
+    the previous cycle's reading a one-sensor behaviour compares with (NaN: none yet)."""
 
     state: np.ndarray
     entering: np.ndarray
     turn_steps: np.ndarray
     turn_left: np.ndarray
+    previous: np.ndarray
 
     @staticmethod
     def fresh(n: int) -> "Memory":
         return Memory(np.zeros(n, np.int64), np.ones(n, bool), np.zeros(n, np.int64),
-                      np.zeros(n, bool))
+                      np.zeros(n, bool), np.full(n, np.nan))
 
 
 _DIRECTIONS: dict = {}
@@ -116,27 +118,36 @@ def _follow(w: np.ndarray, max_speed: float) -> np.ndarray:
     return wheels * max_speed
 
 
-def _exploration(inp: Inputs, rows, param, mem: Memory, u: np.ndarray, speed: float):
-    turning = mem.turn_steps[rows] > 0
+def exploration(obstacle: Callable):
+    """Exploration with the flavour's idea of an obstacle in front: ``obstacle(inputs, rows)``
+    gives (bool[m] something in front, float64[m, 2] the vector of what is sensed)."""
+    def behaviour(inp: Inputs, rows, param, mem: Memory, u: np.ndarray, speed: float):
+        turning = mem.turn_steps[rows] > 0
+        wheels = np.full((rows.size, 2), speed)
+        # turning: count down, spin away from the obstacle seen when the turn began
+        tl = mem.turn_left[rows]
+        wheels[turning, 0] = np.where(tl[turning], -speed, speed)
+        wheels[turning, 1] = np.where(tl[turning], speed, -speed)
+        steps = mem.turn_steps[rows] - turning
+        front, w = obstacle(inp, rows)
+        blocked = ~turning & front
+        # a turn of U{0 … τ} cycles, away from the side of the sensed vector
+        draw = np.floor(u * (np.floor(param) + 1.0)).astype(np.int64)
+        side_right = np.arctan2(w[:, 1], w[:, 0]) < 0
+        steps = np.where(blocked, np.maximum(draw, 1), steps)
+        mem.turn_left[rows] = np.where(blocked, side_right, tl)
+        mem.turn_steps[rows] = steps
+        return wheels
+    return behaviour
+
+
+def _front_proximity(inp: Inputs, rows):
     prox = inp.prox[rows]
-    wheels = np.full((rows.size, 2), speed)
-    # turning: count down, spin away from the obstacle seen when the turn began
-    tl = mem.turn_left[rows]
-    wheels[turning, 0] = np.where(tl[turning], -speed, speed)
-    wheels[turning, 1] = np.where(tl[turning], speed, -speed)
-    steps = mem.turn_steps[rows] - turning
-    blocked = ~turning & (prox[:, FRONT] >= PROXIMITY_THRESHOLD).any(axis=1)
-    # a turn of U{0 … τ} cycles, away from the side of the summed proximity vector
-    draw = np.floor(u * (np.floor(param) + 1.0)).astype(np.int64)
-    w = _vector(prox, inp.prox_angle)
-    side_right = np.arctan2(w[:, 1], w[:, 0]) < 0
-    steps = np.where(blocked, np.maximum(draw, 1), steps)
-    mem.turn_left[rows] = np.where(blocked, side_right, tl)
-    mem.turn_steps[rows] = steps
-    return wheels
+    return ((prox[:, FRONT] >= PROXIMITY_THRESHOLD).any(axis=1),
+            _vector(prox, inp.prox_angle))
 
 
-def _stop(inp, rows, param, mem, u, speed):
+def stop(inp, rows, param, mem, u, speed):
     return np.zeros((rows.size, 2))
 
 
@@ -148,15 +159,16 @@ def _taxis(sign: float):
     return behaviour
 
 
-def _neighbours(sign: float):
+def neighbours(sign: float, gain: float = 1.0):
+    """Attraction (sign 1) or repulsion (−1): follow ``sign·gain·α·pull − k·w_prox``."""
     def behaviour(inp: Inputs, rows, param, mem, u, speed):
-        w = sign * param[:, None] * inp.pull[rows] \
+        w = (sign * gain) * param[:, None] * inp.pull[rows] \
             - OBSTACLE_GAIN * _vector(inp.prox[rows], inp.prox_angle)
         return _follow(w, speed)
     return behaviour
 
 
-def _floor(low: float, high: float, closed_low: bool, closed_high: bool):
+def floor(low: float, high: float, closed_low: bool, closed_high: bool):
     def condition(inp: Inputs, robots, params):
         g = inp.ground[robots]
         inside = ((g >= low) if closed_low else (g > low)) & \
@@ -165,7 +177,7 @@ def _floor(low: float, high: float, closed_low: bool, closed_high: bool):
     return condition
 
 
-def _count(inverted: bool):
+def count(inverted: bool):
     def condition(inp: Inputs, robots, params):
         n = inp.neighbours[robots]
         with np.errstate(over="ignore"):
@@ -174,7 +186,7 @@ def _count(inverted: bool):
     return condition
 
 
-def _fixed(inp, robots, params):
+def fixed(inp, robots, params):
     return params["p"]
 
 
@@ -224,19 +236,21 @@ class Kit:
     inputs: Callable                  # group -> Inputs
     behaviours: dict                  # id -> fn(inputs, rows, param, memory, u, speed) -> wheels
     conditions: dict                  # id -> fn(inputs, robots, params) -> probability
-    max_speed: float
+    max_speed: float                  # in the unit the behaviours' wheels are in
     needs: tuple[str, ...]            # readings the reference model reads
+    radio: bool = True                # neighbours heard on the range-and-bearing radio
+    to_m_s: Optional[Callable] = None  # behaviours' wheels -> m/s (None: already m/s)
 
 
 CHOCOLATE_KIT = Kit(
     CHOCOLATE, epuck2_inputs,
-    behaviours={EXPLORATION: _exploration, STOP: _stop, PHOTOTAXIS: _taxis(1.0),
-                ANTI_PHOTOTAXIS: _taxis(-1.0), ATTRACTION: _neighbours(1.0),
-                REPULSION: _neighbours(-1.0)},
-    conditions={BLACK: _floor(-1.0, BLACK_BELOW, True, True),
-                GRAY: _floor(BLACK_BELOW, WHITE_ABOVE, False, False),
-                WHITE: _floor(WHITE_ABOVE, 2.0, True, True),
-                NEIGHBOURS: _count(False), INVERTED_NEIGHBOURS: _count(True), FIXED: _fixed},
+    behaviours={EXPLORATION: exploration(_front_proximity), STOP: stop,
+                PHOTOTAXIS: _taxis(1.0), ANTI_PHOTOTAXIS: _taxis(-1.0),
+                ATTRACTION: neighbours(1.0), REPULSION: neighbours(-1.0)},
+    conditions={BLACK: floor(-1.0, BLACK_BELOW, True, True),
+                GRAY: floor(BLACK_BELOW, WHITE_ABOVE, False, False),
+                WHITE: floor(WHITE_ABOVE, 2.0, True, True),
+                NEIGHBOURS: count(False), INVERTED_NEIGHBOURS: count(True), FIXED: fixed},
     max_speed=MAX_SPEED_M_S, needs=("proximity", "ground"))
 
 _NAMES: dict = {}
@@ -253,12 +267,14 @@ DRAWS = 1 + 2 * MAX_TRANSITIONS   # uniform numbers a robot uses per cycle
 
 def step(kit: Kit, pk: Packed, which: np.ndarray, mem: Memory, inp: Inputs,
          u: np.ndarray) -> np.ndarray:
-    """One control cycle of every robot: float64[n, 2] wheel speeds (m/s). ``which[i]`` is
+    """One control cycle of every robot: float64[n, 2] wheel speeds (m/s, through
+    ``kit.to_m_s``). ``which[i]`` is
     robot i's PFSM (a row of ``pk``); ``u`` float64[n, DRAWS] its own uniform draws."""
     n = which.shape[0]
     entering = mem.entering.copy()
     # a state just entered starts its behaviour afresh
     mem.turn_steps[entering] = 0
+    mem.previous[entering] = np.nan
     beh = pk.behaviour[which, mem.state]
     bparam = pk.bparam[which, mem.state]
     wheels = np.zeros((n, 2))
@@ -288,4 +304,4 @@ def step(kit: Kit, pk: Packed, which: np.ndarray, mem: Memory, inp: Inputs,
         j = key[rows].argmax(axis=1)
         mem.state[rows] = pk.dest[which[rows], mem.state[rows], j]
         mem.entering[rows] = True
-    return wheels
+    return wheels if kit.to_m_s is None else kit.to_m_s(wheels)

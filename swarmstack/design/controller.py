@@ -10,9 +10,10 @@ from swarmstack.controllers.api import BatchedController
 from swarmstack.design import grammar
 from swarmstack.design.chocolate import CHOCOLATE_KIT, DRAWS, Memory, step
 from swarmstack.design.pfsm import pack
+from swarmstack.design.watermelon import WATERMELON_KIT
 
-KITS = {CHOCOLATE_KIT.flavour.name: CHOCOLATE_KIT}
-DEFAULT_FLAVOUR = {"epuck2": "chocolate"}
+KITS = {k.flavour.name: k for k in (CHOCOLATE_KIT, WATERMELON_KIT)}
+DEFAULT_FLAVOUR = {"epuck2": "chocolate", "rvr": "watermelon"}
 
 
 def kit_for(robot_type: str, flavour: str | None = None):
@@ -32,7 +33,8 @@ class PFSMController(BatchedController):
         self.kit = kit_for(kind, flavour)
         for name in self.kit.needs:
             getattr(group, name)   # a disabled sensor: its message says how to enable it
-        group.inbox   # noqa: B018 - the radio must be on: neighbours are heard on it
+        if self.kit.radio:
+            group.inbox   # noqa: B018 - the radio must be on: neighbours are heard on it
         texts, index = [], {}
         which_of_run = []
         for r, p in enumerate(group.run_params):

@@ -102,7 +102,10 @@ def run_batch(batch: Batch) -> list:
     runs = len(batch.seeds)
     sim = _simulation(batch.mission, runs)
     seed_runs(sim, batch.seeds)
-    sim.reset(params=[{batch.mission.group: {"pfsm": t}} for t in batch.pfsms])
+    # the file's controller parameters (its flavour among them), with each run's PFSM
+    g = next(g for g in sim.cfg.robots if g.name == batch.mission.group)
+    base = dict(g.controller.params) if g.controller is not None else {}
+    sim.reset(params=[{batch.mission.group: {**base, "pfsm": t}} for t in batch.pfsms])
     return [float(v) for v in run_scores(sim, batch.mission.objective, batch.mission.group,
                                          batch.mission.ticks)]
 

@@ -13,6 +13,9 @@ geometry is written once, in its file: black and white regions are the areas tha
 - ``coverage`` (coverage with forbidden areas): minus the mean distance (m) from a point of the
   allowed floor to the nearest robot that is not in a black (forbidden) area, at the end.
 
+- ``rvr_mission`` (colour aggregation, the RVRs of AutoMoDe-Watermelon): the fraction of
+  robot-time on red, ``Σ_t N_red(t) / (N · T)``; red as Watermelon's colour condition sees it.
+
 Grey levels follow the Chocolate conditions (``chocolate.BLACK_BELOW``, ``WHITE_ABOVE``).
 """
 
@@ -23,20 +26,26 @@ from pathlib import Path
 import numpy as np
 
 from swarmstack.design.chocolate import BLACK_BELOW, WHITE_ABOVE
+from swarmstack.design.watermelon import COLOURS, colour_index
 from swarmstack.world.floor import LUMA
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "design"
 
 
-def grey_at(sim, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The floor's grey level (0 black … 1 white) at world points, nearest texel."""
+def rgb_at(sim, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The floor's colour (uint8[…, 3]) at world points, nearest texel."""
     arena = sim.world.scene.arena
     tex = arena.floor.texture
     x0, y0, x1, y1 = arena.bounds
     h, w = tex.shape[:2]
     col = np.clip(((x - x0) / (x1 - x0) * w).astype(np.int64), 0, w - 1)
     row = np.clip(((y1 - y) / (y1 - y0) * h).astype(np.int64), 0, h - 1)
-    return (tex[row, col].astype(np.float64) @ LUMA) / 255.0
+    return tex[row, col]
+
+
+def grey_at(sim, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The floor's grey level (0 black … 1 white) at world points, nearest texel."""
+    return (rgb_at(sim, x, y).astype(np.float64) @ LUMA) / 255.0
 
 
 class Objective:
@@ -84,6 +93,16 @@ class Shelter(Aggregation):
         self.total += self.count(grey_at(self.sim, *self.positions()) >= WHITE_ABOVE)
 
 
+class ColourAggregation(Aggregation):
+    """The fraction of robot-time on red (hue within 15° of red, as Watermelon's colour
+    condition sees it)."""
+
+    def observe(self):
+        Objective.observe(self)
+        on = colour_index(rgb_at(self.sim, *self.positions())) == COLOURS.index("red")
+        self.total += self.count(on)
+
+
 class Foraging(Objective):
     def __init__(self, sim, group):
         super().__init__(sim, group)
@@ -126,7 +145,7 @@ class Coverage(Objective):
 
 
 OBJECTIVES = {"aggregation": Aggregation, "foraging": Foraging, "shelter": Shelter,
-              "coverage": Coverage}
+              "coverage": Coverage, "rvr_mission": ColourAggregation}
 
 
 def objective_class(name: str):

@@ -623,12 +623,13 @@ def _check_pfsm(source: str, i: int, g: RobotGroupCfg, base_dir: Optional[Path],
     if off and not reported:   # (a sensor whose options were wrong is reported already)
         problems.append(f"{source}: robots[{i}].sensors: a PFSM controller reads "
                         f"{', '.join(off)}: add {', '.join(f'{d} = true' for d in off)}")
-    if not g.radio_on:
+    if kit.radio and not g.radio_on:
         problems.append(f"{source}: robots[{i}].radio: a PFSM controller counts neighbours "
                         "on the range-and-bearing radio: add radio = true")
     text = " ".join(text.split())
     ctrl = c.model_copy(update={"python": CONTROLLER_SPEC, "pfsm": text,
-                                "params": {**c.params, "pfsm": text}})
+                                "params": {**c.params, "pfsm": text,
+                                           "flavour": kit.flavour.name}})
     return g.model_copy(update={"controller": ctrl})
 
 
