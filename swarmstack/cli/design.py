@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
     def design_cmd(
         mission: str = typer.Argument(..., help="experiment file of the mission, or a built-in "
                                                 "mission: aggregation, foraging, shelter, "
-                                                "coverage"),
+                                                "coverage, rvr_mission"),
         budget: int = typer.Option(..., "--budget", min=1, help="simulation runs in all"),
         seed: int = typer.Option(..., "--seed", min=0, help="seed of the design"),
         out: Path = typer.Option(..., "--out", help="folder for best.txt, the ledger, scores"),

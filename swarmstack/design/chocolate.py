@@ -10,7 +10,8 @@ Everything reads the *reference model*, not the raw devices: proximity and light
 values in [0, 1] at the sensors' angles, the ground as one grey level in [0, 1] (0 black) and
 the neighbours heard on the range-and-bearing board (count, and Σ (1/(1 + d[cm]), ∠bearing)).
 A robot flavour is this table of modules plus :class:`Kit.inputs`, the function that reads its
-reference model from a group; Watermelon (RVR) slots in as another :class:`Kit`.
+reference model from a group; Watermelon (RVR, ``watermelon.py``) is another :class:`Kit`
+reusing the module factories here (``exploration``, ``neighbours``, ``floor``, ``count``).
 
 One :func:`step` call advances every robot's PFSM by one control cycle, as AutoMoDe's
 ``AutoMoDeFiniteStateMachine::ControlStep`` does for one robot: on entering a state the
