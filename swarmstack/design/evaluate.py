@@ -7,8 +7,8 @@ Run k is bit-identical to the same seed simulated alone, so a score does not dep
 else shared its batch. Workers keep their simulations between batches (one per batch size) and
 only re-place and re-key the runs.
 
-Batches go to any :class:`concurrent.futures.Executor`; :func:`_executor` is the one place
-that makes one.
+Batches go to any :class:`concurrent.futures.Executor`: in this process, a local process pool
+or Ray (``swarmstack.studies.executors.make_executor``).
 """
 
 from __future__ import annotations
@@ -39,25 +39,6 @@ class Batch:
     mission: Mission
     pfsms: tuple
     seeds: tuple
-
-
-class _InProcess(cf.Executor):
-    """Runs each submitted call at once, in this process."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        future = cf.Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # the caller sees it from future.result()
-            future.set_exception(exc)
-        return future
-
-
-def _executor(workers: int) -> cf.Executor:
-    """The executor of a design: in this process for one worker, else a process pool."""
-    if workers <= 1:
-        return _InProcess()
-    return cf.ProcessPoolExecutor(max_workers=workers)
 
 
 def seed_runs(sim, seeds) -> None:
