@@ -161,6 +161,7 @@ class Simulation:
             v = view_cls(sl.name, i, int(b.robot_id[sl.start + i]), run, g.readings,
                          g.commands, self._controller_rng(g, i), self.world, g.params[run])
             v._radio = port
+            v._log = self.on_log
             views.append(v)
         return views
 
@@ -178,6 +179,7 @@ class Simulation:
                                  b.run[sl.slice], g.keys, self.world, g.params,
                                  devices=tuple(g.robot_type.devices))
                 view._radio = port
+                view._log = self.on_log
                 g.views = [view]
                 if isinstance(cls, tuple):
                     from swarmstack.controllers.buzz import BuzzController
