@@ -18,10 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-import numpy as np
 
-from swarmstack.experiments import build as builder
-from swarmstack.world.rng import STREAM
 
 
 @dataclass(frozen=True)
@@ -39,27 +36,6 @@ class Batch:
     mission: Mission
     pfsms: tuple
     seeds: tuple
-
-
-def seed_runs(sim, seeds) -> None:
-    """Give run k of ``sim`` the initial poses and random streams of seed ``seeds[k]`` (as
-    ``Simulation(seed=seeds[k])`` would give its run 0); takes effect at the next ``reset``."""
-    w = sim.world
-    types = [g.robot_type for g in sim.groups]
-    pose = sim._initial["pose"]
-    one = builder.layout(sim.cfg, 1)
-    for k, s in enumerate(seeds):
-        poses = builder.place(sim.cfg, w.arena, types, int(s), 1, sim.source)
-        keys = builder.stream_keys(sim.cfg, one, int(s), 1)
-        for g, sl1, kk in zip(sim.groups, one, keys):
-            n = g.slice.per_run
-            rows = np.arange(g.slice.start + k * n, g.slice.start + (k + 1) * n)
-            src = poses[sl1.start:sl1.stop]
-            pose[0, rows], pose[1, rows], pose[5, rows] = src[:, 0], src[:, 1], src[:, 2]
-            g.keys[k * n:(k + 1) * n] = kk
-            if sim.medium is not None:
-                sim.medium.params.keys[rows] = kk[:, STREAM["radio"]]
-    sim._initial["prev_pose"][...] = pose
 
 
 _SIMS: dict = {}
@@ -82,7 +58,7 @@ def run_batch(batch: Batch) -> list:
 
     runs = len(batch.seeds)
     sim = _simulation(batch.mission, runs)
-    seed_runs(sim, batch.seeds)
+    sim.seed_runs(batch.seeds)
     sim.reset(params=[{batch.mission.group: {"pfsm": t}} for t in batch.pfsms])
     return [float(v) for v in run_scores(sim, batch.mission.objective, batch.mission.group,
                                          batch.mission.ticks)]
