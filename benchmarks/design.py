@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from swarmstack.design.chocolate import CHOCOLATE  # noqa: E402
-from swarmstack.design.evaluate import Batch, Mission, _executor, evaluate, run_batch  # noqa: E402
+from swarmstack.design.evaluate import Batch, Mission, evaluate, run_batch  # noqa: E402
+from swarmstack.studies.executors import make_executor  # noqa: E402
 from swarmstack.design.irace import IteratedRace, sample_uniform  # noqa: E402
 from swarmstack.design.ledger import Ledger  # noqa: E402
 from swarmstack.design.missions import EXAMPLES  # noqa: E402
@@ -37,7 +38,7 @@ TARGET_RUNS, TARGET_S = 50_000, 15 * 60
 def design_throughput(budget: int, workers: int, runs_per_batch: int, seed: int) -> dict:
     mission = Mission(str(EXAMPLES / "aggregation.toml"), "aggregation", "swarm")
     space = pfsm_space(CHOCOLATE)
-    with tempfile.TemporaryDirectory() as tmp, _executor(workers) as ex:
+    with tempfile.TemporaryDirectory() as tmp, make_executor(workers) as ex:
         # warm every worker (imports, Numba caches) outside the timed part
         import numpy as np
         rng = np.random.default_rng(0)

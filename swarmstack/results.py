@@ -15,7 +15,7 @@ Views (one in-memory DuckDB connection per call; the folder is only read):
 * ``sensors`` — every run's sensor parts (all groups, columns united by name), with
   ``run_id`` and ``group_name``.
 
-Parquet columns are whatever the runs wrote; the views add ``run_id`` (and ``group_name``)
+Parquet columns are whatever the runs wrote (``group_name`` included); the views add ``run_id``
 from the file names, so they follow new columns without change.
 """
 
@@ -145,11 +145,8 @@ def _view(con, name: str, glob: Path, any_files: bool, run_re: str, group: bool 
         con.execute(f"CREATE VIEW {name} AS SELECT NULL::VARCHAR AS run_id "
                     + ("" if not group else ", NULL::VARCHAR AS group_name ") + "WHERE false")
         return
-    extra = ""
-    if group:
-        extra = r", regexp_extract(filename, '/sensors/([^/]+)/[^/]+$', 1) AS group_name"
-    con.execute(
-        f"CREATE VIEW {name} AS SELECT regexp_extract(filename, {run_re}, 1) AS run_id{extra}, "
+    con.execute(   # the files carry group_name themselves (results.TickRows)
+        f"CREATE VIEW {name} AS SELECT regexp_extract(filename, {run_re}, 1) AS run_id, "
         f"* EXCLUDE (filename) FROM read_parquet({_sql_str(glob)}, filename = true, "
         "union_by_name = true)")
 

@@ -34,6 +34,9 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(..., "--seed", min=0, help="seed of the design"),
         out: Path = typer.Option(..., "--out", help="folder for best.txt, the ledger, scores"),
         workers: int = typer.Option(1, "--workers", min=1, help="processes simulating"),
+        ray: Optional[str] = typer.Option(
+            None, "--ray", metavar="ADDRESS",
+            help="simulate on a Ray cluster: auto, local or HOST:PORT (instead of --workers)"),
         resume: bool = typer.Option(False, "--resume", help="continue the design in --out"),
         objective: Optional[str] = typer.Option(
             None, "--objective", help="objective (default: the mission file's name)"),
@@ -65,7 +68,7 @@ def register(app: typer.Typer) -> None:
                 def progress(done, total):
                     bar.update(task, completed=done, total=total)
 
-                best, a = design(path, name, budget, seed, out, workers=workers,
+                best, a = design(path, name, budget, seed, out, workers=workers, ray=ray,
                                  resume=resume, group=group, runs_per_batch=runs_per_batch,
                                  n_fresh=fresh, progress=progress)
         except (ConfigError, DesignError, LedgerMismatch) as exc:

@@ -19,29 +19,15 @@ from typing import Protocol
 
 import numpy as np
 
-from swarmstack.controllers.radio import GroupInbox, RobotInbox
+from swarmstack.controllers.protocols import AnyGroup, AnyRobot
 
 
-class Crazyflie(Protocol):
+class Crazyflie(AnyRobot, Protocol):
     """One Crazyflie (per-robot controllers)."""
 
-    id: int                    # robot id inside its run
-    run: int                   # run index inside a batch
-    rng: np.random.Generator   # this robot's own random stream
     pose: np.ndarray           # float64[6]: x, y, z (m), roll, pitch, yaw (rad) (positioning)
     camera: np.ndarray         # float64[B, 5]: column px, row px (0–319), r, g, b; unused rows −1
     battery: np.ndarray        # 0-d float64: charge 0 … 1
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    @property
-    def inbox(self) -> RobotInbox: ...   # frames heard this tick (radio on)
-
-    def send(self, data) -> bool: ...     # broadcast bytes this tick; False over the cap
 
     def takeoff(self, height_m: float) -> None: ...      # motors on, rise and hold
 
@@ -60,12 +46,9 @@ class Crazyflie(Protocol):
     def set_leds(self, *rgb) -> None: ...
 
 
-class CrazyflieGroup(Protocol):
+class CrazyflieGroup(AnyGroup, Protocol):
     """Every Crazyflie of a group, across all runs of a batch (batched controllers)."""
 
-    name: str
-    robot_id: np.ndarray       # int64[n]
-    run: np.ndarray            # int64[n]
     mode: np.ndarray           # int8[n, 1]: 0 hold, 1 position, 2 velocity, 3 land, 4 take-off, 5 move by
     target: np.ndarray         # float64[n, 4]: x, y, z (m), yaw (rad); NaN keeps the current value
     velocity: np.ndarray       # float64[n, 4]: vx, vy, vz (m/s, world frame), yaw rate (rad/s)
@@ -73,21 +56,3 @@ class CrazyflieGroup(Protocol):
     pose: np.ndarray           # float64[n, 6] (positioning)
     camera: np.ndarray         # float64[n, B, 5]
     battery: np.ndarray        # float64[n]
-    outbox: np.ndarray         # uint8[n, max bytes] (radio on)
-    out_size: np.ndarray       # int32[n]
-
-    @property
-    def inbox(self) -> GroupInbox: ...
-
-    def send(self, data) -> None: ...
-
-    @property
-    def n(self) -> int: ...
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    def uniform(self, k: int = 1) -> np.ndarray: ...

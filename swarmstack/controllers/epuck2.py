@@ -18,15 +18,12 @@ from typing import Protocol
 
 import numpy as np
 
-from swarmstack.controllers.radio import GroupInbox, RobotInbox
+from swarmstack.controllers.protocols import AnyGroup, AnyRobot
 
 
-class EPuck2(Protocol):
+class EPuck2(AnyRobot, Protocol):
     """One E-Puck2 (per-robot controllers)."""
 
-    id: int                    # robot id inside its run
-    run: int                   # run index inside a batch
-    rng: np.random.Generator   # this robot's own random stream
     proximity: np.ndarray      # int32[8]: 0 (nothing within 5 cm) … 4095 (touching)
     light: np.ndarray          # int32[8]: 4095 (dark) … 0 (saturated)
     ground: np.ndarray         # int32[3]: 0 (black) … 1023 (white); right, middle, left
@@ -35,17 +32,6 @@ class EPuck2(Protocol):
     camera: np.ndarray         # float64[B, 5]: column px, row px, r, g, b; unused rows −1
     battery: np.ndarray        # 0-d float64: charge 0 … 1
     pose: np.ndarray           # float64[6]: x, y, z (m), roll, pitch, yaw (rad) (positioning)
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    @property
-    def inbox(self) -> RobotInbox: ...   # frames heard this tick (radio on)
-
-    def send(self, data) -> bool: ...     # broadcast bytes this tick; False over the cap
 
     def set_wheels(self, left_m_s: float, right_m_s: float) -> None: ...
 
@@ -56,12 +42,9 @@ class EPuck2(Protocol):
     def goto(self, x_m: float, y_m: float) -> None: ...  # velocity vector, robot frame (m/s)
 
 
-class EPuck2Group(Protocol):
+class EPuck2Group(AnyGroup, Protocol):
     """Every E-Puck2 of a group, across all runs of a batch (batched controllers)."""
 
-    name: str
-    robot_id: np.ndarray       # int64[n]
-    run: np.ndarray            # int64[n]
     wheels: np.ndarray         # float64[n, 2] commands (m/s), written by the controller
     leds: np.ndarray           # uint8[n, 10, 3] commands
     proximity: np.ndarray      # int32[n, 8]
@@ -72,21 +55,3 @@ class EPuck2Group(Protocol):
     camera: np.ndarray         # float64[n, B, 5]
     battery: np.ndarray        # float64[n]
     pose: np.ndarray           # float64[n, 6] (positioning)
-    outbox: np.ndarray         # uint8[n, max bytes]: this tick's frames (radio on)
-    out_size: np.ndarray       # int32[n]: bytes of each frame
-
-    @property
-    def inbox(self) -> GroupInbox: ...
-
-    def send(self, data) -> None: ...
-
-    @property
-    def n(self) -> int: ...
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    def uniform(self, k: int = 1) -> np.ndarray: ...

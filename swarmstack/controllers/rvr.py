@@ -18,15 +18,12 @@ from typing import Protocol
 
 import numpy as np
 
-from swarmstack.controllers.radio import GroupInbox, RobotInbox
+from swarmstack.controllers.protocols import AnyGroup, AnyRobot
 
 
-class RVR(Protocol):
+class RVR(AnyRobot, Protocol):
     """One RVR (per-robot controllers)."""
 
-    id: int
-    run: int
-    rng: np.random.Generator
     ground_color: np.ndarray   # int32[3]: R, G, B 0–255 of the floor 5 cm ahead (noise N(0, 5))
     fixed_color: np.ndarray    # int32[4]: R, G, B of the nearest palette label, label index
     velocity: np.ndarray       # float64[2]: m/s along the boot-time x, y axes
@@ -43,17 +40,6 @@ class RVR(Protocol):
     #                            camera_count/_distance/_angle, lidar_count/_distance/_angle
     pose: np.ndarray           # float64[6]: x, y, z, roll, pitch, yaw (positioning)
 
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    @property
-    def inbox(self) -> RobotInbox: ...
-
-    def send(self, data) -> bool: ...
-
     def set_wheels(self, left_m_s: float, right_m_s: float) -> None: ...
 
     def set_treads(self, left_cm_s: float, right_cm_s: float) -> None: ...  # |v| ≤ 155
@@ -64,12 +50,9 @@ class RVR(Protocol):
     def set_leds(self, *rgb) -> None: ...
 
 
-class RVRGroup(Protocol):
+class RVRGroup(AnyGroup, Protocol):
     """Every RVR of a group, across all runs of a batch (batched controllers)."""
 
-    name: str
-    robot_id: np.ndarray       # int64[n]
-    run: np.ndarray            # int64[n]
     wheels: np.ndarray         # float64[n, 2] commands (m/s)
     leds: np.ndarray           # uint8[n, 5, 3] commands
     ground_color: np.ndarray   # int32[n, 3]
@@ -85,17 +68,3 @@ class RVRGroup(Protocol):
     lidar: np.ndarray          # float64[n, 719]
     reference: np.ndarray      # record[n] (fields as above, robots on axis 0)
     pose: np.ndarray           # float64[n, 6]
-
-    @property
-    def inbox(self) -> GroupInbox: ...
-
-    @property
-    def n(self) -> int: ...
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-    def uniform(self, k: int = 1) -> np.ndarray: ...

@@ -63,6 +63,7 @@ class RobotView:
     """
 
     _radio = None  # the group's RadioPort when its radio is on
+    _log = None    # the simulation's log sink: fn(group, run, robot_id, tick, text)
     _devices: tuple = ()    # every device the robot type can carry (set per type)
     _host: tuple = ()       # the type's host functions (set_wheels …)
 
@@ -101,6 +102,14 @@ class RobotView:
         """Broadcast ``data`` (bytes or uint8 array) this tick; False if refused (over the
         payload cap, or radio off after a failure)."""
         return self._port().send(self._index, data)
+
+    def log(self, *parts) -> None:
+        """A line of debug text from this robot (its parts joined by spaces), like Buzz's
+        ``log``: written to ``OUT/logs/run-K.log``, printed with ``--verbose`` and shown by
+        the viewer next to the robot."""
+        if self._log is not None:
+            self._log(self._group, self.run, self.id, self._clock.tick,
+                      " ".join(str(p) for p in parts))
 
     @property
     def inbox(self):
@@ -193,6 +202,14 @@ class GroupView:
                                f"{name!r}")
             values.append(float(p.get(name, default)))
         return np.array(values)[self.run]
+
+    _log = None
+
+    def log(self, row: int, *parts) -> None:
+        """A line of debug text from the robot in row ``row`` (see ``RobotView.log``)."""
+        if self._log is not None:
+            self._log(self.name, int(self.run[row]), int(self.robot_id[row]), self._clock.tick,
+                      " ".join(str(p) for p in parts))
 
     def _port(self):
         if self._radio is None:

@@ -7,8 +7,8 @@ Run k is bit-identical to the same seed simulated alone, so a score does not dep
 else shared its batch. Workers keep their simulations between batches (one per batch size) and
 only re-place and re-key the runs.
 
-Batches go to any :class:`concurrent.futures.Executor`; :func:`_executor` is the one place
-that makes one.
+Batches go to any :class:`concurrent.futures.Executor`: in this process, a local process pool
+or Ray (``swarmstack.studies.executors.make_executor``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-import numpy as np
 
-from swarmstack.experiments import build as builder
-from swarmstack.world.rng import STREAM
 
 
 @dataclass(frozen=True)
@@ -39,46 +36,6 @@ class Batch:
     mission: Mission
     pfsms: tuple
     seeds: tuple
-
-
-class _InProcess(cf.Executor):
-    """Runs each submitted call at once, in this process."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        future = cf.Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # the caller sees it from future.result()
-            future.set_exception(exc)
-        return future
-
-
-def _executor(workers: int) -> cf.Executor:
-    """The executor of a design: in this process for one worker, else a process pool."""
-    if workers <= 1:
-        return _InProcess()
-    return cf.ProcessPoolExecutor(max_workers=workers)
-
-
-def seed_runs(sim, seeds) -> None:
-    """Give run k of ``sim`` the initial poses and random streams of seed ``seeds[k]`` (as
-    ``Simulation(seed=seeds[k])`` would give its run 0); takes effect at the next ``reset``."""
-    w = sim.world
-    types = [g.robot_type for g in sim.groups]
-    pose = sim._initial["pose"]
-    one = builder.layout(sim.cfg, 1)
-    for k, s in enumerate(seeds):
-        poses = builder.place(sim.cfg, w.arena, types, int(s), 1, sim.source)
-        keys = builder.stream_keys(sim.cfg, one, int(s), 1)
-        for g, sl1, kk in zip(sim.groups, one, keys):
-            n = g.slice.per_run
-            rows = np.arange(g.slice.start + k * n, g.slice.start + (k + 1) * n)
-            src = poses[sl1.start:sl1.stop]
-            pose[0, rows], pose[1, rows], pose[5, rows] = src[:, 0], src[:, 1], src[:, 2]
-            g.keys[k * n:(k + 1) * n] = kk
-            if sim.medium is not None:
-                sim.medium.params.keys[rows] = kk[:, STREAM["radio"]]
-    sim._initial["prev_pose"][...] = pose
 
 
 _SIMS: dict = {}
@@ -101,7 +58,7 @@ def run_batch(batch: Batch) -> list:
 
     runs = len(batch.seeds)
     sim = _simulation(batch.mission, runs)
-    seed_runs(sim, batch.seeds)
+    sim.seed_runs(batch.seeds)
     # the file's controller parameters (its flavour among them), with each run's PFSM
     g = next(g for g in sim.cfg.robots if g.name == batch.mission.group)
     base = dict(g.controller.params) if g.controller is not None else {}

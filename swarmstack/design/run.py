@@ -18,7 +18,8 @@ from typing import Callable, Optional
 import numpy as np
 
 from swarmstack.design.controller import kit_for
-from swarmstack.design.evaluate import Mission, _executor, evaluate
+from swarmstack.design.evaluate import Mission, evaluate
+from swarmstack.studies.executors import executor_workers, make_executor
 from swarmstack.design.irace import IteratedRace, sample_uniform
 from swarmstack.design.ledger import Ledger
 from swarmstack.design.space import pfsm_space, to_text
@@ -59,6 +60,7 @@ def fresh_seeds(seed: int, n: int) -> list:
 
 def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
            workers: int = 1, resume: bool = False, group: str = "swarm",
+           ray: Optional[str] = None,
            runs_per_batch: int = 50, n_fresh: int = 30, n_random: int = 20,
            ticks: Optional[int] = None,
            progress: Optional[Callable[[int, int], None]] = None) -> tuple[str, Assessment]:
@@ -92,7 +94,8 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
         if progress is not None:
             progress(min(done[0], total), total)
 
-    executor = _executor(workers)
+    executor = make_executor(workers if ray is None else None, ray)
+    workers = executor_workers(executor)
     try:
         def costs(pairs):
             texts = [(to_text(c, flavour), s) for c, s in pairs]

@@ -251,6 +251,63 @@ def flatten_readings(name: str, arr: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+class TickRows:
+    """The rows a logged tick adds: every robot's trajectory row and, per group that logs
+    sensors, its sensor rows — one column layout for a run's folder and for a study's run
+    folders. Rows of a run the simulation stopped are dropped after its stop tick."""
+
+    def __init__(self, sim, sensors: list[str], velocities: bool = False):
+        self.sim = sim
+        self.velocities = velocities
+        self.sensor_names = {}   # group name -> reading names it logs
+        for g in sim.groups:
+            names = [g.devices[s].name for s in sensors if s in g.devices]
+            if names:
+                self.sensor_names[g.slice.name] = names
+        self.group_index = np.concatenate(
+            [np.full(g.slice.n, k, dtype=np.int16) for k, g in enumerate(sim.groups)])
+        # the group of every row by name too (Parquet stores it dictionary-encoded)
+        self.group_name = np.array([g.slice.name for g in sim.groups])[self.group_index]
+
+    def _keep(self):
+        w = self.sim.world
+        return self.sim.stop_tick[w.bodies.run] >= w.tick if self.sim.stopped_any else None
+
+    def trajectories(self) -> dict[str, np.ndarray]:
+        w = self.sim.world
+        b = w.bodies
+        cols = {"run": b.run, "tick": np.full(b.n, w.tick, dtype=np.int64),
+                "time_s": np.full(b.n, w.tick * w.dt), "robot": b.robot_id,
+                "group_name": self.group_name, "group_index": self.group_index,
+                "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
+        if self.velocities:
+            v = b.velocity(w.dt)
+            cols.update(vx=v[0], vy=v[1], vz=v[2])
+        keep = self._keep()
+        return cols if keep is None else {k: c[keep] for k, c in cols.items()}
+
+    def sensors(self) -> dict[str, dict[str, np.ndarray]]:
+        """Group name -> its sensor rows, for the groups that log sensors."""
+        w = self.sim.world
+        b = w.bodies
+        keep = self._keep()
+        out = {}
+        for g in self.sim.groups:
+            names = self.sensor_names.get(g.slice.name)
+            if not names:
+                continue
+            sl = g.slice.slice
+            n = g.slice.n
+            cols = {"run": b.run[sl], "tick": np.full(n, w.tick, dtype=np.int64),
+                    "time_s": np.full(n, w.tick * w.dt), "robot": b.robot_id[sl],
+                    "group_name": self.group_name[sl]}
+            for name in names:
+                cols.update(flatten_readings(name, g.readings[name]))
+            out[g.slice.name] = cols if keep is None else \
+                {k: c[keep[sl]] for k, c in cols.items()}
+        return out
+
+
 class ResultsWriter:
     """Trajectories of all robots and the sensor logs the experiment asks for.
 
@@ -263,19 +320,11 @@ class ResultsWriter:
                  trajectories: bool = True, velocities: bool = False):
         self.out_dir = Path(out_dir)
         self.sim = sim
-        self.velocities = velocities
+        self.rows = TickRows(sim, sensors, velocities)
         self.chunk_ticks = max(1, int(chunk_ticks))
         self.traj = ChunkedTable(self.out_dir / "trajectories") if trajectories else None
-        self.sensor_tables = {}
-        for g in sim.groups:
-            names = [g.devices[s].name for s in sensors if s in g.devices]
-            if names:
-                self.sensor_tables[g.slice.name] = (
-                    names, ChunkedTable(self.out_dir / "sensors" / g.slice.name))
-        self._group_index = np.concatenate(
-            [np.full(g.slice.n, k, dtype=np.int16) for k, g in enumerate(sim.groups)])
-        # the group of every row by name too (Parquet stores it dictionary-encoded)
-        self._group_name = np.array([g.slice.name for g in sim.groups])[self._group_index]
+        self.sensor_tables = {name: ChunkedTable(self.out_dir / "sensors" / name)
+                              for name in self.rows.sensor_names}
         self._ticks = 0           # logged ticks in the buffers
         self.last_tick: Optional[int] = None
         self.saved_tick: Optional[int] = None
@@ -287,40 +336,16 @@ class ResultsWriter:
 
     def tables(self) -> list[ChunkedTable]:
         return ([self.traj] if self.traj is not None else []) + \
-            [table for _, table in self.sensor_tables.values()]
+            list(self.sensor_tables.values())
 
     def log(self) -> bool:
         """Buffer this tick's rows; writes a part of every table when the buffers are full.
         Returns True when parts were written."""
         w = self.sim.world
-        b = w.bodies
-        tick = np.full(b.n, w.tick, dtype=np.int64)
-        time_s = np.full(b.n, w.tick * w.dt)
-        keep = self.sim.stop_tick[b.run] >= w.tick if self.sim.stopped_any else None
         if self.traj is not None:
-            cols = {"run": b.run, "tick": tick, "time_s": time_s, "robot": b.robot_id,
-                    "group_name": self._group_name, "group_index": self._group_index,
-                    "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
-            if self.velocities:
-                v = b.velocity(w.dt)
-                cols.update(vx=v[0], vy=v[1], vz=v[2])
-            if keep is not None:
-                cols = {k: c[keep] for k, c in cols.items()}
-            self.traj.append(cols)
-        for g in self.sim.groups:
-            entry = self.sensor_tables.get(g.slice.name)
-            if entry is None:
-                continue
-            names, table = entry
-            sl = g.slice.slice
-            cols = {"run": b.run[sl], "tick": tick[sl], "time_s": time_s[sl],
-                    "robot": b.robot_id[sl], "group_name": self._group_name[sl]}
-            for name in names:
-                cols.update(flatten_readings(name, g.readings[name]))
-            if keep is not None:
-                mask = keep[sl]
-                cols = {k: c[mask] for k, c in cols.items()}
-            table.append(cols)
+            self.traj.append(self.rows.trajectories())
+        for name, cols in self.rows.sensors().items():
+            self.sensor_tables[name].append(cols)
         self._ticks += 1
         self.last_tick = int(w.tick)
         if self._ticks >= self.chunk_ticks or self.full():

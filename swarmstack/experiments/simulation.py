@@ -161,6 +161,7 @@ class Simulation:
             v = view_cls(sl.name, i, int(b.robot_id[sl.start + i]), run, g.readings,
                          g.commands, self._controller_rng(g, i), self.world, g.params[run])
             v._radio = port
+            v._log = self.on_log
             views.append(v)
         return views
 
@@ -178,6 +179,7 @@ class Simulation:
                                  b.run[sl.slice], g.keys, self.world, g.params,
                                  devices=tuple(g.robot_type.devices))
                 view._radio = port
+                view._log = self.on_log
                 g.views = [view]
                 if isinstance(cls, tuple):
                     from swarmstack.controllers.buzz import BuzzController
@@ -319,6 +321,30 @@ class Simulation:
         self.actuate()
         self.physics(force_contacts=True)
         self.world.restore(snap)
+
+    def seed_runs(self, seeds: Sequence[int]) -> None:
+        """Give run k the initial poses and random streams of seed ``seeds[k]`` — those of
+        run 0 of ``Simulation(seed=seeds[k])`` — for any seeds, not only consecutive ones (a
+        sweep's or a design's batch of instances). Takes effect at the next :meth:`reset`; a
+        run's placement and streams depend on its seed only (``world/rng.py``), so each run
+        then equals that seed simulated alone."""
+        if len(seeds) != self.runs:
+            raise ValueError(f"seeds: expected one per run ({self.runs}), found {len(seeds)}")
+        types = [g.robot_type for g in self.groups]
+        pose = self._initial["pose"]
+        one = builder.layout(self.cfg, 1)
+        for k, s in enumerate(seeds):
+            poses = builder.place(self.cfg, self.world.arena, types, int(s), 1, self.source)
+            keys = builder.stream_keys(self.cfg, one, int(s), 1)
+            for g, sl1, kk in zip(self.groups, one, keys):
+                n = g.slice.per_run
+                rows = np.arange(g.slice.start + k * n, g.slice.start + (k + 1) * n)
+                src = poses[sl1.start:sl1.stop]
+                pose[0, rows], pose[1, rows], pose[5, rows] = src[:, 0], src[:, 1], src[:, 2]
+                g.keys[k * n:(k + 1) * n] = kk
+                if self.medium is not None:
+                    self.medium.params.keys[rows] = kk[:, STREAM["radio"]]
+        self._initial["prev_pose"][...] = pose
 
     def reset(self, seed: Optional[int] = None, params: Optional[Sequence[dict]] = None) -> None:
         """Back to tick 0, then sense and hand the controllers the first readings.

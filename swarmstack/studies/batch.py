@@ -56,33 +56,14 @@ def run_folder(study_dir: Path | str, run_id: str) -> Path:
 def make_simulation(cfg, seeds: list[int], params: list[dict], base_dir: Path, source: str,
                     on_log=None):
     """A batched Simulation whose run ``r`` has seed ``seeds[r]`` and ``params[r]``."""
-    from swarmstack.experiments import build as builder
     from swarmstack.experiments.simulation import Simulation
-    from swarmstack.world.rng import STREAM
 
     runs = len(seeds)
     sim = Simulation(cfg, seed=seeds[0], runs=runs, base_dir=base_dir, source=source,
                      params=params, isolate_runs=True, on_log=on_log)
     if list(seeds) == list(range(seeds[0], seeds[0] + runs)):
         return sim   # the batch's own numbering already gives run r seed seeds[0] + r
-    # Re-key: what Simulation.reset(seed=…) does for consecutive seeds, per run. A run's
-    # placement and streams depend on its seed only (world/rng.py), so each run is placed
-    # and keyed as the first run of a batch started at its seed.
-    types = [g.robot_type for g in sim.groups]
-    per_run = [builder.place(cfg, sim.world.arena, types, s, 1, source) for s in seeds]
-    counts = np.cumsum([0] + [g.n for g in cfg.robots])
-    poses = np.concatenate([p[counts[gi]:counts[gi + 1]] for gi in range(len(cfg.robots))
-                            for p in per_run])
-    initial = sim._initial
-    pose = initial["pose"]
-    pose[0], pose[1], pose[5] = poses[:, 0], poses[:, 1], poses[:, 2]
-    initial["prev_pose"][...] = pose
-    one = builder.layout(cfg, 1)
-    keys = [builder.stream_keys(cfg, one, s, 1) for s in seeds]
-    for gi, g in enumerate(sim.groups):
-        np.copyto(g.keys, np.concatenate([k[gi] for k in keys]))
-        if sim.medium is not None:
-            sim.medium.params.keys[g.slice.slice] = g.keys[:, STREAM["radio"]]
+    sim.seed_runs(seeds)
     sim.reset(params=params)   # back to the new initial state, fresh controllers with new keys
     return sim
 
@@ -96,16 +77,11 @@ class PerRunWriter:
         self.folders = folders
         out = cfg.output
         self.trajectories = out.trajectories
-        self.velocities = out.velocities
         self.chunk_ticks = max(1, int(out.chunk_ticks))
         b = sim.world.bodies
-        self._group_index = np.concatenate(
-            [np.full(g.slice.n, k, dtype=np.int16) for k, g in enumerate(sim.groups)])
-        self.sensor_groups = []
-        for g in sim.groups:
-            names = [g.devices[s].name for s in out.sensors if s in g.devices]
-            if names:
-                self.sensor_groups.append((g, names))
+        from swarmstack.experiments.results import TickRows
+
+        self.rows = TickRows(sim, list(out.sensors), out.velocities)
         self._buf: dict[str, list[dict]] = {}
         self._rows = 0
         self._ticks = 0
@@ -114,32 +90,15 @@ class PerRunWriter:
         self._runs = b.run
 
     def log(self) -> None:
-        from swarmstack.experiments.results import flatten_readings
-
-        w = self.sim.world
-        b = w.bodies
-        tick = np.full(b.n, w.tick, dtype=np.int64)
-        keep = self.sim.stop_tick[b.run] >= w.tick if self.sim.stopped_any else None
         if self.trajectories:
-            cols = {"run": b.run, "tick": tick, "robot": b.robot_id,
-                    "group": self._group_index, "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
-            if self.velocities:
-                v = b.velocity(w.dt)
-                cols.update(vx=v[0], vy=v[1], vz=v[2])
-            self._append("trajectories", cols, keep)
-        for g, names in self.sensor_groups:
-            sl = g.slice.slice
-            cols = {"run": b.run[sl], "tick": tick[sl], "robot": b.robot_id[sl]}
-            for name in names:
-                cols.update(flatten_readings(name, g.readings[name]))
-            self._append(f"sensors/{g.slice.name}", cols, None if keep is None else keep[sl])
+            self._append("trajectories", self.rows.trajectories())
+        for name, cols in self.rows.sensors().items():
+            self._append(f"sensors/{name}", cols)
         self._ticks += 1
         if self._ticks >= self.chunk_ticks or self._rows >= PART_ROWS:
             self.flush()
 
-    def _append(self, table: str, cols: dict, keep) -> None:
-        if keep is not None:
-            cols = {k: c[keep] for k, c in cols.items()}
+    def _append(self, table: str, cols: dict) -> None:
         cols = {k: np.array(c, copy=True) for k, c in cols.items()}
         self._buf.setdefault(table, []).append(cols)
         self._rows = max(self._rows, sum(len(c["run"]) for c in self._buf[table]))

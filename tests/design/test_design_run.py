@@ -9,10 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from swarmstack.design.evaluate import Batch, Mission, _executor, run_batch, seed_runs
+from swarmstack.design.evaluate import Batch, Mission, run_batch
 from swarmstack.design.missions import EXAMPLES
 from swarmstack.design.run import DesignError, design
 from swarmstack.experiments.simulation import Simulation
@@ -109,11 +108,23 @@ def test_cli_design_writes_best_and_scores(tmp_path):
 
 
 def test_executor_is_any_concurrent_futures_executor():
+    from swarmstack.studies.executors import make_executor
+
     mission = Mission(str(AGG), "aggregation", "swarm", ticks=30)
-    with _executor(2) as pool:
+    with make_executor(2) as pool:
         a = pool.submit(run_batch, Batch(mission, (A,), (4,))).result()
-    b = _executor(1).submit(run_batch, Batch(mission, (A,), (4,))).result()
+    b = make_executor(1).submit(run_batch, Batch(mission, (A,), (4,))).result()
     assert a == b
+
+
+def test_a_design_on_ray_equals_the_local_one(tmp_path):
+    pytest.importorskip("ray")
+    kw = dict(ticks=30, n_fresh=3, n_random=2)
+    local, _ = design(AGG, "aggregation", 150, 8, tmp_path / "a", workers=1, **kw)
+    on_ray, _ = design(AGG, "aggregation", 150, 8, tmp_path / "b", ray="local", **kw)
+    assert on_ray == local
+    assert (tmp_path / "a" / "scores.json").read_text() == \
+        (tmp_path / "b" / "scores.json").read_text()
 
 
 def test_the_design_does_not_depend_on_workers_or_batch_size(tmp_path):
