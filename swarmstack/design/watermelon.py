@@ -39,11 +39,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.design.chocolate import (ANTI_PHOTOTAXIS, ATTRACTION, BLACK, EXPLORATION,
-                                         FIXED, GRAY, INVERTED_NEIGHBOURS, NEIGHBOURS,
-                                         OBSTACLE_GAIN, PHOTOTAXIS, PROXIMITY_THRESHOLD,
-                                         REPULSION, STOP, WHITE, Inputs, Kit, _follow, _vector,
-                                         count, exploration, fixed, floor, neighbours, stop)
+from swarmstack.design.chocolate import (ANTI_PHOTOTAXIS, ATTRACTION, BLACK, CHOCOLATE,
+                                         EXPLORATION, FIXED, GRAY, INVERTED_NEIGHBOURS,
+                                         NEIGHBOURS, OBSTACLE_GAIN, PHOTOTAXIS,
+                                         PROXIMITY_THRESHOLD, REPULSION, STOP, WHITE, Inputs, Kit,
+                                         _follow, _vector, count, exploration, fixed, floor,
+                                         neighbours, stop)
 from swarmstack.design.pfsm import Flavour, Module, Param
 from swarmstack.robots.rvr import (PROX_ANGLES_RAD, REFERENCE_WHEELS_M_S_PER_UNIT,
                                    REFERENCE_WHEELS_MAX)
@@ -66,25 +67,15 @@ FRONT = np.flatnonzero(np.abs(np.asarray(PROX_ANGLES_RAD)) <= FRONT_HALF_ANGLE +
 
 COLOUR = 6
 
-_BETA = Param("p", 0.0, 1.0)
-_XI = Param("p", 0, 10, integer=True)
-_ETA = Param("w", 0.0, 20.0)
+# Chocolate's modules, with exploration's random walk at least one step (the published
+# Watermelon builder) and the colour condition added
 WATERMELON = Flavour(
     "watermelon",
     behaviours=(Module(EXPLORATION, "exploration", (Param("rwm", 1, 100, integer=True),)),
-                Module(STOP, "stop"),
-                Module(PHOTOTAXIS, "phototaxis"),
-                Module(ANTI_PHOTOTAXIS, "anti-phototaxis"),
-                Module(ATTRACTION, "attraction", (Param("att", 1.0, 5.0),)),
-                Module(REPULSION, "repulsion", (Param("rep", 1.0, 5.0),))),
-    conditions=(Module(BLACK, "black-floor", (_BETA,)),
-                Module(GRAY, "gray-floor", (_BETA,)),
-                Module(WHITE, "white-floor", (_BETA,)),
-                Module(NEIGHBOURS, "neighbour-count", (_XI, _ETA)),
-                Module(INVERTED_NEIGHBOURS, "inverted-neighbour-count", (_XI, _ETA)),
-                Module(FIXED, "fixed-probability", (_BETA,)),
-                Module(COLOUR, "colour", (_BETA, Param("l", 0, len(COLOURS) - 1,
-                                                       integer=True)))))
+                *(m for m in CHOCOLATE.behaviours if m.id != EXPLORATION)),
+    conditions=(*CHOCOLATE.conditions,
+                Module(COLOUR, "colour", (Param("p", 0.0, 1.0),
+                                          Param("l", 0, len(COLOURS) - 1, integer=True)))))
 
 
 @dataclass
