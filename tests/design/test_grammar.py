@@ -8,6 +8,7 @@ from swarmstack.design import grammar
 from swarmstack.design.chocolate import CHOCOLATE
 from swarmstack.design.grammar import GrammarError
 from swarmstack.design.pfsm import PFSM, State, Transition
+from swarmstack.design.watermelon import WATERMELON
 
 EXAMPLE = ("--nstates 2 --s0 0 --rwm0 50 --n0 1 --n0x0 0 --c0x0 0 --p0x0 0.5 "
            "--s1 4 --att1 2.5 --n1 2 --n1x0 0 --c1x0 3 --p1x0 4 --w1x0 7.25 "
@@ -45,28 +46,31 @@ def _value(p):
 
 
 @st.composite
-def pfsms(draw):
+def pfsms(draw, flavour=CHOCOLATE):
+    """Any PFSM of ``flavour`` within AutoMoDe's limits."""
     n = draw(st.integers(1, 4))
     states = []
     for s in range(n):
-        b = draw(st.sampled_from(CHOCOLATE.behaviours))
+        b = draw(st.sampled_from(flavour.behaviours))
         params = {p.name: draw(_value(p)) for p in b.params}
         trans = []
         if n > 1:
             for _ in range(draw(st.integers(0, 4))):
                 to = draw(st.sampled_from([k for k in range(n) if k != s]))
-                c = draw(st.sampled_from(CHOCOLATE.conditions))
+                c = draw(st.sampled_from(flavour.conditions))
                 trans.append(Transition(to, c.id, {p.name: draw(_value(p)) for p in c.params}))
         states.append(State(b.id, params, tuple(trans)))
     return PFSM(tuple(states))
 
 
+@pytest.mark.parametrize("flavour", [CHOCOLATE, WATERMELON], ids=lambda f: f.name)
 @settings(max_examples=300, deadline=None)
-@given(pfsms())
-def test_print_then_parse_is_identity(f):
-    text = grammar.format(f, CHOCOLATE)
-    assert grammar.parse(text, CHOCOLATE) == f
-    assert grammar.format(grammar.parse(text, CHOCOLATE), CHOCOLATE) == text
+@given(data=st.data())
+def test_print_then_parse_is_identity(flavour, data):
+    f = data.draw(pfsms(flavour))
+    text = grammar.format(f, flavour)
+    assert grammar.parse(text, flavour) == f
+    assert grammar.format(grammar.parse(text, flavour), flavour) == text
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,7 +1,6 @@
 """The batched PFSM controller in simulations: behaviours, conditions, per-run PFSMs,
 determinism, and the experiment file's ``pfsm`` / ``pfsm_file`` keys."""
 
-import copy
 
 import numpy as np
 import pytest

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from swarmstack.design import grammar
 from swarmstack.design.chocolate import CHOCOLATE, DRAWS, Memory, step
@@ -17,7 +15,7 @@ from swarmstack.design.controller import kit_for
 from swarmstack.design.evaluate import Batch, Mission, run_batch
 from swarmstack.design.grammar import GrammarError
 from swarmstack.design.missions import EXAMPLES, run_scores
-from swarmstack.design.pfsm import PFSM, State, Transition, pack
+from swarmstack.design.pfsm import Transition, pack
 from swarmstack.design.space import pfsm_space, to_text
 from swarmstack.design.irace import sample_uniform
 from swarmstack.design.watermelon import (WATERMELON, WATERMELON_KIT, RVRInputs, colour_index,
@@ -35,35 +33,7 @@ PALETTE = ["red", "green", "blue", "yellow", [128, 128, 128], "white", "black"]
 
 
 # --- grammar ---------------------------------------------------------------------------------
-def _value(p):
-    if p.integer:
-        return st.integers(int(p.low), int(p.high)).map(float)
-    return st.floats(p.low, p.high, allow_nan=False)
-
-
-@st.composite
-def pfsms(draw):
-    n = draw(st.integers(1, 4))
-    states = []
-    for s in range(n):
-        b = draw(st.sampled_from(WATERMELON.behaviours))
-        params = {p.name: draw(_value(p)) for p in b.params}
-        trans = []
-        if n > 1:
-            for _ in range(draw(st.integers(0, 4))):
-                to = draw(st.sampled_from([k for k in range(n) if k != s]))
-                c = draw(st.sampled_from(WATERMELON.conditions))
-                trans.append(Transition(to, c.id, {p.name: draw(_value(p)) for p in c.params}))
-        states.append(State(b.id, params, tuple(trans)))
-    return PFSM(tuple(states))
-
-
-@settings(max_examples=300, deadline=None)
-@given(pfsms())
-def test_print_then_parse_is_identity(f):
-    text = grammar.format(f, WATERMELON)
-    assert grammar.parse(text, WATERMELON) == f
-    assert grammar.format(grammar.parse(text, WATERMELON), WATERMELON) == text
+# (the string round trip of both flavours: test_grammar.py)
 
 
 def test_colour_condition_string_and_its_errors():

@@ -9,18 +9,9 @@ import pytest
 from swarmstack.experiments import reproduce
 from swarmstack.robots import rvr, rvr_reference
 from swarmstack.sensors import quaternion, velocity
+from tests.validations.quick import failing, run
 
 NAMES = ["rvr-ground-noise", "rvr-imu", "rvr-neighbours"]
-
-
-def run(name, tmp_path):
-    module = importlib.import_module(reproduce._MODULES[name])
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    return module.reproduce(tmp_path, quick=True)
-
-
-def failing(result):
-    return [r.quantity for r in result.rows if not r.ok]
 
 
 @pytest.mark.parametrize("name", NAMES)

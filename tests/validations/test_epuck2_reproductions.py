@@ -11,19 +11,10 @@ import pytest
 from swarmstack.experiments import reproduce
 from swarmstack.power import battery as power_battery
 from swarmstack.robots import epuck2
+from tests.validations.quick import failing, run
 
 NAMES = ["epuck2-proximity", "epuck2-light", "epuck2-tof", "epuck2-encoders", "epuck2-battery",
          "epuck2-camera"]
-
-
-def run(name, tmp_path):
-    module = importlib.import_module(reproduce._MODULES[name])
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    return module.reproduce(tmp_path, quick=True)
-
-
-def failing(result):
-    return [r.quantity for r in result.rows if not r.ok]
 
 
 @pytest.mark.parametrize("name", NAMES)
