@@ -142,6 +142,8 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--controller", choices=("batched", "per-robot"), default="batched")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--speed-m-s", type=float, default=0.05,
+                   help="wheel speed of the spin, m/s (left +v, right −v; default 0.05)")
     p.add_argument("--study", type=int, default=0, metavar="SEEDS",
                    help="the §4.3 study in one batch: 11 speeds × SEEDS runs (overrides --runs)")
     p.add_argument("--table", action="store_true",
@@ -164,7 +166,8 @@ def main(argv=None) -> int:
         result["argos_wall_s"] = 30.28 * 11 * a.study
         result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
     else:
-        result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed)
+        result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed,
+                         speed_m_s=a.speed_m_s)
     if a.json:
         print(json.dumps(result))
     else:

@@ -453,7 +453,7 @@ class Simulation:
         w = self.world
         b = w.bodies
         dt = w.scene.dt
-        b.remember_pose()
+        np.copyto(b.prev_pose, b.pose)  # b.remember_pose(), without a call in every tick
         if self._motion_of is not self._dynamics_calls:
             self._plan_motion()
         moved = force_contacts
@@ -469,7 +469,8 @@ class Simulation:
         if k == 1:
             if moved:
                 self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
-            self._refresh_emitters()
+            if self._needs_emitters:
+                self._refresh_emitters()
             return
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
         h = dt / k
@@ -542,7 +543,8 @@ class Simulation:
         self.physics()
         self.world.tick += 1
         self.sense()
-        self.radio()
+        if self.medium is not None:
+            self.medium.inbox = self.medium.deliver(self.world)
 
     def run(self, ticks: int) -> None:
         for _ in range(ticks):

@@ -77,10 +77,10 @@ class PerRunWriter:
         self.folders = folders
         out = cfg.output
         self.trajectories = out.trajectories
-        self.chunk_ticks = max(1, int(out.chunk_ticks))
         b = sim.world.bodies
-        from swarmstack.experiments.results import TickRows
+        from swarmstack.experiments.results import TickRows, part_ticks
 
+        self.chunk_ticks = part_ticks(out.chunk_ticks, b.n)
         self.rows = TickRows(sim, list(out.sensors), out.velocities)
         self._buf: dict[str, list[dict]] = {}
         self._rows = 0
