@@ -6,6 +6,7 @@ import typer
 
 from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
+from swarmstack.cli import compile as compile_cli
 from swarmstack.cli import design as design_cli
 from swarmstack.cli import help_format
 from swarmstack.cli import reproduce as reproduce_cli
@@ -43,6 +44,7 @@ robots_cli.register(app)
 design_cli.register(app)
 view_cli.register(app)
 study_cli.register(app)
+compile_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 
