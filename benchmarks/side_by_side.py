@@ -303,11 +303,15 @@ def report(results: list[Result], args, load_before, load_after) -> dict:
         print(f"{res.workload.label:>14} | {_fmt(a):>20} | {_fmt(s):>20} | "
               f"{_fmt(res.in_loop_s):>20} | {ratio:>16.2f}")
         checksum, reads, blobs = res.checksums[0]
+        a_cpu = [r.user_s + r.sys_s for r in res.argos]
+        s_cpu = [r.user_s + r.sys_s for r in res.swarmstack]
         rows.append({
             "robots": res.workload.robots, "sensor": res.workload.sensor,
             "argos_whole_s": _spread(a), "swarmstack_whole_s": _spread(s),
             "swarmstack_in_loop_s": _spread(res.in_loop_s),
             "ratio_argos_over_swarmstack": ratio,
+            "argos_cpu_s": _spread(a_cpu), "swarmstack_cpu_s": _spread(s_cpu),
+            "cpu_ratio_argos_over_swarmstack": statistics.median(a_cpu) / statistics.median(s_cpu),
             "argos_user_s": [r.user_s for r in res.argos],
             "argos_sys_s": [r.sys_s for r in res.argos],
             "swarmstack_user_s": [r.user_s for r in res.swarmstack],
@@ -316,6 +320,14 @@ def report(results: list[Result], args, load_before, load_after) -> dict:
             "argos_checksums": [c[0] for c in res.checksums],
             "argos_checksum_identical": res.checksum_identical,
         })
+    # on a shared machine wall time also counts the time other programs held the CPU;
+    # CPU time (user + sys) of each process does not
+    print("\nCPU s (user + sys) of the same processes: median (min–max)")
+    print(f"{'workload':>14} | {'ARGoS cpu s':>20} | {'swarmstack cpu s':>20} | {'ARGoS/swarmstack':>16}")
+    for res, row in zip(results, rows):
+        a_cpu, s_cpu = row["argos_cpu_s"]["all"], row["swarmstack_cpu_s"]["all"]
+        print(f"{res.workload.label:>14} | {_fmt(a_cpu):>20} | {_fmt(s_cpu):>20} | "
+              f"{row['cpu_ratio_argos_over_swarmstack']:>16.2f}")
     print("\nARGoS checksums (sum of every reading):")
     for res, row in zip(results, rows):
         same = "identical in every run" if row["argos_checksum_identical"] else \

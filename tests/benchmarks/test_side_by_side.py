@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import math
 import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -146,3 +146,43 @@ def test_help_lists_the_options_the_docs_use(tmp_path):
     assert r.returncode == 0
     for flag in ("--workloads", "--reps", "--ticks", "--speed-m-s", "--threads"):
         assert flag in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_an_argos_without_the_epuck2_plugin_is_reported_when_building(tmp_path):
+    fake = tmp_path / "prefix" / "bin" / "argos3"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    cmake_dir = str(Path(shutil.which("cmake")).parent)
+    r = run_script("--workloads", "1:encoders", "--reps", "1", "--ticks", "10",
+                   "--build-dir", str(tmp_path / "build"), path=f"{fake.parent}:{cmake_dir}")
+    assert r.returncode == 2
+    assert "building the ARGoS controller failed" in r.stderr
+    assert "no E-Puck2 plug-in headers" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def fake_run(whole: float, cpu: float) -> sbs.Run:
+    return sbs.Run(whole_s=whole, user_s=cpu, sys_s=0.0, stdout="", stderr="")
+
+
+def test_report_gives_medians_ratios_and_flags_a_checksum_that_changed(capsys):
+    class Args:
+        ticks, reps, speed_m_s, seed, threads = 100, 3, 0.075, 1, None
+
+    steady = sbs.Result(sbs.Workload(50, "proximity"),
+                        argos=[fake_run(w, 9.0) for w in (10.0, 12.0, 30.0)],
+                        swarmstack=[fake_run(w, 1.5) for w in (2.0, 3.0, 2.5)],
+                        in_loop_s=[1.0, 1.2, 1.1], checksums=[(7, 100, 0)] * 3)
+    changed = sbs.Result(sbs.Workload(1, "encoders"),
+                         argos=[fake_run(0.3, 0.3)] * 3, swarmstack=[fake_run(1.0, 0.9)] * 3,
+                         in_loop_s=[0.2] * 3, checksums=[(-99, 100, 0), (-98, 100, 0), (-99, 100, 0)])
+    summary = sbs.report([steady, changed], Args, (1.0, 1.0, 1.0), (2.0, 2.0, 2.0))
+    out = capsys.readouterr().out
+    first, second = summary["workloads"]
+    assert first["argos_whole_s"]["median"] == 12.0 and first["argos_whole_s"]["max"] == 30.0
+    assert first["ratio_argos_over_swarmstack"] == pytest.approx(12.0 / 2.5)
+    assert first["cpu_ratio_argos_over_swarmstack"] == pytest.approx(9.0 / 1.5)
+    assert first["argos_checksum_identical"] and not second["argos_checksum_identical"]
+    assert "DIFFERS" in out and "7 over 100 reads, identical" in out
