@@ -171,15 +171,14 @@ def argos_prefix(argos3: str) -> Path:
 
 
 def build_controller(build_dir: Path, prefix: Path) -> Path:
-    """Configure (once) and build the controller; CMake rebuilds only what changed."""
+    """Configure and build the controller; CMake rebuilds only what changed. Configuring every
+    time follows an ``argos3`` that moved to another prefix since the last build."""
     cmake = shutil.which("cmake")
     if cmake is None:
         raise BenchError("cmake is not on PATH; it is needed to build benchmarks/argos/")
-    steps = []
-    if not (build_dir / "CMakeCache.txt").exists():
-        steps.append([cmake, "-S", str(CONTROLLER_SRC), "-B", str(build_dir),
-                      f"-DARGOS_PREFIX={prefix}", "-DCMAKE_BUILD_TYPE=Release"])
-    steps.append([cmake, "--build", str(build_dir)])
+    steps = [[cmake, "-S", str(CONTROLLER_SRC), "-B", str(build_dir),
+              f"-DARGOS_PREFIX={prefix}", "-DCMAKE_BUILD_TYPE=Release"],
+             [cmake, "--build", str(build_dir)]]
     for cmd in steps:
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
