@@ -95,3 +95,68 @@ def robots_near(px, py, reach, run_id, skip, rx, ry, radius, max_radius, gparams
                 out[m] = j  # out holds one slot per robot: it cannot overflow
                 m += 1
     return m
+
+
+# Slack of the segment filters below: a shape that misses a segment by less than this could
+# still be reported as hit by the floating-point interval arithmetic of ``geometry.rays``.
+SEGMENT_SLACK_M = 1e-9
+
+
+@njit(cache=True, error_model="numpy")
+def boxes_near_segment(ax, ay, bx, by, widen, z_min, boxes, items, n_items, out):
+    """Boxes among ``items[:n_items]`` that any segment lying within ``widen`` of the 2-D
+    segment a → b, at heights ≥ ``z_min``, could touch; returns the count written to ``out``.
+
+    Conservative: the segment's bounding box in the box's own frame, grown by ``widen``, must
+    overlap the footprint, and the box must reach up to ``z_min``. Every sight line from near
+    ``a`` to near ``b`` is tested against this shorter list with the same result, since a box
+    left out cannot be met by any of them.
+    """
+    m = 0
+    grow = widen + SEGMENT_SLACK_M
+    for q in range(n_items):
+        k = items[q]
+        if boxes[k, 5] < z_min - SEGMENT_SLACK_M:
+            continue
+        c = boxes[k, 6]
+        s = boxes[k, 7]
+        ux = ax - boxes[k, 0]
+        uy = ay - boxes[k, 1]
+        vx = bx - boxes[k, 0]
+        vy = by - boxes[k, 1]
+        la_x = c * ux + s * uy
+        la_y = -s * ux + c * uy
+        lb_x = c * vx + s * vy
+        lb_y = -s * vx + c * vy
+        if min(la_x, lb_x) - grow > boxes[k, 2] or max(la_x, lb_x) + grow < -boxes[k, 2]:
+            continue
+        if min(la_y, lb_y) - grow > boxes[k, 3] or max(la_y, lb_y) + grow < -boxes[k, 3]:
+            continue
+        out[m] = k
+        m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy")
+def cylinders_near_segment(ax, ay, bx, by, widen, z_min, cylinders, items, n_items, out):
+    """Cylinders among ``items[:n_items]`` whose disk comes within ``widen`` of the 2-D segment
+    a → b and whose top reaches ``z_min`` (see :func:`boxes_near_segment`); returns the count."""
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    m = 0
+    for q in range(n_items):
+        k = items[q]
+        if cylinders[k, 3] < z_min - SEGMENT_SLACK_M:
+            continue
+        t = 0.0
+        if ll > 1e-18:
+            t = min(1.0, max(0.0, ((cylinders[k, 0] - ax) * dx + (cylinders[k, 1] - ay) * dy)
+                             / ll))
+        ex = ax + t * dx - cylinders[k, 0]
+        ey = ay + t * dy - cylinders[k, 1]
+        rr = widen + cylinders[k, 2] + SEGMENT_SLACK_M
+        if ex * ex + ey * ey <= rr * rr:
+            out[m] = k
+            m += 1
+    return m

@@ -213,81 +213,56 @@ def hit_candidates(x0, y0, z0, x1, y1, z1, box_idx, n_boxes, cyl_idx, n_cyl, rob
     return best
 
 
-@njit(cache=True, error_model="numpy")
-def first_hit_walk(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b, boxes, cylinders,
-                   rx, ry, rz, radius, height, gparams, cell_start, order, max_radius):
-    """:func:`first_hit`'s value, found with less work for long rays (ToF, lidar-like).
+# slack added to the reach of a robot-gathering box: covers the rounding of hit points
+_SLACK_M = 1e-9
 
-    The static shapes go first, so their hit bounds the walk over robot cells from the start;
-    and each step of the walk only visits the cells of its neighbourhood block that the
-    previous step's block did not hold (x and y are monotone along a segment, so a cell left
-    behind never comes back): every robot near the segment is tested once instead of up to
-    three times. The minimum over the same disks is the same number.
+
+@njit(cache=True, error_model="numpy")
+def first_hit_pieces(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b, boxes, cylinders,
+                     rx, ry, rz, radius, height, gparams, cell_start, order, max_radius,
+                     piece_m):
+    """:func:`first_hit`'s value, found with less work for long rays (ToF).
+
+    The static shapes go first: their hit ends the part of the segment left to search. That
+    part is cut into pieces of about ``piece_m``; the robots of each piece's bounding box
+    (grown by the largest body radius) are gathered row by row from the grid — each grid row of
+    a box is one contiguous run of robots — and tested. A robot met at t has its centre within
+    its radius of the point at t, so it lies in the box of the piece holding t: once the best
+    hit comes before the next piece starts, nothing further can beat it. The minimum over the
+    same disks is the same number as :func:`first_hit`'s (a robot in two boxes is just tested
+    twice).
     """
     best = hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders)
     dx = x1 - x0
     dy = y1 - y0
     dz = z1 - z0
+    length = math.sqrt(dx * dx + dy * dy)
     nx, ny = int(gparams[3]), int(gparams[4])
+    ox = gparams[0]
+    oy = gparams[1]
     cell = gparams[2]
     base = run_id * nx * ny
-    reach = 1 if max_radius <= cell else int(math.ceil(max_radius / cell))
-    cx, cy = cell_xy(gparams, x0, y0)
-    ex, ey = cell_xy(gparams, x1, y1)
-    step_x = 1 if dx > 0 else -1
-    step_y = 1 if dy > 0 else -1
-    if abs(dx) > _EPS:
-        bx = gparams[0] + (cx + (1 if dx > 0 else 0)) * cell
-        t_max_x = (bx - x0) / dx
-        t_delta_x = cell / abs(dx)
-    else:
-        t_max_x = 1e300
-        t_delta_x = 1e300
-    if abs(dy) > _EPS:
-        by = gparams[1] + (cy + (1 if dy > 0 else 0)) * cell
-        t_max_y = (by - y0) / dy
-        t_delta_y = cell / abs(dy)
-    else:
-        t_max_y = 1e300
-        t_delta_y = 1e300
-    t_cell = 0.0
-    # the same bound as hit_robots: nothing found from a later cell comes before t_cell - margin
-    margin = (reach + 1) * cell * 1.5 / max(math.sqrt(dx * dx + dy * dy), _EPS)
-    n_steps = abs(ex - cx) + abs(ey - cy) + 1
-    px = -(1 << 40)  # the previous step's cell: none yet
-    py = -(1 << 40)
-    for _ in range(n_steps):
-        if best < t_cell - margin:
+    grow = max_radius + _SLACK_M
+    n_pieces = max(1, int(math.ceil(length / piece_m)))
+    for p in range(n_pieces):
+        ta = p / n_pieces
+        if best <= ta:
             break
-        gy0 = max(0, cy - reach)
-        gy1 = min(ny, cy + reach + 1)
-        gx0 = max(0, cx - reach)
-        gx1 = min(nx, cx + reach + 1)
-        for gy in range(gy0, gy1):
-            old_row = abs(gy - py) <= reach
+        tb = min(1.0, (p + 1) / n_pieces, best)
+        ax = x0 + ta * dx
+        ay = y0 + ta * dy
+        bx = x0 + tb * dx
+        by = y0 + tb * dy
+        gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - ox) / cell))))
+        gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - ox) / cell))))
+        gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - oy) / cell))))
+        gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - oy) / cell))))
+        for gy in range(gy0, gy1 + 1):
             row = base + gy * nx
-            for gx in range(gx0, gx1):
-                if old_row and abs(gx - px) <= reach:
-                    continue  # tested with the previous block
-                k = row + gx
-                for s in range(cell_start[k], cell_start[k + 1]):
-                    j = order[s]
-                    if j == skip_a or j == skip_b:
-                        continue
-                    best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j],
-                                               radius[j], rz[j], rz[j] + height[j]))
-        if cx == ex and cy == ey:
-            break
-        px = cx
-        py = cy
-        if t_max_x < t_max_y:
-            t_cell = t_max_x
-            t_max_x += t_delta_x
-            cx += step_x
-        else:
-            t_cell = t_max_y
-            t_max_y += t_delta_y
-            cy += step_y
-        if cx < 0 or cx >= nx or cy < 0 or cy >= ny:
-            break
+            for q in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
+                j = order[q]
+                if j == skip_a or j == skip_b:
+                    continue
+                best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j], radius[j],
+                                           rz[j], rz[j] + height[j]))
     return best

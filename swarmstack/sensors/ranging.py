@@ -20,7 +20,7 @@ from swarmstack import threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import NO_HIT, box_interval, first_hit_walk
+from swarmstack.geometry.rays import NO_HIT, box_interval, first_hit_pieces
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,8 @@ def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
 
 # robots per work item of the parallel kernels (the result does not depend on it)
 CHUNK = 64
+# long rays are searched in pieces this many grid cells long (see rays.first_hit_pieces)
+PIECE_CELLS = 4.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -104,7 +106,7 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 
     Short devices (every ray ends within one grid cell of the body: proximity) gather the
     nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
-    a fixed radial line; long ones (ToF) walk the grid per ray (``rays.first_hit_walk``).
+    a fixed radial line; long ones (ToF) walk the grid per ray (``rays.first_hit_pieces``).
     """
     x = pose[0]
     y = pose[1]
@@ -116,6 +118,7 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
         reach = max(reach, rays[k, 2] + range_m)
     short = reach <= gparams[2]  # then the per-cell static lists and a 3×3 block suffice
     if not short:
+        piece = PIECE_CELLS * gparams[2]
         for i in range(a, b):
             row = i - base
             c = math.cos(yaw[i])
@@ -126,9 +129,9 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
                 x0 = x[i] + rays[k, 2] * ca
                 y0 = y[i] + rays[k, 2] * sa
                 z0 = z[i] + rays[k, 3]
-                t = first_hit_walk(x0, y0, z0, x0 + range_m * ca, y0 + range_m * sa, z0,
-                                   run[i], i, -1, boxes, cylinders, x, y, z, radius, height,
-                                   gparams, cell_start, order, max_radius)
+                t = first_hit_pieces(x0, y0, z0, x0 + range_m * ca, y0 + range_m * sa, z0,
+                                     run[i], i, -1, boxes, cylinders, x, y, z, radius, height,
+                                     gparams, cell_start, order, max_radius, piece)
                 out[row, k] = range_m if t >= NO_HIT else t * range_m
         return
     bs, bi, cs, ci = static
