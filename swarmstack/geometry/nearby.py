@@ -8,6 +8,7 @@ grid or the whole static scene for each ray.
 
 from __future__ import annotations
 
+import math
 
 from numba import njit
 
@@ -159,4 +160,46 @@ def cylinders_near_segment(ax, ay, bx, by, widen, z_min, cylinders, items, n_ite
         if ex * ex + ey * ey <= rr * rr:
             out[m] = k
             m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy")
+def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max_radius,
+                        gparams, cell_start, order, out):
+    """Robots of run ``run_id`` (except ``skip``) whose disks come within ``widen`` of the 2-D
+    segment a → b; returns the count written to ``out`` (one slot per robot suffices).
+
+    Only the grid cells under the segment's bounding box grown by ``widen`` and the largest
+    radius are visited: for one sight line this is a handful of cells, where a disk around the
+    observer would hold many more robots. Every robot that can block a sight line lying within
+    ``widen`` of a → b is found (the test is ``light.occluders_near_segment``'s).
+    """
+    nx = int(gparams[3])
+    ny = int(gparams[4])
+    cell = gparams[2]
+    base = run_id * nx * ny
+    grow = widen + max_radius + SEGMENT_SLACK_M
+    gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - gparams[0]) / cell))))
+    gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - gparams[0]) / cell))))
+    gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - gparams[1]) / cell))))
+    gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - gparams[1]) / cell))))
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    m = 0
+    for gy in range(gy0, gy1 + 1):
+        row = base + gy * nx
+        for q in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
+            j = order[q]
+            if j == skip:
+                continue
+            t = 0.0
+            if ll > 1e-18:
+                t = min(1.0, max(0.0, ((rx[j] - ax) * dx + (ry[j] - ay) * dy) / ll))
+            ex = ax + t * dx - rx[j]
+            ey = ay + t * dy - ry[j]
+            rr = widen + radius[j]
+            if ex * ex + ey * ey <= rr * rr:
+                out[m] = j
+                m += 1
     return m

@@ -31,7 +31,8 @@ from numba import njit, prange
 from swarmstack import threads
 
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
-                                        cylinders_near_segment, robots_near)
+                                        cylinders_near_segment, robots_near,
+                                        robots_near_segment)
 from swarmstack.geometry.rays import hit_candidates
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -90,6 +91,14 @@ def lit_robots(em_rgb, em_intensity, em_count, need_intensity, out):
 
 
 @njit(cache=True, error_model="numpy")
+def _any(flags):
+    for v in flags:
+        if v:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy")
 def sensor_offsets(angle_rad, ring_m, elevation_m):
     """float64[K, 3]: each sensor's body-frame (x, y) on its ring and its elevation, computed
     once per device with the arithmetic the per-robot loop always used."""
@@ -104,8 +113,8 @@ def sensor_offsets(angle_rad, ring_m, elevation_m):
 @njit(cache=True, error_model="numpy")
 def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                       gparams, cell_start, order, max_radius,
-                      lights, em_world, em_rgb, em_intensity, em_count, lit, em_reach,
-                      offsets, ring_max, range_m, coef, squared, out):
+                      lights, em_world, em_rgb, em_intensity, em_count, lit, any_lit,
+                      em_reach, offsets, ring_max, range_m, coef, squared, out):
     """Fill rows ``i − start`` of ``out`` float64[·, K] with each sensor's sum over the visible
     sources within ``range_m`` of ``coef·i²/d²`` (``squared``) or ``coef·i/d²``, for robots
     ``lo … hi − 1`` — the part every light sensor shares; each device applies its own
@@ -113,10 +122,11 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
 
     ``em_reach`` bounds the horizontal distance of any emitter from its robot's centre, so the
     robots whose LEDs can be within range are found in the spatial grid, not by a scan; ``lit``
-    (:func:`lit_robots`) says at once which of them have a source at all. The robots that could
-    block the sight lines towards one source robot are gathered once per pair (see
-    :func:`occluders_near_segment`), then every sensor × emitter line is tested against that
-    short list and the nearby static shapes. Sources are summed in the order they always were
+    (:func:`lit_robots`) says at once which of them have a source at all (``any_lit``: does
+    any). The robots that could block the sight lines towards a static light are gathered
+    from the grid cells along it (``nearby.robots_near_segment``), those towards one source
+    robot once per pair (see :func:`occluders_near_segment`); then every sensor × source line is
+    tested against that short list and the static shapes near it. Sources are summed in the order they always were
     (static lights, then robots in grid order, emitters in slot order): a float sum depends on
     its order.
     """
@@ -155,8 +165,10 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
             z_sens = min(z_sens, sz[k])
         nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
         nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
-        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius, gparams,
-                         cell_start, order, rob_idx)
+        nr = 0  # robots whose lit emitters may be in range: only looked for when some are lit
+        if any_lit:
+            nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius,
+                             gparams, cell_start, order, rob_idx)
         # static lights (few: scanned)
         for m in range(lights.shape[0]):
             inten = lights[m, 3]
@@ -174,8 +186,9 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
                 if d2 > r2max:
                     continue
                 if no < 0:
-                    no = occluders_near_segment(x[i], y[i], px, py, ring_max, rob_idx, nr, -1,
-                                                x, y, radius, occ_idx)
+                    no = robots_near_segment(x[i], y[i], px, py, ring_max, run[i], i, x, y,
+                                             radius, max_radius, gparams, cell_start, order,
+                                             occ_idx)
                     zl = min(z_sens, pz)
                     nbs = boxes_near_segment(x[i], y[i], px, py, ring_max, zl, boxes, box_idx,
                                              nb, seg_box)
@@ -230,9 +243,11 @@ def sums_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
     """:func:`illumination_rows` for robots ``start … stop − 1`` into ``out``."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                       cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, em_reach, offsets, ring_max, range_m, coef, squared, out)
+                      em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, coef, squared,
+                      out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -242,13 +257,14 @@ def sums_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpar
     """:func:`sums_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         illumination_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
                           cylinders, gparams, cell_start, order, max_radius, lights, em_world,
-                          em_rgb, em_intensity, em_count, lit, em_reach, offsets, ring_max,
-                          range_m, coef, squared, out)
+                          em_rgb, em_intensity, em_count, lit, any_lit, em_reach, offsets,
+                          ring_max, range_m, coef, squared, out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -271,9 +287,11 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
     ``keys`` is the group's uint64[n, streams], ``stream`` the light column."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                       cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, em_reach, offsets, ring_max, range_m, coef, True, sums)
+                      em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, coef, True,
+                          sums)
     _eq2_rows(start, stop, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 
@@ -285,13 +303,15 @@ def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpa
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         hi = min(stop, lo + CHUNK)
         illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
                           cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                          em_count, lit, em_reach, offsets, ring_max, range_m, coef, True, sums)
+                          em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, coef, True,
+                          sums)
         _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 
