@@ -20,7 +20,7 @@ from swarmstack import threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import NO_HIT, box_interval, first_hit_pieces
+from swarmstack.geometry.rays import NO_HIT, _box_hit, _disk_hit, box_interval
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,9 @@ def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
 
 # robots per work item of the parallel kernels (the result does not depend on it)
 CHUNK = 64
-# long rays are searched in pieces this many grid cells long (see rays.first_hit_pieces)
+# long rays are searched in pieces this many grid cells long (see _long_rows)
 PIECE_CELLS = 4.0
+_SLACK_M = 1e-9  # added to the reach of a gathering box: covers the rounding of hit points
 
 
 @njit(cache=True, error_model="numpy")
@@ -106,7 +107,7 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 
     Short devices (every ray ends within one grid cell of the body: proximity) gather the
     nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
-    a fixed radial line; long ones (ToF) walk the grid per ray (``rays.first_hit_pieces``).
+    a fixed radial line; long ones (ToF) search the grid per ray (:func:`_long_rows`).
     """
     x = pose[0]
     y = pose[1]
@@ -118,21 +119,8 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
         reach = max(reach, rays[k, 2] + range_m)
     short = reach <= gparams[2]  # then the per-cell static lists and a 3×3 block suffice
     if not short:
-        piece = PIECE_CELLS * gparams[2]
-        for i in range(a, b):
-            row = i - base
-            c = math.cos(yaw[i])
-            s = math.sin(yaw[i])
-            for k in range(n_rays):
-                ca = c * rays[k, 0] - s * rays[k, 1]  # heading of the ray in the world
-                sa = s * rays[k, 0] + c * rays[k, 1]
-                x0 = x[i] + rays[k, 2] * ca
-                y0 = y[i] + rays[k, 2] * sa
-                z0 = z[i] + rays[k, 3]
-                t = first_hit_pieces(x0, y0, z0, x0 + range_m * ca, y0 + range_m * sa, z0,
-                                     run[i], i, -1, boxes, cylinders, x, y, z, radius, height,
-                                     gparams, cell_start, order, max_radius, piece)
-                out[row, k] = range_m if t >= NO_HIT else t * range_m
+        _long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+                   cell_start, order, max_radius, rays, range_m, out)
         return
     bs, bi, cs, ci = static
     nx = int(gparams[3])
@@ -195,6 +183,75 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
                         best[k] = t
         for k in range(n_rays):
             out[row, k] = min(best[k], range_m)
+
+
+@njit(cache=True, error_model="numpy")
+def _long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+               cell_start, order, max_radius, rays, range_m, out):
+    """Long rays (ToF): the first hit of each ray, as ``rays.first_hit`` finds it, with less
+    work. The static shapes go first: their hit ends the part of the ray left to search. That
+    part is cut into pieces of about ``PIECE_CELLS`` grid cells; the robots of each piece's
+    bounding box (grown by the largest body radius) are gathered row by row from the grid —
+    each grid row of a box is one contiguous run of robots — and tested. A robot met at t has
+    its centre within its radius of the point at t, so it lies in the box of the piece holding
+    t: once the best hit comes before the next piece starts, nothing further can beat it. The
+    minimum over the same shapes is the same number.
+
+    The search is written out in this loop rather than called per ray: a compiled call per
+    ray with this many arrays costs more than the search itself.
+    """
+    nx, ny = int(gparams[3]), int(gparams[4])
+    ox = gparams[0]
+    oy = gparams[1]
+    cell = gparams[2]
+    piece_m = PIECE_CELLS * cell
+    grow = max_radius + _SLACK_M
+    for i in range(a, b):
+        row = i - base
+        c = math.cos(yaw[i])
+        s = math.sin(yaw[i])
+        rbase = run[i] * nx * ny
+        for k in range(rays.shape[0]):
+            ca = c * rays[k, 0] - s * rays[k, 1]  # heading of the ray in the world
+            sa = s * rays[k, 0] + c * rays[k, 1]
+            x0 = x[i] + rays[k, 2] * ca
+            y0 = y[i] + rays[k, 2] * sa
+            z0 = z[i] + rays[k, 3]
+            x1 = x0 + range_m * ca
+            y1 = y0 + range_m * sa
+            dx = x1 - x0
+            dy = y1 - y0
+            best = NO_HIT
+            for q in range(boxes.shape[0]):
+                best = min(best, _box_hit(x0, y0, z0, dx, dy, 0.0, boxes, q))
+            for q in range(cylinders.shape[0]):
+                best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, cylinders[q, 0],
+                                           cylinders[q, 1], cylinders[q, 2], 0.0,
+                                           cylinders[q, 3]))
+            length = math.sqrt(dx * dx + dy * dy)
+            n_pieces = max(1, int(math.ceil(length / piece_m)))
+            for p in range(n_pieces):
+                ta = p / n_pieces
+                if best <= ta:
+                    break
+                tb = min(1.0, (p + 1) / n_pieces, best)
+                ax = x0 + ta * dx
+                ay = y0 + ta * dy
+                bx = x0 + tb * dx
+                by = y0 + tb * dy
+                gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - ox) / cell))))
+                gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - ox) / cell))))
+                gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - oy) / cell))))
+                gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - oy) / cell))))
+                for gy in range(gy0, gy1 + 1):
+                    crow = rbase + gy * nx
+                    for q in range(cell_start[crow + gx0], cell_start[crow + gx1 + 1]):
+                        j = order[q]
+                        if j == i:
+                            continue
+                        best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, x[j], y[j],
+                                                   radius[j], z[j], z[j] + height[j]))
+            out[row, k] = range_m if best >= NO_HIT else best * range_m
 
 
 @njit(cache=True, error_model="numpy")
