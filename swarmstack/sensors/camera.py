@@ -165,8 +165,9 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                 gparams, cell_start, order, max_radius,
                 lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
                 cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, out):
-    """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots ``lo … hi − 1``;
-    ``cam`` = (x, y, z of the camera in the body frame, focal length px, range m).
+    """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
+    ``lo … hi − 1``; ``cam`` = (x, y, z of the camera in the body frame, focal length px,
+    range m).
 
     A light in the image is tested against the robots along its sight line (from the grid
     cells under it: ``nearby.robots_near_segment``) and the nearby static shapes. The robots of

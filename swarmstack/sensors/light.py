@@ -99,6 +99,15 @@ def _any(flags):
 
 
 @njit(cache=True, error_model="numpy")
+def _top(z, height):
+    """The highest top of any body (m)."""
+    top = -np.inf
+    for j in range(z.shape[0]):
+        top = max(top, z[j] + height[j])
+    return top
+
+
+@njit(cache=True, error_model="numpy")
 def sensor_offsets(angle_rad, ring_m, elevation_m):
     """float64[K, 3]: each sensor's body-frame (x, y) on its ring and its elevation, computed
     once per device with the arithmetic the per-robot loop always used."""
@@ -114,7 +123,7 @@ def sensor_offsets(angle_rad, ring_m, elevation_m):
 def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                       gparams, cell_start, order, max_radius,
                       lights, em_world, em_rgb, em_intensity, em_count, lit, any_lit,
-                      em_reach, offsets, ring_max, range_m, coef, squared, out):
+                      top_max, em_reach, offsets, ring_max, range_m, coef, squared, out):
     """Fill rows ``i − start`` of ``out`` float64[·, K] with each sensor's sum over the visible
     sources within ``range_m`` of ``coef·i²/d²`` (``squared``) or ``coef·i/d²``, for robots
     ``lo … hi − 1`` — the part every light sensor shares; each device applies its own
@@ -124,11 +133,12 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
     robots whose LEDs can be within range are found in the spatial grid, not by a scan; ``lit``
     (:func:`lit_robots`) says at once which of them have a source at all (``any_lit``: does
     any). The robots that could block the sight lines towards a static light are gathered
-    from the grid cells along it (``nearby.robots_near_segment``), those towards one source
-    robot once per pair (see :func:`occluders_near_segment`); then every sensor × source line is
-    tested against that short list and the static shapes near it. Sources are summed in the order they always were
-    (static lights, then robots in grid order, emitters in slot order): a float sum depends on
-    its order.
+    from the grid cells along the part of it still below ``top_max``, the highest top of any
+    body (``nearby.robots_near_segment``); those towards one source robot once per pair (see
+    :func:`occluders_near_segment`). Then every sensor × source line is tested against that
+    short list and the static shapes near it. Sources are summed in the order they always
+    were (static lights, then robots in grid order, emitters in slot order): a float sum
+    depends on its order.
     """
     x = pose[0]
     y = pose[1]
@@ -161,8 +171,10 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
             sz[k] = z[i] + offsets[k, 2]
             acc[k] = 0.0
         z_sens = np.inf
+        z_sens_hi = -np.inf
         for k in range(n_sens):
             z_sens = min(z_sens, sz[k])
+            z_sens_hi = max(z_sens_hi, sz[k])
         nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
         nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
         nr = 0  # robots whose lit emitters may be in range: only looked for when some are lit
@@ -186,7 +198,15 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
                 if d2 > r2max:
                     continue
                 if no < 0:
-                    no = robots_near_segment(x[i], y[i], px, py, ring_max, run[i], i, x, y,
+                    # A sight line from a sensor passes, at parameter t, within ring_max of the
+                    # point at t of the line centre → light. For a light above every sensor,
+                    # the sight lines rise: past t = (top − lowest sensor) / (light − highest
+                    # sensor) they are above the tallest body, and no robot can hide the light.
+                    f = 1.0
+                    if pz > z_sens_hi:
+                        f = min(1.0, max(0.0, (top_max - z_sens) / (pz - z_sens_hi)) + 1e-9)
+                    no = robots_near_segment(x[i], y[i], x[i] + f * (px - x[i]),
+                                             y[i] + f * (py - y[i]), ring_max, run[i], i, x, y,
                                              radius, max_radius, gparams, cell_start, order,
                                              occ_idx)
                     zl = min(z_sens, pz)
@@ -244,10 +264,11 @@ def sums_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                       cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, coef, squared,
-                      out)
+                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                      squared, out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -258,12 +279,13 @@ def sums_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpar
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         illumination_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
                           cylinders, gparams, cell_start, order, max_radius, lights, em_world,
-                          em_rgb, em_intensity, em_count, lit, any_lit, em_reach, offsets,
+                          em_rgb, em_intensity, em_count, lit, any_lit, top_max, em_reach, offsets,
                           ring_max, range_m, coef, squared, out)
 
 
@@ -288,10 +310,11 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                       cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, coef, True,
-                          sums)
+                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                      True, sums)
     _eq2_rows(start, stop, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 
@@ -304,14 +327,15 @@ def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpa
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         hi = min(stop, lo + CHUNK)
         illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
                           cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                          em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, coef, True,
-                          sums)
+                          em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m,
+                          coef, True, sums)
         _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 

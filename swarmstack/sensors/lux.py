@@ -20,7 +20,7 @@ from numba import njit, prange
 
 from swarmstack import threads
 
-from swarmstack.sensors.light import (CHUNK, _any, emitter_reach, illumination_rows,
+from swarmstack.sensors.light import (CHUNK, _any, _top, emitter_reach, illumination_rows,
                                       illumination_state, lit_robots)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -52,10 +52,11 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                       cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, gain, False,
-                      sums)
+                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, gain,
+                      False, sums)
     _lux_rows(start, stop, start, sums, max_lux, kind, level, keys, stream, tick, out)
 
 
@@ -68,14 +69,15 @@ def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpa
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, True, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         hi = min(stop, lo + CHUNK)
         illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
                           cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                          em_count, lit, any_lit, em_reach, offsets, ring_max, range_m, gain,
-                          False, sums)
+                          em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m,
+                          gain, False, sums)
         _lux_rows(lo, hi, start, sums, max_lux, kind, level, keys, stream, tick, out)
 
 

@@ -102,8 +102,8 @@ _SLACK_M = 1e-9  # added to the reach of a gathering box: covers the rounding of
 @njit(cache=True, error_model="numpy")
 def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
               order, static, max_radius, rays, range_m, out):
-    """Hit distances (m; ``range_m`` if none) of robots ``a … b − 1`` into rows ``i − base`` of
-    ``out`` float64[·, K]; ``rays`` is :attr:`RayLayout.table`.
+    """Hit distances (m; ``range_m`` if none) of robots ``a … b − 1`` into rows ``i − base``
+    of ``out`` float64[·, K]; ``rays`` is :attr:`RayLayout.table`.
 
     Short devices (every ray ends within one grid cell of the body: proximity) gather the
     nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
