@@ -42,6 +42,11 @@ class RayLayout:
     def count(self) -> int:
         return int(self.angle_rad.shape[0])
 
+    @cached_property
+    def reach_m(self) -> float:
+        """How far from the body centre a ray can end (m)."""
+        return float(np.max(self.ring_m + self.range_m, initial=0.0))
+
     @cached_property  # built once: the kernels read it every tick
     def table(self) -> np.ndarray:
         """float64[K, 4] per ray: cos and sin of its direction, ring radius, elevation."""
@@ -94,8 +99,8 @@ def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
 
 # robots per work item of the parallel kernels (the result does not depend on it)
 CHUNK = 64
-# long rays are searched in pieces this many grid cells long (see _long_rows)
-PIECE_CELLS = 4.0
+# long rays are searched in pieces this many grid cells long (see long_rows)
+PIECE_CELLS = 6.0
 _SLACK_M = 1e-9  # added to the reach of a gathering box: covers the rounding of hit points
 
 
@@ -107,7 +112,7 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 
     Short devices (every ray ends within one grid cell of the body: proximity) gather the
     nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
-    a fixed radial line; long ones (ToF) search the grid per ray (:func:`_long_rows`).
+    a fixed radial line; long ones (ToF) search the grid per ray (:func:`long_rows`).
     """
     x = pose[0]
     y = pose[1]
@@ -119,8 +124,8 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
         reach = max(reach, rays[k, 2] + range_m)
     short = reach <= gparams[2]  # then the per-cell static lists and a 3×3 block suffice
     if not short:
-        _long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
-                   cell_start, order, max_radius, rays, range_m, out)
+        long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+                  cell_start, order, max_radius, rays, range_m, out)
         return
     bs, bi, cs, ci = static
     nx = int(gparams[3])
@@ -186,8 +191,8 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 
 
 @njit(cache=True, error_model="numpy")
-def _long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
-               cell_start, order, max_radius, rays, range_m, out):
+def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+              cell_start, order, max_radius, rays, range_m, out):
     """Long rays (ToF): the first hit of each ray, as ``rays.first_hit`` finds it, with less
     work. The static shapes go first: their hit ends the part of the ray left to search. That
     part is cut into pieces of about ``PIECE_CELLS`` grid cells; the robots of each piece's
@@ -205,6 +210,8 @@ def _long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, 
     oy = gparams[1]
     cell = gparams[2]
     piece_m = PIECE_CELLS * cell
+    # 1 / cell: a cell index off by rounding is covered by the slack in the boxes' reach
+    inv = 1.0 / cell
     grow = max_radius + _SLACK_M
     for i in range(a, b):
         row = i - base
@@ -230,19 +237,20 @@ def _long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, 
                                            cylinders[q, 3]))
             length = math.sqrt(dx * dx + dy * dy)
             n_pieces = max(1, int(math.ceil(length / piece_m)))
+            dt = 1.0 / n_pieces
             for p in range(n_pieces):
-                ta = p / n_pieces
+                ta = p * dt
                 if best <= ta:
                     break
-                tb = min(1.0, (p + 1) / n_pieces, best)
+                tb = min(1.0, ta + dt, best)
                 ax = x0 + ta * dx
                 ay = y0 + ta * dy
                 bx = x0 + tb * dx
                 by = y0 + tb * dy
-                gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - ox) / cell))))
-                gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - ox) / cell))))
-                gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - oy) / cell))))
-                gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - oy) / cell))))
+                gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - ox) * inv))))
+                gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - ox) * inv))))
+                gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - oy) * inv))))
+                gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - oy) * inv))))
                 for gy in range(gy0, gy1 + 1):
                     crow = rbase + gy * nx
                     for q in range(cell_start[crow + gx0], cell_start[crow + gx1 + 1]):

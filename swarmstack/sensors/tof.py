@@ -49,6 +49,41 @@ def _rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, c
 
 
 @njit(cache=True, error_model="numpy")
+def _long_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+               order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """:func:`_rows` for a ray that ends beyond the grid cell of its robot (the usual ToF):
+    the static index is not needed, which saves passing it in."""
+    ranging.long_rows(lo, hi, start, pose[0], pose[1], pose[2], pose[5], run, radius, height,
+                      boxes, cylinders, gparams, cell_start, order, max_radius, rays, coef[0],
+                      dist)
+    min_mm = int(coef[1])
+    max_mm = int(coef[2])
+    for row in range(lo - start, hi - start):
+        out[row] = _mm(dist[row, 0], coef[0], min_mm, max_mm, kind, coef[3], keys[row, stream],
+                       tick)
+
+
+@njit(cache=True, error_model="numpy")
+def long_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """:func:`sense_serial` for a ray longer than a grid cell (see :func:`_long_rows`)."""
+    _long_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+               cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def long_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                  order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """:func:`long_serial` over chunks of robots on all threads (the same result)."""
+    n_chunks = (stop - start + ranging.CHUNK - 1) // ranging.CHUNK
+    for c in prange(n_chunks):
+        lo = start + c * ranging.CHUNK
+        _long_rows(lo, min(stop, lo + ranging.CHUNK), start, pose, run, radius, height, boxes,
+                   cylinders, gparams, cell_start, order, max_radius, rays, coef, kind, keys,
+                   stream, tick, dist, out)
+
+
+@njit(cache=True, error_model="numpy")
 def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                  order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
     """The ray and the reading of robots ``start … stop − 1`` in one call. ``coef`` = (range,
@@ -114,8 +149,17 @@ class ToF:
     def update(self, world, group, keys, out, state) -> None:
         b = world.bodies
         arena = world.arena
-        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
+        parallel = threads.go_parallel(group.stop - group.start)
+        layout = self.layout
+        if layout.reach_m > world.grid[2]:  # the usual case: see ranging.cast_rows
+            kernel = long_parallel if parallel else long_serial
+            kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+                   arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
+                   layout.table, self._coef, NOISE_KINDS[self.noise], keys, STREAM["tof"],
+                   world.tick, state, out)
+            return
+        kernel = sense_parallel if parallel else sense_serial
         kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
                arena.cylinders, world.grid, world.cell_start, world.order, world.static,
-               world.max_radius, self.layout.table, self._coef, NOISE_KINDS[self.noise], keys,
+               world.max_radius, layout.table, self._coef, NOISE_KINDS[self.noise], keys,
                STREAM["tof"], world.tick, state, out)

@@ -16,7 +16,7 @@ from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
 
-def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
+def cast(world, group, layout, out: np.ndarray) -> None:
     """Hit distances (m) of ``layout``'s rays for every robot of ``group`` into ``out``."""
     b = world.bodies
     cast_rays(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
