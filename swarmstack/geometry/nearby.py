@@ -8,6 +8,7 @@ grid or the whole static scene for each ray.
 
 from __future__ import annotations
 
+import math
 
 from numba import njit
 
@@ -93,5 +94,112 @@ def robots_near(px, py, reach, run_id, skip, rx, ry, radius, max_radius, gparams
             rr = reach + radius[j]
             if dx * dx + dy * dy <= rr * rr:
                 out[m] = j  # out holds one slot per robot: it cannot overflow
+                m += 1
+    return m
+
+
+# Slack of the segment filters below: a shape that misses a segment by less than this could
+# still be reported as hit by the floating-point interval arithmetic of ``geometry.rays``.
+SEGMENT_SLACK_M = 1e-9
+
+
+@njit(cache=True, error_model="numpy")
+def boxes_near_segment(ax, ay, bx, by, widen, z_min, boxes, items, n_items, out):
+    """Boxes among ``items[:n_items]`` that any segment lying within ``widen`` of the 2-D
+    segment a → b, at heights ≥ ``z_min``, could touch; returns the count written to ``out``.
+
+    Conservative: the segment's bounding box in the box's own frame, grown by ``widen``, must
+    overlap the footprint, and the box must reach up to ``z_min``. Every sight line from near
+    ``a`` to near ``b`` is tested against this shorter list with the same result, since a box
+    left out cannot be met by any of them.
+    """
+    m = 0
+    grow = widen + SEGMENT_SLACK_M
+    for q in range(n_items):
+        k = items[q]
+        if boxes[k, 5] < z_min - SEGMENT_SLACK_M:
+            continue
+        c = boxes[k, 6]
+        s = boxes[k, 7]
+        ux = ax - boxes[k, 0]
+        uy = ay - boxes[k, 1]
+        vx = bx - boxes[k, 0]
+        vy = by - boxes[k, 1]
+        la_x = c * ux + s * uy
+        la_y = -s * ux + c * uy
+        lb_x = c * vx + s * vy
+        lb_y = -s * vx + c * vy
+        if min(la_x, lb_x) - grow > boxes[k, 2] or max(la_x, lb_x) + grow < -boxes[k, 2]:
+            continue
+        if min(la_y, lb_y) - grow > boxes[k, 3] or max(la_y, lb_y) + grow < -boxes[k, 3]:
+            continue
+        out[m] = k
+        m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy")
+def cylinders_near_segment(ax, ay, bx, by, widen, z_min, cylinders, items, n_items, out):
+    """Cylinders among ``items[:n_items]`` whose disk comes within ``widen`` of the 2-D segment
+    a → b and whose top reaches ``z_min`` (see :func:`boxes_near_segment`); returns the count."""
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    m = 0
+    for q in range(n_items):
+        k = items[q]
+        if cylinders[k, 3] < z_min - SEGMENT_SLACK_M:
+            continue
+        t = 0.0
+        if ll > 1e-18:
+            t = min(1.0, max(0.0, ((cylinders[k, 0] - ax) * dx + (cylinders[k, 1] - ay) * dy)
+                             / ll))
+        ex = ax + t * dx - cylinders[k, 0]
+        ey = ay + t * dy - cylinders[k, 1]
+        rr = widen + cylinders[k, 2] + SEGMENT_SLACK_M
+        if ex * ex + ey * ey <= rr * rr:
+            out[m] = k
+            m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy")
+def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max_radius,
+                        gparams, cell_start, order, out):
+    """Robots of run ``run_id`` (except ``skip``) whose disks come within ``widen`` of the 2-D
+    segment a → b; returns the count written to ``out`` (one slot per robot suffices).
+
+    Only the grid cells under the segment's bounding box grown by ``widen`` and the largest
+    radius are visited: for one sight line this is a handful of cells, where a disk around the
+    observer would hold many more robots. Every robot that can block a sight line lying within
+    ``widen`` of a → b is found (the test is ``light.occluders_near_segment``'s).
+    """
+    nx = int(gparams[3])
+    ny = int(gparams[4])
+    cell = gparams[2]
+    base = run_id * nx * ny
+    grow = widen + max_radius + SEGMENT_SLACK_M
+    gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - gparams[0]) / cell))))
+    gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - gparams[0]) / cell))))
+    gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - gparams[1]) / cell))))
+    gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - gparams[1]) / cell))))
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    m = 0
+    for gy in range(gy0, gy1 + 1):
+        row = base + gy * nx
+        for q in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
+            j = order[q]
+            if j == skip:
+                continue
+            t = 0.0
+            if ll > 1e-18:
+                t = min(1.0, max(0.0, ((rx[j] - ax) * dx + (ry[j] - ay) * dy) / ll))
+            ex = ax + t * dx - rx[j]
+            ey = ay + t * dy - ry[j]
+            rr = widen + radius[j]
+            if ex * ex + ey * ey <= rr * rr:
+                out[m] = j
                 m += 1
     return m

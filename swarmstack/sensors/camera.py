@@ -40,12 +40,15 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
+from swarmstack import threads
+
+from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near_segment
 from swarmstack.geometry.rays import hit_candidates
-from swarmstack.sensors.light import _VISIBLE, emitter_reach, occluders_near_segment
-from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.sensors.light import (_VISIBLE, _any, emitter_reach, lit_robots,
+                                      occluders_near_segment)
+from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
 BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
@@ -73,20 +76,119 @@ def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
     return cnt
 
 
-@njit(cache=True, error_model="numpy")
-def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
-                  gparams, cell_start, order, max_radius,
-                  lights, light_rgb, em_world, em_rgb, em_count, em_reach,
-                  cam_x, cam_y, cam_z, width, height_px, f_px, range_m, owner_occludes, out):
-    """Fill ``out`` float64[stop − start, max_blobs, 5] for robots ``start … stop − 1``.
+# robots per work item of the parallel kernels (the result does not depend on it)
+CHUNK = 64
+_SLACK_M = 1e-9  # added to the gathering box: covers rounding in the wedge test
 
-    Robots near the viewing wedge are gathered once per observer (from the spatial grid); for
-    each target robot with an emitter in the image, the robots that could hide it are gathered
-    once (see ``light.occluders_near_segment``) and every emitter's sight line is tested against
-    that short list and the nearby static shapes.
+
+@njit(cache=True, error_model="numpy")
+def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, py0, c, s,
+            sh, ch, reach, em_reach, out):
+    """The robots the viewing wedge of robot ``i`` may hold (count written to ``out``): those
+    of its run whose body comes within ``reach`` of its centre (``nearby.robots_near``'s test)
+    and whose disk grown by ``em_reach`` meets the wedge of half-angle (sin, cos) = (sh, ch)
+    from the camera at (px0, py0) heading (c, s).
+
+    Only the grid cells under the bounding box of that region are visited, in the grid's
+    row-major order, so the list is the same sequence ``robots_near`` followed by the wedge
+    filter gives. The region lies in the sector of the wedge widened by the largest grown
+    radius ``w``, whose apex is ``w / sin(half)`` behind the camera.
     """
+    nx = int(gparams[3])
+    ny = int(gparams[4])
+    cell = gparams[2]
+    base = run[i] * nx * ny
+    w = max_radius + em_reach + _SLACK_M
+    far = reach + max_radius  # no centre kept lies farther from robot i's centre
+    # the disk's box …
+    x_lo = x[i] - far
+    x_hi = x[i] + far
+    y_lo = y[i] - far
+    y_hi = y[i] + far
+    if sh > 1e-6:  # … cut down to the sector's box
+        back = w / sh
+        ax = px0 - back * c
+        ay = py0 - back * s
+        rad = far + math.sqrt((px0 - x[i]) ** 2 + (py0 - y[i]) ** 2) + back + _SLACK_M
+        e1x = ax + rad * (c * ch - s * sh)
+        e1y = ay + rad * (s * ch + c * sh)
+        e2x = ax + rad * (c * ch + s * sh)
+        e2y = ay + rad * (s * ch - c * sh)
+        bx0 = min(ax, e1x, e2x)
+        bx1 = max(ax, e1x, e2x)
+        by0 = min(ay, e1y, e2y)
+        by1 = max(ay, e1y, e2y)
+        lim = ch - 1e-12  # an axis direction inside the wedge pushes the box to the arc
+        if c >= lim:
+            bx1 = max(bx1, ax + rad)
+        if -c >= lim:
+            bx0 = min(bx0, ax - rad)
+        if s >= lim:
+            by1 = max(by1, ay + rad)
+        if -s >= lim:
+            by0 = min(by0, ay - rad)
+        x_lo = max(x_lo, bx0 - _SLACK_M)
+        x_hi = min(x_hi, bx1 + _SLACK_M)
+        y_lo = max(y_lo, by0 - _SLACK_M)
+        y_hi = min(y_hi, by1 + _SLACK_M)
+    if x_lo > x_hi or y_lo > y_hi:
+        return 0
+    gx0 = max(0, min(nx - 1, int(math.floor((x_lo - gparams[0]) / cell))))
+    gx1 = max(0, min(nx - 1, int(math.floor((x_hi - gparams[0]) / cell))))
+    gy0 = max(0, min(ny - 1, int(math.floor((y_lo - gparams[1]) / cell))))
+    gy1 = max(0, min(ny - 1, int(math.floor((y_hi - gparams[1]) / cell))))
+    m = 0
+    for gy in range(gy0, gy1 + 1):
+        row = base + gy * nx
+        for q in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
+            j = order[q]
+            if j == i:
+                continue
+            dx = x[j] - x[i]
+            dy = y[j] - y[i]
+            rr = reach + radius[j]
+            if dx * dx + dy * dy > rr * rr:
+                continue
+            dx = x[j] - px0
+            dy = y[j] - py0
+            lx = c * dx + s * dy
+            ly = -s * dx + c * dy
+            wj = radius[j] + em_reach
+            if lx >= -wj and -sh * lx + ch * ly <= wj and -sh * lx - ch * ly <= wj:
+                out[m] = j
+                m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy")
+def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
+                gparams, cell_start, order, max_radius,
+                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
+                cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, out):
+    """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
+    ``lo … hi − 1``; ``cam`` = (x, y, z of the camera in the body frame, focal length px,
+    range m).
+
+    A light in the image is tested against the robots along its sight line (from the grid
+    cells under it: ``nearby.robots_near_segment``) and the nearby static shapes. The robots of
+    the viewing wedge (:func:`_gather`) are only gathered when some robot has a lit emitter,
+    and only the lit ones (``lit``) are looked at as targets: for each target with an emitter
+    in the image, the robots that could hide it are gathered once (see
+    ``light.occluders_near_segment``) and every emitter's sight line is tested against that
+    short list and the nearby static shapes.
+    Pixel noise (``kind``, ``level`` px) is drawn per robot from its camera stream.
+    """
+    x = pose[0]
+    y = pose[1]
+    z = pose[2]
+    yaw = pose[5]
     n = x.shape[0]
     cap = out.shape[1]
+    cam_x = cam[0]
+    cam_y = cam[1]
+    cam_z = cam[2]
+    f_px = cam[3]
+    range_m = cam[4]
     cx0 = 0.5 * (width - 1)
     cy0 = 0.5 * (height_px - 1)
     # half-angle of the image including the half-pixel margin, for the wedge pre-filter
@@ -103,28 +205,21 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
     kf = np.empty((max(cap, 1), 5))
     idx = np.empty(max(cap, 1), dtype=np.int64)
     r2max = range_m * range_m
-    for i in range(start, stop):
+    jitter = kind != NOISE_NONE and level > 0.0
+    for i in range(lo, hi):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
         px0 = x[i] + c * cam_x - s * cam_y
         py0 = y[i] + s * cam_x + c * cam_y
         pz0 = z[i] + cam_z
-        nb = boxes_near(px0, py0, range_m, boxes, box_idx)
-        nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
-        nr = robots_near(x[i], y[i], occ_reach + em_reach, run[i], i, x, y, radius, max_radius,
-                         gparams, cell_start, order, rob_idx)
-        # keep the robots whose disk, grown by the emitter reach, meets the viewing wedge
+        nb = -1  # static shapes: gathered on first need
+        nc = 0
         nw = 0
-        for q in range(nr):
-            j = rob_idx[q]
-            dx = x[j] - px0
-            dy = y[j] - py0
-            lx = c * dx + s * dy
-            ly = -s * dx + c * dy
-            w = radius[j] + em_reach
-            if lx >= -w and -sh * lx + ch * ly <= w and -sh * lx - ch * ly <= w:
-                rob_idx[nw] = j
-                nw += 1
+        if any_lit:  # the wedge's robots: targets, and what could hide them
+            nb = boxes_near(px0, py0, range_m, boxes, box_idx)
+            nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
+            nw = _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0,
+                         py0, c, s, sh, ch, occ_reach + em_reach, em_reach, rob_idx)
         cnt = 0
         for m in range(lights.shape[0]):
             if lights[m, 3] <= 0.0:
@@ -138,8 +233,11 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
                                     height_px, r2max)
             if d2 < 0.0:
                 continue
-            no = occluders_near_segment(px0, py0, tx, ty, 0.0, rob_idx, nw, -1, x, y, radius,
-                                        occ_idx)
+            if nb < 0:
+                nb = boxes_near(px0, py0, range_m, boxes, box_idx)
+                nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
+            no = robots_near_segment(px0, py0, tx, ty, 0.0, run[i], i, x, y, radius, max_radius,
+                                     gparams, cell_start, order, occ_idx)
             if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx, no,
                               boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
                 continue
@@ -147,6 +245,8 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
                         float(light_rgb[m, 1]), float(light_rgb[m, 2]), kd, kf, cnt, cap)
         for q in range(nw):
             j = rob_idx[q]
+            if not lit[j]:
+                continue
             no = -1  # occluders of this target: gathered on its first emitter in view
             for e in range(em_count[j]):
                 rr = em_rgb[j, e, 0]
@@ -180,9 +280,52 @@ def camera_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinde
                 idx[b2 + 1] = idx[b2]
                 b2 -= 1
             idx[b2 + 1] = v
-        for m in range(cap):
+        r = i - start
+        for m in range(cnt):
             for f in range(5):
-                out[i - start, m, f] = kf[idx[m], f] if m < cnt else -1.0
+                out[r, m, f] = kf[idx[m], f]
+        for m in range(cnt, cap):
+            for f in range(5):
+                out[r, m, f] = -1.0
+        if jitter:
+            key = keys[r, stream]
+            for m in range(cnt):
+                col = out[r, m, 0] + draw(kind, level, key, tick, 2 * m)
+                row = out[r, m, 1] + draw(kind, level, key, tick, 2 * m + 1)
+                out[r, m, 0] = min(width - 1.0, max(0.0, col))
+                out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
+
+
+@njit(cache=True, error_model="numpy")
+def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                 order, max_radius, lights, light_rgb, em_world, em_rgb, em_intensity, em_count,
+                 em_reach, cam, width, height_px, owner_occludes, kind, level, keys, stream,
+                 tick, out):
+    """The camera of robots ``start … stop − 1`` in one call (blobs and pixel noise)."""
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    lit_robots(em_rgb, em_intensity, em_count, False, lit)
+    camera_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+                cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb, em_count,
+                lit, _any(lit), em_reach, cam, width, height_px, owner_occludes, kind, level,
+                keys, stream, tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                   cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb,
+                   em_intensity, em_count, em_reach, cam, width, height_px, owner_occludes, kind,
+                   level, keys, stream, tick, out):
+    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    lit_robots(em_rgb, em_intensity, em_count, False, lit)
+    any_lit = _any(lit)
+    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    for ch in prange(n_chunks):
+        lo = start + ch * CHUNK
+        camera_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
+                    cylinders, gparams, cell_start, order, max_radius, lights, light_rgb,
+                    em_world, em_rgb, em_count, lit, any_lit, em_reach, cam, width, height_px,
+                    owner_occludes, kind, level, keys, stream, tick, out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -278,7 +421,8 @@ class Camera:
         return np.full((n, self.max_blobs, len(BLOB_FIELDS)), -1.0)
 
     def make_state(self, n: int):
-        return {"reach": None}
+        px, py, pz = (float(v) for v in self.position_m)
+        return {"reach": None, "cam": np.array([px, py, pz, self.focal_px, self.range_m])}
 
     def update(self, world, group, keys, out, state) -> None:
         if state["reach"] is None:
@@ -286,15 +430,12 @@ class Camera:
         b = world.bodies
         em = world.emitters
         arena = world.arena
-        px, py, pz = self.position_m
-        camera_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
-                      arena.boxes, arena.cylinders, world.grid, world.cell_start, world.order,
-                      world.max_radius, arena.lights, arena.light_rgb, em.world, em.rgb,
-                      em.count, state["reach"], float(px), float(py), float(pz),
-                      int(self.width_px), int(self.height_px), self.focal_px,
-                      float(self.range_m), bool(self.owner_occludes), out)
-        if self.noise != "none" and self.noise_level > 0.0:
-            _jitter(out, NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["camera"]],
-                    world.tick, float(self.width_px), float(self.height_px))
+        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
+        kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+               arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
+               arena.lights, arena.light_rgb, em.world, em.rgb, em.intensity, em.count,
+               state["reach"], state["cam"], int(self.width_px), int(self.height_px),
+               bool(self.owner_occludes), NOISE_KINDS[self.noise], float(self.noise_level),
+               keys, STREAM["camera"], world.tick, out)
         if self.grey:
             to_grey(out)

@@ -26,11 +26,15 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
+from swarmstack import threads
+
+from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
+                                        cylinders_near_segment, robots_near,
+                                        robots_near_segment)
 from swarmstack.geometry.rays import hit_candidates
-from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
 _VISIBLE = 1.0 - 1e-9   # a sight line blocked only at (numerically) its end point still sees
@@ -66,32 +70,89 @@ def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radiu
     return m
 
 
+# robots per work item of the parallel kernels (the result does not depend on it)
+CHUNK = 64
+
+
 @njit(cache=True, error_model="numpy")
-def illumination_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
-                        gparams, cell_start, order, max_radius,
-                        lights, em_world, em_rgb, em_intensity, em_count, em_reach,
-                        angle_rad, ring_m, elevation_m, range_m, coef, squared, out):
-    """Fill ``out`` float64[stop − start, K] with each sensor's sum over the visible sources
-    within ``range_m`` of ``coef·i²/d²`` (``squared``) or ``coef·i/d²`` for robots
-    ``start … stop − 1`` — the part every light sensor shares; each device applies its own
+def lit_robots(em_rgb, em_intensity, em_count, need_intensity, out):
+    """``out[j]`` = whether robot ``j`` has an emitter that is a source: a colour other than
+    black and, when ``need_intensity``, an intensity > 0. Built once per call, so the sensing
+    loops skip dark robots at once instead of inspecting their emitters from every neighbour."""
+    for j in range(em_count.shape[0]):
+        lit = False
+        for e in range(em_count[j]):
+            if need_intensity and em_intensity[j, e] <= 0.0:
+                continue
+            if em_rgb[j, e, 0] != 0 or em_rgb[j, e, 1] != 0 or em_rgb[j, e, 2] != 0:
+                lit = True
+                break
+        out[j] = lit
+
+
+@njit(cache=True, error_model="numpy")
+def _any(flags):
+    for v in flags:
+        if v:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy")
+def _top(z, height):
+    """The highest top of any body (m)."""
+    top = -np.inf
+    for j in range(z.shape[0]):
+        top = max(top, z[j] + height[j])
+    return top
+
+
+@njit(cache=True, error_model="numpy")
+def sensor_offsets(angle_rad, ring_m, elevation_m):
+    """float64[K, 3]: each sensor's body-frame (x, y) on its ring and its elevation, computed
+    once per device with the arithmetic the per-robot loop always used."""
+    t = np.empty((angle_rad.shape[0], 3))
+    for k in range(angle_rad.shape[0]):
+        t[k, 0] = ring_m[k] * math.cos(angle_rad[k])
+        t[k, 1] = ring_m[k] * math.sin(angle_rad[k])
+        t[k, 2] = elevation_m[k]
+    return t
+
+
+@njit(cache=True, error_model="numpy")
+def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
+                      gparams, cell_start, order, max_radius,
+                      lights, em_world, em_rgb, em_intensity, em_count, lit, any_lit,
+                      top_max, em_reach, offsets, ring_max, range_m, coef, squared, out):
+    """Fill rows ``i − start`` of ``out`` float64[·, K] with each sensor's sum over the visible
+    sources within ``range_m`` of ``coef·i²/d²`` (``squared``) or ``coef·i/d²``, for robots
+    ``lo … hi − 1`` — the part every light sensor shares; each device applies its own
     transfer (E-Puck2: Eq. 2 with ``coef = γ²``, squared; RVR: lux).
 
     ``em_reach`` bounds the horizontal distance of any emitter from its robot's centre, so the
-    robots whose LEDs can be within range are found in the spatial grid, not by a scan. The
-    robots that could block the sight lines towards one source robot are gathered once per pair
-    (see :func:`occluders_near_segment`), then every sensor × emitter line is tested against
-    that short list and the nearby static shapes.
+    robots whose LEDs can be within range are found in the spatial grid, not by a scan; ``lit``
+    (:func:`lit_robots`) says at once which of them have a source at all (``any_lit``: does
+    any). The robots that could block the sight lines towards a static light are gathered
+    from the grid cells along the part of it still below ``top_max``, the highest top of any
+    body (``nearby.robots_near_segment``); those towards one source robot once per pair (see
+    :func:`occluders_near_segment`). Then every sensor × source line is tested against that
+    short list and the static shapes near it. Sources are summed in the order they always
+    were (static lights, then robots in grid order, emitters in slot order): a float sum
+    depends on its order.
     """
+    x = pose[0]
+    y = pose[1]
+    z = pose[2]
+    yaw = pose[5]
     n = x.shape[0]
-    n_sens = angle_rad.shape[0]
-    ring_max = 0.0
-    for k in range(n_sens):
-        ring_max = max(ring_max, ring_m[k])
+    n_sens = offsets.shape[0]
     occ_reach = ring_max + range_m          # every sight line lies within this of the centre
     src_reach = occ_reach + em_reach
     widen_led = max(ring_max, em_reach)
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
+    seg_box = np.empty(boxes.shape[0], dtype=np.int64)
+    seg_cyl = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
     occ_idx = np.empty(n, dtype=np.int64)
     sx = np.empty(n_sens)
@@ -99,20 +160,27 @@ def illumination_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, c
     sz = np.empty(n_sens)
     acc = np.empty(n_sens)
     r2max = range_m * range_m
-    for i in range(start, stop):
+    for i in range(lo, hi):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
         for k in range(n_sens):
-            lx = ring_m[k] * math.cos(angle_rad[k])
-            ly = ring_m[k] * math.sin(angle_rad[k])
+            lx = offsets[k, 0]
+            ly = offsets[k, 1]
             sx[k] = x[i] + c * lx - s * ly
             sy[k] = y[i] + s * lx + c * ly
-            sz[k] = z[i] + elevation_m[k]
+            sz[k] = z[i] + offsets[k, 2]
             acc[k] = 0.0
+        z_sens = np.inf
+        z_sens_hi = -np.inf
+        for k in range(n_sens):
+            z_sens = min(z_sens, sz[k])
+            z_sens_hi = max(z_sens_hi, sz[k])
         nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
         nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
-        nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius, gparams,
-                         cell_start, order, rob_idx)
+        nr = 0  # robots whose lit emitters may be in range: only looked for when some are lit
+        if any_lit:
+            nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius,
+                             gparams, cell_start, order, rob_idx)
         # static lights (few: scanned)
         for m in range(lights.shape[0]):
             inten = lights[m, 3]
@@ -123,30 +191,41 @@ def illumination_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, c
             pz = lights[m, 2]
             if (px - x[i]) ** 2 + (py - y[i]) ** 2 > occ_reach * occ_reach:
                 continue
-            no = occluders_near_segment(x[i], y[i], px, py, ring_max, rob_idx, nr, -1, x, y,
-                                        radius, occ_idx)
+            no = -1  # what could hide this light: gathered for its first sensor in range
+            nbs = ncs = 0
             for k in range(n_sens):
                 d2 = (px - sx[k]) ** 2 + (py - sy[k]) ** 2 + (pz - sz[k]) ** 2
                 if d2 > r2max:
                     continue
-                if hit_candidates(sx[k], sy[k], sz[k], px, py, pz, box_idx, nb, cyl_idx, nc,
-                                  occ_idx, no, boxes, cylinders, x, y, z, radius,
-                                  height) < _VISIBLE:
+                if no < 0:
+                    # A sight line from a sensor passes, at parameter t, within ring_max of the
+                    # point at t of the line centre → light. For a light above every sensor,
+                    # the sight lines rise: past t = (top − lowest sensor) / (light − highest
+                    # sensor) they are above the tallest body, and no robot can hide the light.
+                    f = 1.0
+                    if pz > z_sens_hi:
+                        f = min(1.0, max(0.0, (top_max - z_sens) / (pz - z_sens_hi)) + 1e-9)
+                    no = robots_near_segment(x[i], y[i], x[i] + f * (px - x[i]),
+                                             y[i] + f * (py - y[i]), ring_max, run[i], i, x, y,
+                                             radius, max_radius, gparams, cell_start, order,
+                                             occ_idx)
+                    zl = min(z_sens, pz)
+                    nbs = boxes_near_segment(x[i], y[i], px, py, ring_max, zl, boxes, box_idx,
+                                             nb, seg_box)
+                    ncs = cylinders_near_segment(x[i], y[i], px, py, ring_max, zl, cylinders,
+                                                 cyl_idx, nc, seg_cyl)
+                if no + nbs + ncs > 0 and hit_candidates(
+                        sx[k], sy[k], sz[k], px, py, pz, seg_box, nbs, seg_cyl, ncs, occ_idx, no,
+                        boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
                     continue
                 acc[k] += _SATURATING if d2 < 1e-18 else _term(coef, squared, inten, d2)
         # lit LEDs of robots of the same run whose emitters can be within range
         for q in range(nr):
             j = rob_idx[q]
-            lit = False
-            for e in range(em_count[j]):
-                if em_intensity[j, e] > 0.0 and (em_rgb[j, e, 0] != 0 or em_rgb[j, e, 1] != 0
-                                                 or em_rgb[j, e, 2] != 0):
-                    lit = True
-                    break
-            if not lit:
+            if not lit[j]:
                 continue
-            no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led, rob_idx, nr, j, x, y,
-                                        radius, occ_idx)
+            no = -1
+            nbs = ncs = 0
             for e in range(em_count[j]):
                 inten = em_intensity[j, e]
                 if inten <= 0.0:
@@ -160,13 +239,104 @@ def illumination_kernel(start, stop, x, y, z, yaw, run, radius, height, boxes, c
                     d2 = (px - sx[k]) ** 2 + (py - sy[k]) ** 2 + (pz - sz[k]) ** 2
                     if d2 > r2max:
                         continue
-                    if hit_candidates(sx[k], sy[k], sz[k], px, py, pz, box_idx, nb, cyl_idx, nc,
-                                      occ_idx, no, boxes, cylinders, x, y, z, radius,
-                                      height) < _VISIBLE:
+                    if no < 0:
+                        no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led, rob_idx,
+                                                    nr, j, x, y, radius, occ_idx)
+                        # emitters sit at any height on their robot: the floor bounds them
+                        nbs = boxes_near_segment(x[i], y[i], x[j], y[j], widen_led, 0.0, boxes,
+                                                 box_idx, nb, seg_box)
+                        ncs = cylinders_near_segment(x[i], y[i], x[j], y[j], widen_led, 0.0,
+                                                     cylinders, cyl_idx, nc, seg_cyl)
+                    if no + nbs + ncs > 0 and hit_candidates(
+                            sx[k], sy[k], sz[k], px, py, pz, seg_box, nbs, seg_cyl, ncs, occ_idx,
+                            no, boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
                         continue
                     acc[k] += _SATURATING if d2 < 1e-18 else _term(coef, squared, inten, d2)
         for k in range(n_sens):
             out[i - start, k] = acc[k]
+
+
+@njit(cache=True, error_model="numpy")
+def sums_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
+                offsets, ring_max, range_m, coef, squared, out):
+    """:func:`illumination_rows` for robots ``start … stop − 1`` into ``out``."""
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
+    top_max = _top(pose[2], height)
+    illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+                      cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                      squared, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def sums_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                  order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
+                  offsets, ring_max, range_m, coef, squared, out):
+    """:func:`sums_serial` over chunks of robots on all threads (the same result)."""
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
+    top_max = _top(pose[2], height)
+    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    for ch in prange(n_chunks):
+        lo = start + ch * CHUNK
+        illumination_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
+                          cylinders, gparams, cell_start, order, max_radius, lights, em_world,
+                          em_rgb, em_intensity, em_count, lit, any_lit, top_max, em_reach, offsets,
+                          ring_max, range_m, coef, squared, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, out):
+    for row in range(lo - start, hi - start):
+        for k in range(sums.shape[1]):
+            v = sums[row, k]
+            if kind != NOISE_NONE:  # a draw of the "none" model adds 0.0: skip its hashing
+                v += draw(kind, level, keys[row, stream], tick, k)
+            out[row, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
+
+
+@njit(cache=True, error_model="numpy")
+def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                 order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
+                 offsets, ring_max, range_m, coef, full_scale, kind, level, keys, stream, tick,
+                 sums, out):
+    """The E-Puck2 light sensors of robots ``start … stop − 1`` in one call: the sums
+    (:func:`illumination_rows` with ``coef = γ²``, squared) and Eq. 2 (:func:`eq2_transfer`).
+    ``keys`` is the group's uint64[n, streams], ``stream`` the light column."""
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
+    top_max = _top(pose[2], height)
+    illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+                      cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                      True, sums)
+    _eq2_rows(start, stop, start, sums, full_scale, kind, level, keys, stream, tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                   cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                   em_count, em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level,
+                   keys, stream, tick, sums, out):
+    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    any_lit = _any(lit)
+    top_max = _top(pose[2], height)
+    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    for ch in prange(n_chunks):
+        lo = start + ch * CHUNK
+        hi = min(stop, lo + CHUNK)
+        illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
+                          cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                          em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m,
+                          coef, True, sums)
+        _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -232,32 +402,43 @@ class Light:
         return illumination_state(self.angles_rad, self.ring_m, self.elevation_m, n)
 
     def update(self, world, group, keys, out, state) -> None:
-        sums = illumination(world, group, state, self.range_m, self.gamma * self.gamma, True)
-        eq2_transfer(sums, self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
-                     keys[:, STREAM["light"]], world.tick, out)
+        if state["reach"] is None:
+            state["reach"] = emitter_reach(world)
+        b = world.bodies
+        em = world.emitters
+        arena = world.arena
+        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
+        kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+               arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
+               arena.lights, em.world, em.rgb, em.intensity, em.count, state["reach"],
+               state["offsets"], state["ring_max"], self.range_m, self.gamma * self.gamma,
+               self.full_scale, NOISE_KINDS[self.noise], self.noise_level, keys,
+               STREAM["light"], world.tick, state["sums"], out)
 
 
 def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:
     """Sensor geometry and scratch of :func:`illumination` for ``n`` robots."""
     a = np.asarray(angles_rad, dtype=np.float64)
+    ring = np.broadcast_to(np.asarray(ring_m, float), a.shape).copy()
+    elev = np.broadcast_to(np.asarray(elevation_m, float), a.shape).copy()
     # emitter layouts are fixed for a run: their reach is measured once, on first use
-    return {"angle": a, "ring": np.broadcast_to(np.asarray(ring_m, float), a.shape).copy(),
-            "elev": np.broadcast_to(np.asarray(elevation_m, float), a.shape).copy(),
-            "reach": None, "sums": np.zeros((n, a.shape[0]))}
+    return {"angle": a, "ring": ring, "elev": elev, "offsets": sensor_offsets(a, ring, elev),
+            "ring_max": float(max(0.0, ring.max(initial=0.0))), "reach": None,
+            "sums": np.zeros((n, a.shape[0]))}
 
 
 def illumination(world, group, state, range_m: float, coef: float, squared: bool) -> np.ndarray:
     """Per robot of ``group`` and sensor: the occlusion-aware source sum of
-    :func:`illumination_kernel` (float64[n, K], a scratch array of ``state``)."""
+    :func:`illumination_rows` (float64[n, K], a scratch array of ``state``)."""
     if state["reach"] is None:
         state["reach"] = emitter_reach(world)
     b = world.bodies
     em = world.emitters
     arena = world.arena
     sums = state["sums"]
-    illumination_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius,
-                        b.height, arena.boxes, arena.cylinders, world.grid, world.cell_start,
-                        world.order, world.max_radius, arena.lights, em.world, em.rgb,
-                        em.intensity, em.count, state["reach"], state["angle"], state["ring"],
-                        state["elev"], range_m, coef, squared, sums)
+    kernel = sums_parallel if threads.go_parallel(group.stop - group.start) else sums_serial
+    kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+           arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
+           arena.lights, em.world, em.rgb, em.intensity, em.count, state["reach"],
+           state["offsets"], state["ring_max"], range_m, coef, squared, sums)
     return sums

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+from swarmstack import threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import NO_HIT, box_interval, first_hit
+from swarmstack.geometry.rays import NO_HIT, _box_hit, _disk_hit, box_interval
 
 
 @dataclass(frozen=True)
@@ -39,14 +42,35 @@ class RayLayout:
     def count(self) -> int:
         return int(self.angle_rad.shape[0])
 
+    @cached_property
+    def reach_m(self) -> float:
+        """How far from the body centre a ray can end (m)."""
+        return float(np.max(self.ring_m + self.range_m, initial=0.0))
+
+    @cached_property  # built once: the kernels read it every tick
+    def table(self) -> np.ndarray:
+        """float64[K, 4] per ray: cos and sin of its direction, ring radius, elevation."""
+        return ray_table(self.angle_rad, self.ring_m, self.elevation_m)
+
+
+@njit(cache=True, error_model="numpy")
+def ray_table(angle_rad, ring_m, elevation_m):
+    # computed by Numba's cos/sin, as the kernels always did: the same bits as before
+    t = np.empty((angle_rad.shape[0], 4))
+    t[:, 0] = np.cos(angle_rad)
+    t[:, 1] = np.sin(angle_rad)
+    t[:, 2] = ring_m
+    t[:, 3] = elevation_m
+    return t
+
 
 def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
     """Hit distances (m) of ``layout``'s rays for every robot of ``group`` into ``out``."""
     b = world.bodies
-    cast_rays(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, b.height,
-              world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
-              world.order, world.static, world.max_radius, layout.angle_rad, layout.ring_m,
-              layout.elevation_m, layout.range_m, out)
+    kernel = cast_parallel if threads.go_parallel(group.stop - group.start) else cast_serial
+    kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, world.arena.boxes,
+           world.arena.cylinders, world.grid, world.cell_start, world.order, world.static,
+           world.max_radius, layout.table, layout.range_m, out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -73,46 +97,44 @@ def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
     return max(t_in, 0.0)
 
 
+# robots per work item of the parallel kernels (the result does not depend on it)
+CHUNK = 64
+# long rays are searched in pieces this many grid cells long (see long_rows)
+PIECE_CELLS = 6.0
+_SLACK_M = 1e-9  # added to the reach of a gathering box: covers the rounding of hit points
+
+
 @njit(cache=True, error_model="numpy")
-def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
-              gparams, cell_start, order, static, max_radius,
-              angle_rad, ring_m, elevation_m, range_m, out):
-    """Fill ``out`` float64[stop − start, K] with hit distances in metres (``range_m`` if none).
+def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+              order, static, max_radius, rays, range_m, out):
+    """Hit distances (m; ``range_m`` if none) of robots ``a … b − 1`` into rows ``i − base``
+    of ``out`` float64[·, K]; ``rays`` is :attr:`RayLayout.table`.
 
     Short devices (every ray ends within one grid cell of the body: proximity) gather the
     nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
-    a fixed radial line; long ones (ToF, lidar) walk the grid per ray.
+    a fixed radial line; long ones (ToF) search the grid per ray (:func:`long_rows`).
     """
-    n_rays = angle_rad.shape[0]
+    x = pose[0]
+    y = pose[1]
+    z = pose[2]
+    yaw = pose[5]
+    n_rays = rays.shape[0]
     reach = 0.0
     for k in range(n_rays):
-        reach = max(reach, ring_m[k] + range_m)
+        reach = max(reach, rays[k, 2] + range_m)
     short = reach <= gparams[2]  # then the per-cell static lists and a 3×3 block suffice
+    if not short:
+        long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+                  cell_start, order, max_radius, rays, range_m, out)
+        return
     bs, bi, cs, ci = static
     nx = int(gparams[3])
-    n = x.shape[0]
-    ray_cos = np.cos(angle_rad)
-    ray_sin = np.sin(angle_rad)
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
-    rob_idx = np.empty(n, dtype=np.int64)
+    rob_idx = np.empty(x.shape[0], dtype=np.int64)
     best = np.empty(n_rays)
-    for i in range(start, stop):
-        row = i - start
-        if not short:
-            c = math.cos(yaw[i])
-            s = math.sin(yaw[i])
-            for k in range(n_rays):
-                ca = c * ray_cos[k] - s * ray_sin[k]  # heading of the ray in the world
-                sa = s * ray_cos[k] + c * ray_sin[k]
-                x0 = x[i] + ring_m[k] * ca
-                y0 = y[i] + ring_m[k] * sa
-                z0 = z[i] + elevation_m[k]
-                t = first_hit(x0, y0, z0, x0 + range_m * ca, y0 + range_m * sa, z0, run[i], i,
-                              -1, boxes, cylinders, x, y, z, radius, height, gparams,
-                              cell_start, order, max_radius)
-                out[row, k] = range_m if t >= NO_HIT else t * range_m
-            continue
+    for i in range(a, b):
+        row = i - base
         gx, gy = cell_xy(gparams, x[i], y[i])
         cell = gy * nx + gx
         nb = nc = 0
@@ -142,10 +164,10 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
                 u = c * dx + s * dy
                 v = -s * dx + c * dy
                 for k in range(n_rays):
-                    zk = z[i] + elevation_m[k]
+                    zk = z[i] + rays[k, 3]
                     if zk < z_lo or zk > z_hi:
                         continue
-                    t = _disk_along_ray(u, v, rr, ray_cos[k], ray_sin[k], ring_m[k])
+                    t = _disk_along_ray(u, v, rr, rays[k, 0], rays[k, 1], rays[k, 2])
                     if t < best[k]:
                         best[k] = t
             for m in range(nb):
@@ -157,12 +179,103 @@ def cast_rays(start, stop, x, y, z, yaw, run, radius, height, boxes, cylinders,
                 cb = boxes[j, 6] * c + boxes[j, 7] * s   # the box's yaw relative to the robot
                 sb = boxes[j, 7] * c - boxes[j, 6] * s
                 for k in range(n_rays):
-                    zk = z[i] + elevation_m[k]
+                    zk = z[i] + rays[k, 3]
                     if zk < 0.0 or zk > boxes[j, 5]:
                         continue
-                    t = _box_along_ray(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, ray_cos[k],
-                                       ray_sin[k], ring_m[k])
+                    t = _box_along_ray(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, rays[k, 0],
+                                       rays[k, 1], rays[k, 2])
                     if t < best[k]:
                         best[k] = t
         for k in range(n_rays):
             out[row, k] = min(best[k], range_m)
+
+
+@njit(cache=True, error_model="numpy")
+def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+              cell_start, order, max_radius, rays, range_m, out):
+    """Long rays (ToF): the first hit of each ray, as ``rays.first_hit`` finds it, with less
+    work. The static shapes go first: their hit ends the part of the ray left to search. That
+    part is cut into pieces of about ``PIECE_CELLS`` grid cells; the robots of each piece's
+    bounding box (grown by the largest body radius) are gathered row by row from the grid —
+    each grid row of a box is one contiguous run of robots — and tested. A robot met at t has
+    its centre within its radius of the point at t, so it lies in the box of the piece holding
+    t: once the best hit comes before the next piece starts, nothing further can beat it. The
+    minimum over the same shapes is the same number.
+
+    The search is written out in this loop rather than called per ray: a compiled call per
+    ray with this many arrays costs more than the search itself.
+    """
+    nx, ny = int(gparams[3]), int(gparams[4])
+    ox = gparams[0]
+    oy = gparams[1]
+    cell = gparams[2]
+    piece_m = PIECE_CELLS * cell
+    # 1 / cell: a cell index off by rounding is covered by the slack in the boxes' reach
+    inv = 1.0 / cell
+    grow = max_radius + _SLACK_M
+    for i in range(a, b):
+        row = i - base
+        c = math.cos(yaw[i])
+        s = math.sin(yaw[i])
+        rbase = run[i] * nx * ny
+        for k in range(rays.shape[0]):
+            ca = c * rays[k, 0] - s * rays[k, 1]  # heading of the ray in the world
+            sa = s * rays[k, 0] + c * rays[k, 1]
+            x0 = x[i] + rays[k, 2] * ca
+            y0 = y[i] + rays[k, 2] * sa
+            z0 = z[i] + rays[k, 3]
+            x1 = x0 + range_m * ca
+            y1 = y0 + range_m * sa
+            dx = x1 - x0
+            dy = y1 - y0
+            best = NO_HIT
+            for q in range(boxes.shape[0]):
+                best = min(best, _box_hit(x0, y0, z0, dx, dy, 0.0, boxes, q))
+            for q in range(cylinders.shape[0]):
+                best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, cylinders[q, 0],
+                                           cylinders[q, 1], cylinders[q, 2], 0.0,
+                                           cylinders[q, 3]))
+            length = math.sqrt(dx * dx + dy * dy)
+            n_pieces = max(1, int(math.ceil(length / piece_m)))
+            dt = 1.0 / n_pieces
+            for p in range(n_pieces):
+                ta = p * dt
+                if best <= ta:
+                    break
+                tb = min(1.0, ta + dt, best)
+                ax = x0 + ta * dx
+                ay = y0 + ta * dy
+                bx = x0 + tb * dx
+                by = y0 + tb * dy
+                gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - ox) * inv))))
+                gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - ox) * inv))))
+                gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - oy) * inv))))
+                gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - oy) * inv))))
+                for gy in range(gy0, gy1 + 1):
+                    crow = rbase + gy * nx
+                    for q in range(cell_start[crow + gx0], cell_start[crow + gx1 + 1]):
+                        j = order[q]
+                        if j == i:
+                            continue
+                        best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, x[j], y[j],
+                                                   radius[j], z[j], z[j] + height[j]))
+            out[row, k] = range_m if best >= NO_HIT else best * range_m
+
+
+@njit(cache=True, error_model="numpy")
+def cast_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                order, static, max_radius, rays, range_m, out):
+    """Hit distances of robots ``start … stop − 1`` into ``out`` float64[stop − start, K]."""
+    cast_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+              cell_start, order, static, max_radius, rays, range_m, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def cast_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                  order, static, max_radius, rays, range_m, out):
+    """:func:`cast_serial` over chunks of robots on all threads (the same result)."""
+    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    for c in prange(n_chunks):
+        a = start + c * CHUNK
+        cast_rows(a, min(stop, a + CHUNK), start, pose, run, radius, height, boxes, cylinders,
+                  gparams, cell_start, order, static, max_radius, rays, range_m, out)

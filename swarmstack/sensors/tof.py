@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors import ranging
-from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
 
@@ -24,8 +25,85 @@ from swarmstack.world.rng import STREAM
 def transfer(dist, range_m, min_mm, max_mm, kind, level, keys, tick, out):
     """Distance (m) + noise → clamped millimetres, for a block of robots."""
     for i in range(dist.shape[0]):
-        d = dist[i, 0] + draw(kind, level, keys[i], tick, 0) * range_m
-        out[i] = min(max_mm, max(min_mm, int(round(1000.0 * d))))
+        out[i] = _mm(dist[i, 0], range_m, min_mm, max_mm, kind, level, keys[i], tick)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _mm(d, range_m, min_mm, max_mm, kind, level, key, tick):
+    if kind != NOISE_NONE:  # a draw of the "none" model adds 0.0: skip its hashing
+        d = d + draw(kind, level, key, tick, 0) * range_m
+    return min(max_mm, max(min_mm, int(round(1000.0 * d))))
+
+
+@njit(cache=True, error_model="numpy")
+def _rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+          order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """Distance, then reading, of robots ``lo … hi − 1`` (rows ``i − start``)."""
+    ranging.cast_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
+                      cell_start, order, static, max_radius, rays, coef[0], dist)
+    min_mm = int(coef[1])
+    max_mm = int(coef[2])
+    for row in range(lo - start, hi - start):
+        out[row] = _mm(dist[row, 0], coef[0], min_mm, max_mm, kind, coef[3], keys[row, stream],
+                       tick)
+
+
+@njit(cache=True, error_model="numpy")
+def _long_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+               order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """:func:`_rows` for a ray that ends beyond the grid cell of its robot (the usual ToF):
+    the static index is not needed, which saves passing it in."""
+    ranging.long_rows(lo, hi, start, pose[0], pose[1], pose[2], pose[5], run, radius, height,
+                      boxes, cylinders, gparams, cell_start, order, max_radius, rays, coef[0],
+                      dist)
+    min_mm = int(coef[1])
+    max_mm = int(coef[2])
+    for row in range(lo - start, hi - start):
+        out[row] = _mm(dist[row, 0], coef[0], min_mm, max_mm, kind, coef[3], keys[row, stream],
+                       tick)
+
+
+@njit(cache=True, error_model="numpy")
+def long_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """:func:`sense_serial` for a ray longer than a grid cell (see :func:`_long_rows`)."""
+    _long_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+               cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def long_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                  order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """:func:`long_serial` over chunks of robots on all threads (the same result)."""
+    n_chunks = (stop - start + ranging.CHUNK - 1) // ranging.CHUNK
+    for c in prange(n_chunks):
+        lo = start + c * ranging.CHUNK
+        _long_rows(lo, min(stop, lo + ranging.CHUNK), start, pose, run, radius, height, boxes,
+                   cylinders, gparams, cell_start, order, max_radius, rays, coef, kind, keys,
+                   stream, tick, dist, out)
+
+
+@njit(cache=True, error_model="numpy")
+def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                 order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+    """The ray and the reading of robots ``start … stop − 1`` in one call. ``coef`` = (range,
+    min mm, max mm, noise level); ``keys`` the group's uint64[n, streams], ``stream`` the
+    column."""
+    _rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+          order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                   cell_start, order, static, max_radius, rays, coef, kind, keys, stream, tick,
+                   dist, out):
+    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
+    n_chunks = (stop - start + ranging.CHUNK - 1) // ranging.CHUNK
+    for c in prange(n_chunks):
+        lo = start + c * ranging.CHUNK
+        _rows(lo, min(stop, lo + ranging.CHUNK), start, pose, run, radius, height, boxes,
+              cylinders, gparams, cell_start, order, static, max_radius, rays, coef, kind, keys,
+              stream, tick, dist, out)
 
 
 def reading(d_m, *, min_mm: int, max_mm: int):
@@ -63,7 +141,25 @@ class ToF:
     def make_state(self, n: int):
         return np.zeros((n, 1))  # scratch for the hit distance
 
+    @cached_property
+    def _coef(self) -> np.ndarray:
+        return np.array([self.range_m, self.min_mm, self.max_mm, self.noise_level],
+                        dtype=np.float64)
+
     def update(self, world, group, keys, out, state) -> None:
-        ranging.cast(world, group, self.layout, state)
-        transfer(state, self.range_m, self.min_mm, self.max_mm, NOISE_KINDS[self.noise],
-                 self.noise_level, keys[:, STREAM["tof"]], world.tick, out)
+        b = world.bodies
+        arena = world.arena
+        parallel = threads.go_parallel(group.stop - group.start)
+        layout = self.layout
+        if layout.reach_m > world.grid[2]:  # the usual case: see ranging.cast_rows
+            kernel = long_parallel if parallel else long_serial
+            kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+                   arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
+                   layout.table, self._coef, NOISE_KINDS[self.noise], keys, STREAM["tof"],
+                   world.tick, state, out)
+            return
+        kernel = sense_parallel if parallel else sense_serial
+        kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+               arena.cylinders, world.grid, world.cell_start, world.order, world.static,
+               world.max_radius, layout.table, self._coef, NOISE_KINDS[self.noise], keys,
+               STREAM["tof"], world.tick, state, out)

@@ -1,0 +1,237 @@
+"""The rebuilt light, lux, camera, proximity and ToF kernels read exactly what the frozen
+originals (``oracle``) read, on random scenes — serial and parallel forms alike.
+
+A scene: a batch of runs with different robot counts, poses anywhere (overlapping one another,
+touching or inside walls, some lifted off the floor), bodies of two sizes, walls of random
+height (lights above some), boxes and cylinders, lights of random intensity and colour, and
+emitters lit at random. Every device reads a sub-slice of the robots too (a group that does not
+start at robot 0).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from types import SimpleNamespace
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import camera as old_camera
+from oracle import light as old_light
+from oracle import ranging as old_ranging
+
+from swarmstack import threads
+from swarmstack.robots import epuck2
+from swarmstack.sensors.camera import Camera
+from swarmstack.sensors.light import Light, illumination, illumination_state
+from swarmstack.sensors.lux import Lux
+from swarmstack.sensors.proximity import Proximity
+from swarmstack.sensors.ranging import RayLayout, cast
+from swarmstack.sensors.tof import ToF
+from swarmstack.world.arena import Arena, wall_boxes
+from swarmstack.world.scene import GroupSlice, Scene
+from swarmstack.world.state import Bodies, Emitters, World
+
+EXAMPLES = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+NOISES = ("none", "uniform", "gaussian")
+
+
+@contextlib.contextmanager
+def thread_mode(parallel: bool):
+    """Two threads and parallel kernels from one robot on, or one thread; restored after."""
+    before = (threads.threads(), threads.parallel_min())
+    threads.set_threads(2 if parallel else 1)
+    threads.set_parallel_min(1)
+    try:
+        yield
+    finally:
+        threads.set_threads(before[0])
+        threads.set_parallel_min(before[1])
+
+
+def random_world(seed: int):
+    """A random batch (see the module doc); returns ``(world, keys, rng)``."""
+    rng = np.random.default_rng(seed)
+    w = rng.uniform(0.4, 2.5)
+    h = rng.uniform(0.4, 2.5)
+    bounds = (-w / 2, -h / 2, w / 2, h / 2)
+    thick = rng.uniform(0.005, 0.05)
+    boxes = [wall_boxes(bounds, thick, rng.choice([0.02, 0.04, 0.1, rng.uniform(0.01, 0.3)]))]
+    for _ in range(rng.integers(0, 5)):
+        boxes.append(np.array([[rng.uniform(-w / 2, w / 2), rng.uniform(-h / 2, h / 2),
+                                rng.uniform(0.005, 0.2), rng.uniform(0.005, 0.2),
+                                rng.uniform(-math.pi, math.pi), rng.uniform(0.01, 0.2)]]))
+    cyl = np.array([[rng.uniform(-w / 2, w / 2), rng.uniform(-h / 2, h / 2),
+                     rng.uniform(0.01, 0.15), rng.uniform(0.01, 0.2)]
+                    for _ in range(rng.integers(0, 5))]).reshape(-1, 4)
+    n_lights = rng.integers(0, 9)
+    lights = np.column_stack([rng.uniform(-w / 2, w / 2, n_lights),
+                              rng.uniform(-h / 2, h / 2, n_lights),
+                              rng.choice([0.0, 0.043, 0.1, 0.3], n_lights),
+                              rng.choice([0.0, 0.1, 1.0, 3.0], n_lights)]).reshape(-1, 4)
+    light_rgb = (rng.integers(0, 2, (n_lights, 3)) * 255).astype(np.uint8)
+    arena = Arena(bounds, boxes=np.concatenate(boxes), cylinders=cyl, lights=lights,
+                  light_rgb=light_rgb)
+    n_runs = int(rng.integers(1, 4))
+    per_run = [int(rng.integers(0, 45)) for _ in range(n_runs)]
+    if sum(per_run) == 0:
+        per_run[0] = 1
+    run = np.repeat(np.arange(n_runs), per_run)
+    ids = np.concatenate([np.arange(k) for k in per_run])
+    n = run.shape[0]
+    x = rng.uniform(-w / 2, w / 2, n)
+    y = rng.uniform(-h / 2, h / 2, n)
+    edge = rng.random(n) < 0.15  # touching a wall
+    x[edge] = -w / 2 + thick + epuck2.RADIUS_M
+    twin = rng.random(n) < 0.15  # overlapping the previous robot
+    twin[0] = False
+    x[twin] = x[np.flatnonzero(twin) - 1] + rng.uniform(-0.03, 0.03, twin.sum())
+    y[twin] = y[np.flatnonzero(twin) - 1]
+    yaw = rng.uniform(-math.pi, math.pi, n)
+    yaw[rng.random(n) < 0.1] = 0.0
+    z = np.where(rng.random(n) < 0.1, rng.uniform(0.0, 0.1, n), 0.0)
+    radius = np.where(rng.random(n) < 0.2, 0.05, epuck2.RADIUS_M)
+    height = np.where(rng.random(n) < 0.2, 0.02, epuck2.HEIGHT_M)
+    bodies = Bodies(run, ids, x, y, z, yaw, radius, height)
+    local, _ = epuck2.led_emitters()
+    e = local.shape[0]
+    rgb = np.zeros((n, e, 3), dtype=np.uint8)
+    lit = rng.random((n, e)) < rng.choice([0.0, 0.05, 0.3])
+    rgb[lit] = rng.integers(0, 256, (int(lit.sum()), 3))
+    em = Emitters(np.repeat(local[None], n, axis=0), np.zeros((n, e, 3)), rgb,
+                  rng.choice([0.0, 0.1, 1.0], (n, e)), rng.integers(0, e + 1, n))
+    scene = Scene.create(arena, [GroupSlice("g", "epuck2", 0, n, max(per_run), 0)], n_runs, 0.1,
+                         float(radius.max()))
+    world = World(scene, bodies, em)
+    from swarmstack.actuators.leds import update_emitters
+
+    update_emitters(bodies.x, bodies.y, bodies.z, bodies.yaw, em.local, em.world)
+    world.tick = int(rng.integers(0, 1 << 20))
+    keys = rng.integers(0, 1 << 63, (n, 11), dtype=np.uint64)
+    return world, keys, rng
+
+
+def groups(world, rng):
+    """The whole batch, and a slice of it that does not start at robot 0."""
+    n = world.bodies.n
+    a = int(rng.integers(0, n))
+    b = int(rng.integers(a + 1, n + 1))
+    return [SimpleNamespace(start=0, stop=n, n=n), SimpleNamespace(start=a, stop=b, n=b - a)]
+
+
+def both_forms(new):
+    """``new()`` once on one thread and once on the parallel kernels: both must agree."""
+    with thread_mode(False):
+        serial = new()
+    with thread_mode(True):
+        parallel = new()
+    for s, p in zip(serial, parallel):
+        assert np.array_equal(s, p)
+    return serial
+
+
+def noise(rng):
+    kind = NOISES[int(rng.integers(0, 3))]
+    return {"noise": kind, "noise_level": float(rng.choice([0.0, 0.01, 0.2]))}
+
+
+@EXAMPLES
+@given(seed=st.integers(0, 2**32 - 1))
+def test_light_and_lux(seed):
+    world, keys, rng = random_world(seed)
+    light = epuck2.light_device(**noise(rng))
+    if rng.random() < 0.5:  # another layout: fewer sensors, longer range, other gain
+        light = Light((0.3, -2.0, 3.1), 0.05, 0.02, float(rng.uniform(0.1, 1.5)),
+                      float(rng.uniform(0.01, 0.3)), 1023, **noise(rng))
+    lux = Lux((0.05, 0.01, 0.08), 138.9171, float(rng.uniform(0.2, 3.0)), 2000.0, **noise(rng))
+    for g in groups(world, rng):
+        k = keys[g.start:g.stop]
+        for dev, old in ((light, old_light.light), (lux, old_light.lux)):
+            want = dev.allocate(g.n)
+            old(dev, world, g, k, want)
+
+            def new(dev=dev, g=g, k=k):
+                out = dev.allocate(g.n)
+                dev.update(world, g, k, out, dev.make_state(g.n))
+                return (out,)
+
+            assert np.array_equal(both_forms(new)[0], want)
+        # the shared sum, as other devices call it
+        st_old = old_light.illumination_state(light.angles_rad, light.ring_m, light.elevation_m,
+                                              g.n)
+        want = old_light.illumination(world, g, st_old, light.range_m, 0.3, False).copy()
+
+        def sums(g=g):
+            state = illumination_state(light.angles_rad, light.ring_m, light.elevation_m, g.n)
+            return (illumination(world, g, state, light.range_m, 0.3, False).copy(),)
+
+        assert np.array_equal(both_forms(sums)[0], want)
+
+
+@EXAMPLES
+@given(seed=st.integers(0, 2**32 - 1))
+def test_camera(seed):
+    world, keys, rng = random_world(seed)
+    cams = [epuck2.camera_device(max_blobs=int(rng.choice([1, 3, 64])),
+                                 owner_occludes=bool(rng.random() < 0.5), **noise(rng)),
+            Camera(int(rng.integers(2, 400)), int(rng.integers(2, 400)),
+                   float(rng.uniform(5.0, 170.0)), float(rng.uniform(0.1, 3.0)),
+                   (float(rng.uniform(-0.05, 0.05)), float(rng.uniform(-0.05, 0.05)),
+                    float(rng.uniform(0.0, 0.1))), max_blobs=int(rng.integers(1, 20)),
+                   grey=bool(rng.random() < 0.5), **noise(rng))]
+    for g in groups(world, rng):
+        k = keys[g.start:g.stop]
+        for cam in cams:
+            want = cam.allocate(g.n)
+            old_camera.camera(cam, world, g, k, want)
+
+            def new(cam=cam, g=g, k=k):
+                out = cam.allocate(g.n)
+                cam.update(world, g, k, out, cam.make_state(g.n))
+                return (out,)
+
+            assert np.array_equal(both_forms(new)[0], want)
+
+
+def _ranging_devices(rng):
+    a, b, c = epuck2.PROXIMITY_EQ1
+    long_layout = RayLayout(rng.uniform(-math.pi, math.pi, 5), rng.uniform(0.0, 0.05, 5),
+                            rng.uniform(0.0, 0.06, 5), float(rng.uniform(0.2, 3.0)))
+    return [epuck2.proximity_device(**noise(rng)),
+            Proximity(long_layout, 0.0, -1.0 / long_layout.range_m, 1.0, 1000, **noise(rng)),
+            epuck2.tof_device(**noise(rng)),
+            ToF((0.02, 0.0, 0.01), float(rng.uniform(0.05, 4.0)), 20, 4000, **noise(rng))]
+
+
+@EXAMPLES
+@given(seed=st.integers(0, 2**32 - 1))
+def test_proximity_and_tof(seed):
+    world, keys, rng = random_world(seed)
+    for g in groups(world, rng):
+        k = keys[g.start:g.stop]
+        for dev in _ranging_devices(rng):
+            old = old_ranging.proximity if isinstance(dev, Proximity) else old_ranging.tof
+            want = dev.allocate(g.n)
+            want_dist = dev.make_state(g.n)
+            old(dev, world, g, k, want, want_dist)
+
+            def new(dev=dev, g=g, k=k):
+                out = dev.allocate(g.n)
+                dist = dev.make_state(g.n)
+                dev.update(world, g, k, out, dist)
+                return out, dist
+
+            got, dist = both_forms(new)
+            assert np.array_equal(got, want)
+            assert np.array_equal(dist, want_dist)  # the viewer draws these distances
+            # the plain ray cast other devices call
+            layout = dev.layout
+
+            def rays(layout=layout, g=g):
+                out = np.zeros((g.n, layout.count))
+                cast(world, g, layout, out)
+                return (out,)
+
+            assert np.array_equal(both_forms(rays)[0], want_dist)
