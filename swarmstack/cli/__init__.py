@@ -57,3 +57,6 @@ def main() -> None:
     else:
         code = 0
     exit_now(code)   # the command has closed what it opened: skip the tear-down (0.1–0.2 s)
+
+
+help_format.apply(app)
