@@ -29,7 +29,7 @@ from swarmstack.controllers.loader import ControllerLoadError, load_class
 from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.experiments import build as builder
 from swarmstack.experiments.build import Group
-from swarmstack.experiments.config import ConfigError, ExperimentCfg, parse_experiment
+from swarmstack.experiments.config import ConfigError, ExperimentCfg, one_line, parse_experiment
 from swarmstack.physics import collisions
 from swarmstack.physics.contacts import resolve
 from swarmstack.world.rng import STREAM
@@ -148,8 +148,8 @@ class Simulation:
             try:
                 return path, compile_script(path, ccfg.profile)
             except BuzzScriptError as exc:
-                raise ConfigError([f"{self.source}: robots[{gi}].controller.buzz: {exc}"]) \
-                    from None
+                raise ConfigError([f"{self.source}: robots[{gi}].controller.buzz: "
+                                   f"{one_line(exc)}"]) from None
         try:
             return load_class(ccfg.python, self.base_dir)
         except ControllerLoadError as exc:
