@@ -13,15 +13,20 @@ process never starts the pool.
 
 from __future__ import annotations
 
+import operator
 import os
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 # Work items (robots, receivers …) from which a parallel launch pays for itself. Below, one
 # thread finishes a typical sensor or contact pass in less time than waking a second one.
+# A kernel much cheaper or dearer per item than that passes its own minimum to go_parallel.
 PARALLEL_MIN_ITEMS = 512
 
+ENV_VAR = "SWARMSTACK_THREADS"
+
 _threads: Optional[int] = None  # None: not chosen yet, the machine's usable cores
-_parallel_min = PARALLEL_MIN_ITEMS
+_parallel_min: Optional[int] = None  # None: each kernel's own minimum (PARALLEL_MIN_ITEMS)
 _pool_for = 0  # the thread count Numba's pool was last sized for (0: never touched)
 
 
@@ -34,18 +39,41 @@ def machine_threads() -> int:
 
 
 def set_threads(n: Optional[int]) -> int:
-    """Use ``n`` threads in the kernels (None or 0: every usable core); returns the count.
+    """Use ``n`` threads in the kernels (0: every usable core); returns the count.
 
-    Also reads ``SWARMSTACK_THREADS`` when ``n`` is None, so that worker processes of a batch
-    can be told to stay on one thread each."""
+    ``n`` None reads ``SWARMSTACK_THREADS`` (unset or 0: every usable core), so that the
+    environment can choose for a whole process. Not a whole number ≥ 0: ValueError."""
     global _threads
-    if n is None or n == 0:
-        env = os.environ.get("SWARMSTACK_THREADS", "").strip()
-        n = int(env) if env.isdigit() and int(env) > 0 else machine_threads()
-    if n < 0:
-        raise ValueError(f"threads must be at least 1 (or 0 for every core), got {n}")
-    _threads = int(n)
+    if n is None:
+        n = env_threads()
+    try:
+        count = -1 if isinstance(n, bool) else operator.index(n)
+    except TypeError:
+        count = -1
+    if count < 0:
+        raise ValueError(f"threads: expected a whole number, at least 1 (or 0 for every "
+                         f"usable core), got {n!r}")
+    _threads = count if count > 0 else machine_threads()
     return _threads
+
+
+def env_threads() -> int:
+    """The thread count ``SWARMSTACK_THREADS`` asks for (0 when it is unset or 0: every usable
+    core); a value that is not a whole number ≥ 0 is an error naming the variable."""
+    env = os.environ.get(ENV_VAR, "").strip()
+    if not env:
+        return 0
+    if not env.isdigit():
+        raise ValueError(f"{ENV_VAR}: expected a whole number, at least 1 (or 0 for every "
+                         f"usable core), got {env!r}")
+    return int(env)
+
+
+def per_worker(workers: int, total: Optional[int] = None) -> int:
+    """Threads for each of ``workers`` processes sharing ``total`` threads (default: this
+    process's :func:`threads`), so that a batch does not oversubscribe the machine."""
+    total = threads() if total is None else total
+    return max(1, total // max(1, workers))
 
 
 def threads() -> int:
@@ -53,25 +81,50 @@ def threads() -> int:
     return _threads if _threads is not None else set_threads(None)
 
 
-def set_parallel_min(items: int) -> None:
-    """Go parallel from ``items`` work items on (tests set 1 to exercise the parallel forms)."""
+def set_parallel_min(items: Optional[int]) -> None:
+    """Go parallel from ``items`` work items on in every kernel, whatever its own minimum
+    (tests set 1 to exercise the parallel forms); None gives each kernel its own back."""
     global _parallel_min
-    _parallel_min = max(1, int(items))
+    _parallel_min = None if items is None else max(1, int(items))
 
 
 def parallel_min() -> int:
-    return _parallel_min
+    return PARALLEL_MIN_ITEMS if _parallel_min is None else _parallel_min
 
 
-def go_parallel(items: int) -> bool:
-    """Whether a kernel over ``items`` independent work items should take the parallel form.
+def go_parallel(items: int, min_items: int = PARALLEL_MIN_ITEMS) -> bool:
+    """Whether a kernel over ``items`` independent work items should take the parallel form;
+    ``min_items``: the kernel's own minimum (overridden by :func:`set_parallel_min`).
 
-    True also sizes Numba's pool to :func:`threads` (once, at first need)."""
-    n = threads()
-    if n < 2 or items < _parallel_min:
+    True also sizes Numba's pool to :func:`threads` (once, at first need). Cheap when False:
+    small groups pay one comparison, not a pool launch."""
+    if items < (min_items if _parallel_min is None else _parallel_min):
+        return False
+    n = _threads if _threads is not None else set_threads(None)
+    if n < 2:
         return False
     _size_pool(n)
     return True
+
+
+def chunks(items: int, chunk: int) -> int:
+    """How many chunks of ``chunk`` items cover ``items`` (the parallel kernels' work units)."""
+    return (items + chunk - 1) // chunk
+
+
+@contextmanager
+def using(n: Optional[int] = None, parallel_min: Optional[int] = None) -> Iterator[int]:
+    """Within the block, ``n`` threads (as :func:`set_threads`) and every kernel parallel from
+    ``parallel_min`` items (None: each kernel its own minimum); the settings before are
+    restored afterwards."""
+    global _threads, _parallel_min
+    saved = (_threads, _parallel_min)
+    try:
+        count = set_threads(n)
+        set_parallel_min(parallel_min)
+        yield count
+    finally:
+        _threads, _parallel_min = saved
 
 
 def _size_pool(n: int) -> None:

@@ -13,25 +13,52 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.rays import NO_HIT, hit_static
 
 TWO_PI = 2.0 * math.pi
+
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 64
+PARALLEL_MIN = 256
 
 
 @njit(cache=True, error_model="numpy")
 def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders, gparams,
                   cell_start, order, max_radius, camera_z, range_m, count, dist, angle):
     """``count[i]`` int, ``dist``/``angle`` float64[stop − start, M] (unused slots: distance +inf, angle 0)."""
+    _beacon_kernel_rows(start, start, stop, x, y, z, yaw, run, radius, beacon_z, boxes,
+                        cylinders, gparams, cell_start, order, max_radius, camera_z, range_m,
+                        count, dist, angle)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def beacon_kernel_parallel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders,
+                           gparams, cell_start, order, max_radius, camera_z, range_m, count,
+                           dist, angle):
+    """``beacon_kernel`` over chunks of ``CHUNK`` robots on the thread pool."""
+    for c in prange((stop - start + CHUNK - 1) // CHUNK):
+        lo = start + c * CHUNK
+        _beacon_kernel_rows(start, lo, min(stop, lo + CHUNK), x, y, z, yaw, run, radius,
+                            beacon_z, boxes, cylinders, gparams, cell_start, order, max_radius,
+                            camera_z, range_m, count, dist, angle)
+
+
+@njit(cache=True, error_model="numpy")
+def _beacon_kernel_rows(base, start, stop, x, y, z, yaw, run, radius, beacon_z, boxes,
+                        cylinders, gparams, cell_start, order, max_radius, camera_z, range_m,
+                        count, dist, angle):
+    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
     n = x.shape[0]
     m_max = dist.shape[1]
     rob_idx = np.empty(n, dtype=np.int64)
     d_tmp = np.empty(n)
     a_tmp = np.empty(n)
     for i in range(start, stop):
-        row = i - start
+        row = i - base
         # every robot whose centre is within range (robots_near widens by the body radius)
         nr = robots_near(x[i], y[i], range_m, run[i], i, x, y, radius, max_radius, gparams,
                          cell_start, order, rob_idx)
@@ -69,6 +96,8 @@ def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylin
 def beacons(world, group, beacon_z: np.ndarray, camera_z: float, range_m: float, count, dist,
             angle) -> None:
     b = world.bodies
-    beacon_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, beacon_z,
-                  world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
-                  world.order, world.max_radius, camera_z, range_m, count, dist, angle)
+    kernel = (beacon_kernel_parallel
+              if threads.go_parallel(group.stop - group.start, PARALLEL_MIN) else beacon_kernel)
+    kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, beacon_z,
+           world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
+           world.order, world.max_radius, camera_z, range_m, count, dist, angle)
