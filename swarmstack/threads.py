@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
@@ -27,7 +28,7 @@ ENV_VAR = "SWARMSTACK_THREADS"
 
 _threads: Optional[int] = None  # None: not chosen yet, the machine's usable cores
 _parallel_min: Optional[int] = None  # None: each kernel's own minimum (PARALLEL_MIN_ITEMS)
-_pool_for = 0  # the thread count Numba's pool was last sized for (0: never touched)
+_pool = threading.local()  # .size: the thread count Numba's pool was sized for, per thread
 
 
 def machine_threads() -> int:
@@ -128,10 +129,13 @@ def using(n: Optional[int] = None, parallel_min: Optional[int] = None) -> Iterat
 
 
 def _size_pool(n: int) -> None:
-    global _pool_for
-    if _pool_for == n:
+    """Size the pool for the calling thread (Numba keeps both settings per thread) and hand
+    out chunks one at a time: a thread that the machine's other work holds up then runs fewer
+    chunks instead of making the others wait for its fixed share."""
+    if getattr(_pool, "size", 0) == n:
         return
     import numba
 
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
-    _pool_for = n
+    numba.set_parallel_chunksize(1)
+    _pool.size = n
