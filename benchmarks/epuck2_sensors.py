@@ -6,6 +6,10 @@ reading one enabled sensor every tick, at 10 ticks/s. Light uses 6 lights, camer
 grey floor. Prints one JSON object (``--json``) or a table.
 
     python benchmarks/epuck2_sensors.py --robots 50 --sensors proximity --sim-seconds 7200 --json
+    python benchmarks/epuck2_sensors.py --robots 10000 --sim-seconds 60 --threads 1 --json
+
+``--threads N`` runs the kernels on N threads (0, the default: every usable core); the JSON
+reports the count used.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from swarmstack import threads  # noqa: E402
 from swarmstack.experiments.simulation import Simulation  # noqa: E402
 
 SENSORS = ("none", "proximity", "light", "ground", "tof", "encoders", "camera", "battery")
@@ -147,9 +152,18 @@ def main(argv=None) -> int:
     p.add_argument("--table", action="store_true",
                    help="the whole §4.3 grid (1–50 robots × each sensor) + 1 000 / 10 000 robots")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="kernel threads (0: every usable core; default: SWARMSTACK_THREADS, "
+                        "else 0)")
     a = p.parse_args(argv)
+    try:
+        n_threads = threads.set_threads(a.threads)
+    except ValueError as exc:
+        p.error(str(exc))
     if a.table:
         rows = table(a.sim_seconds, a.controller)
+        for r in rows:
+            r["threads"] = n_threads
         if a.json:
             print(json.dumps(rows))
         else:
@@ -165,6 +179,7 @@ def main(argv=None) -> int:
         result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
     else:
         result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed)
+    result["threads"] = n_threads
     if a.json:
         print(json.dumps(result))
     else:
