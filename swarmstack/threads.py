@@ -17,7 +17,8 @@ import operator
 import os
 import threading
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from functools import partial
+from typing import Callable, Iterator, Optional
 
 # Work items (robots, receivers …) from which a parallel launch pays for itself. Below, one
 # thread finishes a typical sensor or contact pass in less time than waking a second one.
@@ -28,6 +29,7 @@ ENV_VAR = "SWARMSTACK_THREADS"
 
 _threads: Optional[int] = None  # None: not chosen yet, the machine's usable cores
 _parallel_min: Optional[int] = None  # None: each kernel's own minimum (PARALLEL_MIN_ITEMS)
+_chunk_max: Optional[int] = None  # None: each kernel's own chunk size
 _pool = threading.local()  # .size: the thread count Numba's pool was sized for, per thread
 
 
@@ -108,24 +110,45 @@ def go_parallel(items: int, min_items: int = PARALLEL_MIN_ITEMS) -> bool:
     return True
 
 
-def chunks(items: int, chunk: int) -> int:
-    """How many chunks of ``chunk`` items cover ``items`` (the parallel kernels' work units)."""
-    return (items + chunk - 1) // chunk
+def pick(items: int, serial: Callable, parallel: Callable, min_items: int = PARALLEL_MIN_ITEMS,
+         chunk_items: int = 256) -> Callable:
+    """The form of a kernel to call over ``items`` work items: ``serial`` itself, or, when
+    :func:`go_parallel` says so, ``parallel`` with its last argument ``chunk`` bound to
+    :func:`chunk` of ``chunk_items``. Both take the same arguments otherwise."""
+    if not go_parallel(items, min_items):
+        return serial
+    return partial(parallel, chunk=chunk(chunk_items))
+
+
+def chunk(items: int) -> int:
+    """Items per work unit of a parallel kernel whose own chunk is ``items`` (smaller only
+    under :func:`set_chunk_max`). A result never depends on it: every item writes its own
+    outputs, whichever chunk and thread it falls in."""
+    return items if _chunk_max is None else min(items, _chunk_max)
+
+
+def set_chunk_max(items: Optional[int]) -> None:
+    """Cut every parallel kernel's work into chunks of at most ``items`` (tests use a few, so
+    that small scenes cross chunk boundaries); None gives each kernel its own back."""
+    global _chunk_max
+    _chunk_max = None if items is None else max(1, int(items))
 
 
 @contextmanager
-def using(n: Optional[int] = None, parallel_min: Optional[int] = None) -> Iterator[int]:
-    """Within the block, ``n`` threads (as :func:`set_threads`) and every kernel parallel from
-    ``parallel_min`` items (None: each kernel its own minimum); the settings before are
-    restored afterwards."""
-    global _threads, _parallel_min
-    saved = (_threads, _parallel_min)
+def using(n: Optional[int] = None, parallel_min: Optional[int] = None,
+          chunk_max: Optional[int] = None) -> Iterator[int]:
+    """Within the block, ``n`` threads (as :func:`set_threads`), every kernel parallel from
+    ``parallel_min`` items and in chunks of at most ``chunk_max`` (None: each kernel's own);
+    the settings before are restored afterwards."""
+    global _threads, _parallel_min, _chunk_max
+    saved = (_threads, _parallel_min, _chunk_max)
     try:
         count = set_threads(n)
         set_parallel_min(parallel_min)
+        set_chunk_max(chunk_max)
         yield count
     finally:
-        _threads, _parallel_min = saved
+        _threads, _parallel_min, _chunk_max = saved
 
 
 def _size_pool(n: int) -> None:

@@ -29,10 +29,8 @@ def update_emitters(x, y, z, yaw, local, world_out) -> None:
     On the thread pool for large worlds (``threads.go_parallel``); each robot writes only its
     own slots, so the result is the same.
     """
-    if threads.go_parallel(x.shape[0], PARALLEL_MIN_EMITTERS):
-        update_emitters_parallel(x, y, z, yaw, local, world_out)
-    else:
-        update_emitters_serial(x, y, z, yaw, local, world_out)
+    threads.pick(x.shape[0], update_emitters_serial, update_emitters_parallel,
+                 PARALLEL_MIN_EMITTERS, CHUNK)(x, y, z, yaw, local, world_out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -41,10 +39,10 @@ def update_emitters_serial(x, y, z, yaw, local, world_out):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def update_emitters_parallel(x, y, z, yaw, local, world_out):
+def update_emitters_parallel(x, y, z, yaw, local, world_out, chunk):
     n = x.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _emitter_rows(c * CHUNK, min(n, (c + 1) * CHUNK), x, y, z, yaw, local, world_out)
+    for c in prange((n + chunk - 1) // chunk):
+        _emitter_rows(c * chunk, min(n, (c + 1) * chunk), x, y, z, yaw, local, world_out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -74,11 +72,11 @@ def apply_led_commands(led_rgb_cmd, owner, channel_mask, rgb_out, start):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def apply_led_commands_parallel(led_rgb_cmd, owner, channel_mask, rgb_out, start):
-    """``apply_led_commands`` over chunks of ``CHUNK`` robots on the thread pool."""
+def apply_led_commands_parallel(led_rgb_cmd, owner, channel_mask, rgb_out, start, chunk):
+    """``apply_led_commands`` over chunks of ``chunk`` robots on the thread pool."""
     n = led_rgb_cmd.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _led_rows(c * CHUNK, min(n, (c + 1) * CHUNK), led_rgb_cmd, owner, channel_mask, rgb_out,
+    for c in prange((n + chunk - 1) // chunk):
+        _led_rows(c * chunk, min(n, (c + 1) * chunk), led_rgb_cmd, owner, channel_mask, rgb_out,
                   start)
 
 
@@ -104,6 +102,6 @@ class Leds:
 
     def apply(self, world, group, keys, commands, drive) -> None:
         cmd = commands["leds"]
-        kernel = (apply_led_commands_parallel
-                  if threads.go_parallel(len(cmd), PARALLEL_MIN_COMMANDS) else apply_led_commands)
+        kernel = threads.pick(len(cmd), apply_led_commands, apply_led_commands_parallel,
+                              PARALLEL_MIN_COMMANDS, CHUNK)
         kernel(cmd, self.owner, self.channels, world.emitters.rgb, group.start)

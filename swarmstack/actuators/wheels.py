@@ -23,10 +23,10 @@ def _apply(cmd, max_speed, kind, level, keys, tick, out, clamped):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _apply_parallel(cmd, max_speed, kind, level, keys, tick, out, clamped):
+def _apply_parallel(cmd, max_speed, kind, level, keys, tick, out, clamped, chunk):
     n = cmd.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _apply_rows(c * CHUNK, min(n, (c + 1) * CHUNK), cmd, max_speed, kind, level, keys, tick,
+    for c in prange((n + chunk - 1) // chunk):
+        _apply_rows(c * chunk, min(n, (c + 1) * chunk), cmd, max_speed, kind, level, keys, tick,
                     out, clamped)
 
 
@@ -61,7 +61,7 @@ class Wheels:
 
     def apply(self, world, group, keys, commands, drive) -> None:
         cmd = commands["wheels"]
-        kernel = _apply_parallel if threads.go_parallel(len(cmd), PARALLEL_MIN) else _apply
+        kernel = threads.pick(len(cmd), _apply, _apply_parallel, PARALLEL_MIN, CHUNK)
         kernel(cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
                keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"],
                drive.get("wheels_clamped", np.zeros(len(keys), dtype=np.int64)))

@@ -225,17 +225,18 @@ def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, heigh
 @njit(cache=True, error_model="numpy", parallel=True)
 def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile, boxes,
                      cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
-                     cell_start, order, max_r, corr_x, corr_y):
-    """``_jacobi_rows`` over all ``n`` bodies in chunks on the thread pool, each chunk with its
-    own scratch. Every body writes only its own correction from poses nobody writes during
-    the pass, so the corrections are those of the serial pass, bit for bit."""
-    n_chunks = min(MAX_CHUNKS, (n + CHUNK - 1) // CHUNK)
-    chunk = (n + n_chunks - 1) // n_chunks
+                     cell_start, order, max_r, corr_x, corr_y, chunk):
+    """``_jacobi_rows`` over all ``n`` bodies in chunks of at least ``chunk`` bodies on the
+    thread pool, each chunk with its own scratch. Every body writes only its own correction
+    from poses nobody writes during the pass, so the corrections are those of the serial pass,
+    bit for bit."""
+    n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
+    size = (n + n_chunks - 1) // n_chunks
     scratch = np.empty((n_chunks, n), dtype=np.int64)
     touched = np.zeros(n_chunks, dtype=np.bool_)
     for c in prange(n_chunks):
-        lo = c * chunk
-        touched[c] = _jacobi_rows(lo, min(n, lo + chunk), x, y, yaw, z, shape, radius, half_x,
+        lo = c * size
+        touched[c] = _jacobi_rows(lo, min(n, lo + size), x, y, yaw, z, shape, radius, half_x,
                                   half_y, height, run, mobile, boxes, cylinders, bounds, gparams,
                                   box_start, box_items, cyl_start, cyl_items, cell_start, order,
                                   max_r, scratch[c], corr_x, corr_y)
@@ -254,14 +255,15 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     return resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                           height, run, n_runs, boxes, cylinders, bounds, gparams, box_start,
                           box_items, cyl_start, cyl_items, grid_start, grid_order, iterations,
-                          threads.go_parallel(x.shape[0], PARALLEL_MIN))
+                          threads.chunk(CHUNK) if threads.go_parallel(x.shape[0], PARALLEL_MIN)
+                          else 0)
 
 
 @njit(cache=True, error_model="numpy")
 def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height,
             run, n_runs, boxes, cylinders, bounds, gparams,
             box_start, box_items, cyl_start, cyl_items,
-            grid_start, grid_order, iterations, parallel=False):
+            grid_start, grid_order, iterations, chunk=0):
     """Project overlaps out of the new poses ``x, y`` (in place); see the module docstring.
 
     Bodies (float64[N] unless noted, m and rad): pose ``x, y, yaw`` after integration and
@@ -281,7 +283,8 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     Returns ``(blocked, cell_start, order)``: how many bodies were put back to their previous
     pose this tick, and the robot grid of the final positions (reusable by the caller).
 
-    ``parallel``: the Jacobi passes (where a large world spends its time) on the thread pool.
+    ``chunk`` > 0: the Jacobi passes (where a large world spends its time) on the thread pool,
+    in chunks of at least ``chunk`` bodies.
     The pass that puts bodies back stays serial: whether a body still overlaps depends on who
     was put back before it, so its order is part of the result.
     """
@@ -306,11 +309,11 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     for it in range(iterations):
         if it > 0:
             cell_start, order = build_grid(gparams, x, y, run, n_runs)
-        if parallel:
+        if chunk > 0:
             moved = _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
                                      mobile, boxes, cylinders, bounds, gparams, box_start,
                                      box_items, cyl_start, cyl_items, cell_start, order, max_r,
-                                     corr_x, corr_y)
+                                     corr_x, corr_y, chunk)
         else:
             moved = _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
                                  mobile, boxes, cylinders, bounds, gparams, box_start,

@@ -110,15 +110,15 @@ def try_integrate_range(start, stop, pose, wheel_speed, axle_m, dt, turning_move
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def try_integrate_parallel(start, stop, pose, wheel_speed, axle_m, dt, turning_moves, half_x,
-                           half_y):
-    """``try_integrate_range`` over chunks of ``CHUNK`` bodies on the thread pool: each body
+                           half_y, chunk):
+    """``try_integrate_range`` over chunks of ``chunk`` bodies on the thread pool: each body
     writes only its own pose, and the chunks' sub-step counts and moved flags are combined
     after their loops (integers and booleans: the same whatever the order)."""
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     ks = np.ones(n_chunks, dtype=np.int64)
     for c in prange(n_chunks):
-        lo = start + c * CHUNK
-        ks[c] = _substeps_rows(start, lo, min(stop, lo + CHUNK), wheel_speed, axle_m, dt,
+        lo = start + c * chunk
+        ks[c] = _substeps_rows(start, lo, min(stop, lo + chunk), wheel_speed, axle_m, dt,
                                half_x, half_y, turning_moves)
     k = 1
     for c in range(n_chunks):
@@ -127,8 +127,8 @@ def try_integrate_parallel(start, stop, pose, wheel_speed, axle_m, dt, turning_m
         return -k
     moved = np.zeros(n_chunks, dtype=np.bool_)
     for c in prange(n_chunks):
-        lo = start + c * CHUNK
-        moved[c] = _integrate_rows(start, lo, min(stop, lo + CHUNK), pose[0], pose[1], pose[5],
+        lo = start + c * chunk
+        moved[c] = _integrate_rows(start, lo, min(stop, lo + chunk), pose[0], pose[1], pose[5],
                                    wheel_speed, axle_m, dt, turning_moves)
     for c in range(n_chunks):
         if moved[c]:
@@ -137,13 +137,13 @@ def try_integrate_parallel(start, stop, pose, wheel_speed, axle_m, dt, turning_m
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def integrate_parallel(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves):
-    """``integrate_range`` over chunks of ``CHUNK`` bodies on the thread pool."""
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+def integrate_parallel(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves, chunk):
+    """``integrate_range`` over chunks of ``chunk`` bodies on the thread pool."""
+    n_chunks = (stop - start + chunk - 1) // chunk
     moved = np.zeros(n_chunks, dtype=np.bool_)
     for c in prange(n_chunks):
-        lo = start + c * CHUNK
-        moved[c] = _integrate_rows(start, lo, min(stop, lo + CHUNK), x, y, yaw, wheel_speed,
+        lo = start + c * chunk
+        moved[c] = _integrate_rows(start, lo, min(stop, lo + chunk), x, y, yaw, wheel_speed,
                                    axle_m, dt, turning_moves)
     for c in range(n_chunks):
         if moved[c]:
@@ -171,8 +171,8 @@ class DiffDrive:
         return {"wheel_speed": np.zeros((n, 2)), "wheels_clamped": np.zeros(n, dtype=np.int64)}
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
-        kernel = (integrate_parallel if threads.go_parallel(stop - start, PARALLEL_MIN)
-                  else integrate_range)
+        kernel = threads.pick(stop - start, integrate_range, integrate_parallel, PARALLEL_MIN,
+                              CHUNK)
         return kernel(start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"],
                       self.axle_m, dt, self.turning_moves)
 
@@ -180,7 +180,7 @@ class DiffDrive:
         """``integrate`` (returning 1 if a body moved, else 0) unless a body of the range would
         travel further than its safe step (``physics.substeps``) at this tick's wheel speeds:
         then nothing moves and the result is −k, the number of equal sub-steps the tick needs."""
-        kernel = (try_integrate_parallel if threads.go_parallel(stop - start, PARALLEL_MIN)
-                  else try_integrate_range)
+        kernel = threads.pick(stop - start, try_integrate_range, try_integrate_parallel,
+                              PARALLEL_MIN, CHUNK)
         return kernel(start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
                       self.turning_moves, bodies.half_x, bodies.half_y)

@@ -38,11 +38,11 @@ def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylin
 @njit(cache=True, error_model="numpy", parallel=True)
 def beacon_kernel_parallel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders,
                            gparams, cell_start, order, max_radius, camera_z, range_m, count,
-                           dist, angle):
-    """``beacon_kernel`` over chunks of ``CHUNK`` robots on the thread pool."""
-    for c in prange((stop - start + CHUNK - 1) // CHUNK):
-        lo = start + c * CHUNK
-        _beacon_kernel_rows(start, lo, min(stop, lo + CHUNK), x, y, z, yaw, run, radius,
+                           dist, angle, chunk):
+    """``beacon_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    for c in prange((stop - start + chunk - 1) // chunk):
+        lo = start + c * chunk
+        _beacon_kernel_rows(start, lo, min(stop, lo + chunk), x, y, z, yaw, run, radius,
                             beacon_z, boxes, cylinders, gparams, cell_start, order, max_radius,
                             camera_z, range_m, count, dist, angle)
 
@@ -96,8 +96,8 @@ def _beacon_kernel_rows(base, start, stop, x, y, z, yaw, run, radius, beacon_z, 
 def beacons(world, group, beacon_z: np.ndarray, camera_z: float, range_m: float, count, dist,
             angle) -> None:
     b = world.bodies
-    kernel = (beacon_kernel_parallel
-              if threads.go_parallel(group.stop - group.start, PARALLEL_MIN) else beacon_kernel)
+    kernel = threads.pick(group.stop - group.start, beacon_kernel, beacon_kernel_parallel,
+                          PARALLEL_MIN, CHUNK)
     kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, beacon_z,
            world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
            world.order, world.max_radius, camera_z, range_m, count, dist, angle)

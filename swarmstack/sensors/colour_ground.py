@@ -34,11 +34,11 @@ def colour_kernel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, ke
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def colour_kernel_parallel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
-                           tick, out):
-    """``colour_kernel`` over chunks of ``CHUNK`` robots on the thread pool."""
-    for c in prange((stop - start + CHUNK - 1) // CHUNK):
-        lo = start + c * CHUNK
-        _colour_kernel_rows(start, lo, min(stop, lo + CHUNK), x, y, yaw, px, py, texture,
+                           tick, out, chunk):
+    """``colour_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    for c in prange((stop - start + chunk - 1) // chunk):
+        lo = start + c * chunk
+        _colour_kernel_rows(start, lo, min(stop, lo + chunk), x, y, yaw, px, py, texture,
                             bounds, mean, std, keys, tick, out)
 
 
@@ -60,8 +60,8 @@ def _colour_kernel_rows(base, start, stop, x, y, yaw, px, py, texture, bounds, m
 
 def read_colour(world, group, keys, position_m, mean: float, std: float, out) -> None:
     b = world.bodies
-    kernel = (colour_kernel_parallel
-              if threads.go_parallel(group.stop - group.start, PARALLEL_MIN) else colour_kernel)
+    kernel = threads.pick(group.stop - group.start, colour_kernel, colour_kernel_parallel,
+                          PARALLEL_MIN, CHUNK)
     kernel(group.start, group.stop, b.x, b.y, b.yaw, float(position_m[0]),
            float(position_m[1]), world.arena.floor.texture, world.bounds, float(mean),
            float(std), keys[:, STREAM["ground"]], world.tick, out)

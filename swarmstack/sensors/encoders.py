@@ -42,11 +42,12 @@ def encoder_kernel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, o
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def encoder_kernel_parallel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
-    """``encoder_kernel`` over chunks of ``CHUNK`` robots on the thread pool."""
+def encoder_kernel_parallel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out,
+                            chunk):
+    """``encoder_kernel`` over chunks of ``chunk`` robots on the thread pool."""
     n = wheel_speed.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        _encoder_rows(c * CHUNK, min(n, (c + 1) * CHUNK), wheel_speed, dt, steps_per_m, kind,
+    for c in prange((n + chunk - 1) // chunk):
+        _encoder_rows(c * chunk, min(n, (c + 1) * chunk), wheel_speed, dt, steps_per_m, kind,
                       level, keys, tick, acc, out)
 
 
@@ -87,8 +88,8 @@ class Encoders:
         out[rows] = 0
 
     def update(self, world, group, keys, out, state) -> None:
-        kernel = (encoder_kernel_parallel if threads.go_parallel(len(out), PARALLEL_MIN)
-                  else encoder_kernel)
+        kernel = threads.pick(len(out), encoder_kernel, encoder_kernel_parallel, PARALLEL_MIN,
+                              CHUNK)
         kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
                NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
                world.tick, state, out)

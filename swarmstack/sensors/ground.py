@@ -35,11 +35,11 @@ def ground_kernel(start, stop, x, y, yaw, points, texture, bounds, full_scale, k
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def ground_kernel_parallel(start, stop, x, y, yaw, points, texture, bounds, full_scale, kind,
-                           level, keys, tick, out):
-    """``ground_kernel`` over chunks of ``CHUNK`` robots on the thread pool."""
-    for c in prange((stop - start + CHUNK - 1) // CHUNK):
-        lo = start + c * CHUNK
-        _ground_kernel_rows(start, lo, min(stop, lo + CHUNK), x, y, yaw, points, texture,
+                           level, keys, tick, out, chunk):
+    """``ground_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    for c in prange((stop - start + chunk - 1) // chunk):
+        lo = start + c * chunk
+        _ground_kernel_rows(start, lo, min(stop, lo + chunk), x, y, yaw, points, texture,
                             bounds, full_scale, kind, level, keys, tick, out)
 
 
@@ -85,9 +85,8 @@ class Ground:
 
     def update(self, world, group, keys, out, state) -> None:
         b = world.bodies
-        kernel = (ground_kernel_parallel
-                  if threads.go_parallel(group.stop - group.start, PARALLEL_MIN)
-                  else ground_kernel)
+        kernel = threads.pick(group.stop - group.start, ground_kernel, ground_kernel_parallel,
+                              PARALLEL_MIN, CHUNK)
         kernel(group.start, group.stop, b.x, b.y, b.yaw, state,
                world.arena.floor.texture, world.bounds, self.full_scale,
                NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["ground"]],

@@ -1,7 +1,7 @@
 """Whole simulations give the same bits on one thread and on two.
 
 The parallel forms of the kernels (``swarmstack.threads``) are forced on small scenes with
-``set_parallel_min(1)``; each scene is then compared, tick by tick, with the same scene on one
+``set_parallel_min(1)``, in chunks of a few robots (``set_chunk_max``); each scene is then compared, tick by tick, with the same scene on one
 thread (poses, every reading, every radio reception) and, for the recorded golden scenes, with
 the recording (made on one thread).
 """
@@ -94,12 +94,14 @@ CROWD = {
 }
 
 
+# chunks of a few robots: small scenes then cross the parallel kernels' chunk boundaries
+CHUNK_MAX = 7
 PUCKS = slice(10, 55)  # rows of the E-Puck2s in a one-run world (groups in file order)
 
 
 def _trace(n_threads: int, ticks: int = 60, runs: int = 3) -> list[dict[str, np.ndarray]]:
     """Every tick's poses, readings and radio receptions of the crowd scene."""
-    with threads.using(n_threads, parallel_min=1):
+    with threads.using(n_threads, parallel_min=1, chunk_max=CHUNK_MAX):
         sim = Simulation.from_dict(CROWD, base_dir=ROOT, runs=runs)
         sim.start()
         out = []
@@ -157,7 +159,7 @@ PARALLEL_SCENES = ("all_sensors_batch3", "crazyflie_formation", "crazyflie_follo
 @pytest.mark.parametrize("name", PARALLEL_SCENES)
 def test_recorded_scene_on_two_threads(name):
     recorded = np.load(DATA / f"{name}.npz")
-    with threads.using(2, parallel_min=1):
+    with threads.using(2, parallel_min=1, chunk_max=CHUNK_MAX):
         now = fingerprint(scenes()[name])
     for key in sorted(recorded.files):
         same = (str(now[key]) == str(recorded[key]) if key.startswith("sha:")
