@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from swarmstack import threads
 
-from swarmstack.geometry.grid import build_grid, cell_xy
+from swarmstack.geometry.grid import build_grid, cell_span, cell_xy
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
                                          disc_from_box, disc_from_static, heights_overlap,
@@ -246,6 +246,50 @@ def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run
     return moved
 
 
+@njit(cache=True, error_model="numpy", parallel=True)
+def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                   boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                   box_items, cyl_start, cyl_items, flags, chunk):
+    """``flags[i]``: ``_overlaps(i)`` for every mobile body not yet put back, from the poses as
+    they stand (read only), in chunks of at least ``chunk`` bodies on the thread pool."""
+    n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
+    size = (n + n_chunks - 1) // n_chunks
+    scratch = np.empty((n_chunks, n), dtype=np.int64)
+    for c in prange(n_chunks):
+        _overlap_flag_rows(c * size, min(n, (c + 1) * size), reverted, mobile, x, y, yaw, z,
+                           shape, radius, half_x, half_y, height, run, boxes, cylinders, bounds,
+                           gparams, cell_start, order, max_r, box_start, box_items, cyl_start,
+                           cyl_items, flags, scratch[c])
+
+
+@njit(cache=True, error_model="numpy")
+def _overlap_flag_rows(start, stop, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
+                       half_y, height, run, boxes, cylinders, bounds, gparams, cell_start, order,
+                       max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch):
+    """``_overlap_flags`` of bodies ``start … stop − 1`` (both forms share it)."""
+    for i in range(start, stop):
+        flags[i] = False
+        if reverted[i] or not mobile[i]:
+            continue
+        flags[i] = _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes,
+                             cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                             box_items, cyl_start, cyl_items, scratch)
+
+
+@njit(cache=True, error_model="numpy")
+def _near_dirty(i, x, y, radius, run, max_r, gparams, dirty):
+    """Whether any grid cell body i's overlap test visits (``robots_near`` with its radius) is
+    marked in ``dirty`` (a body listed there was put back since the grid was built)."""
+    nx = int(gparams[3])
+    base = run[i] * nx * int(gparams[4])
+    gx0, gx1, gy0, gy1 = cell_span(gparams, x[i], y[i], radius[i] + max_r)
+    for gy in range(gy0, gy1 + 1):
+        for gx in range(gx0, gx1 + 1):
+            if dirty[base + gy * nx + gx]:
+                return True
+    return False
+
+
 def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height, run,
             n_runs, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
             cyl_items, grid_start, grid_order, iterations):
@@ -285,8 +329,8 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
 
     ``chunk`` > 0: the Jacobi passes (where a large world spends its time) on the thread pool,
     in chunks of at least ``chunk`` bodies.
-    The pass that puts bodies back stays serial: whether a body still overlaps depends on who
-    was put back before it, so its order is part of the result.
+    The pass that puts bodies back keeps its order (whether a body still overlaps depends on
+    who was put back before it): only its tests on the round's starting poses go parallel.
     """
     n = x.shape[0]
     mobile = np.empty(n, dtype=np.bool_)
@@ -330,15 +374,44 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     # guarantee: whoever still overlaps goes back to where it was (a valid place)
     blocked = 0
     reverted = np.zeros(n, dtype=np.bool_)
+    # Bodies are tested in index order, each after the put-backs before it. Every test is first
+    # made on the poses as the round starts (on the pool when ``chunk`` > 0); a body is tested
+    # again in order only if its neighbourhood lists a body put back earlier in the round
+    # (the grid cell where that body was is marked): the outcome is the in-order one.
+    nx = int(gparams[3])
+    flags = np.empty(n, dtype=np.bool_)
+    dirty = np.zeros(n_runs * nx * int(gparams[4]), dtype=np.bool_)
+    dirty_keys = np.empty(n, dtype=np.int64)
     for _ in range(n + 1):
         cell_start, order = build_grid(gparams, x, y, run, n_runs)
+        n_dirty = 0
+        if chunk > 0:
+            _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y,
+                           height, run, boxes, cylinders, bounds, gparams, cell_start, order,
+                           max_r, box_start, box_items, cyl_start, cyl_items, flags, chunk)
+        else:
+            _overlap_flag_rows(0, n, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
+                               half_y, height, run, boxes, cylinders, bounds, gparams,
+                               cell_start, order, max_r, box_start, box_items, cyl_start,
+                               cyl_items, flags, scratch)
         changed = False
         for i in range(n):
             if reverted[i] or not mobile[i]:
                 continue
-            if _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes,
-                         cylinders, bounds, gparams, cell_start, order, max_r, box_start,
-                         box_items, cyl_start, cyl_items, scratch):
+            if n_dirty == 0 or not _near_dirty(i, x, y, radius, run, max_r, gparams, dirty):
+                hit = flags[i]
+            else:
+                hit = _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                                boxes, cylinders, bounds, gparams, cell_start, order, max_r,
+                                box_start, box_items, cyl_start, cyl_items, scratch)
+            if hit:
+                # the cell this body is listed in no longer tells where it is
+                gx, gy = cell_xy(gparams, x[i], y[i])
+                key = (run[i] * int(gparams[4]) + gy) * nx + gx
+                if not dirty[key]:
+                    dirty[key] = True
+                    dirty_keys[n_dirty] = key
+                    n_dirty += 1
                 x[i] = prev_x[i]
                 y[i] = prev_y[i]
                 if shape[i] == SHAPE_BOX:
@@ -346,6 +419,8 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
                 reverted[i] = True
                 blocked += 1
                 changed = True
+        for q in range(n_dirty):
+            dirty[dirty_keys[q]] = False
         if not changed:
             break
     return blocked, cell_start, order
