@@ -13,8 +13,10 @@ process never starts the pool.
 
 from __future__ import annotations
 
+import ctypes
 import operator
 import os
+import sys
 import threading
 from contextlib import contextmanager
 from functools import partial
@@ -22,7 +24,10 @@ from typing import Callable, Iterator, Optional
 
 # Work items (robots, receivers …) from which a parallel launch pays for itself. Below, one
 # thread finishes a typical sensor or contact pass in less time than waking a second one.
-# A kernel much cheaper or dearer per item than that passes its own minimum to go_parallel.
+# A kernel much cheaper or dearer per item than that passes its own minimum to go_parallel:
+# each chooses it so that its serial work is at least ~0.2 ms. A launch costs a few µs on an
+# idle machine, but when another process holds a core the pool waits for the scheduler to run
+# its second thread (up to a time slice, milliseconds): only work that large is worth the risk.
 PARALLEL_MIN_ITEMS = 512
 
 ENV_VAR = "SWARMSTACK_THREADS"
@@ -159,6 +164,38 @@ def _size_pool(n: int) -> None:
         return
     import numba
 
+    _prefer_tbb(numba)
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
     numba.set_parallel_chunksize(1)
     _pool.size = n
+
+
+def _prefer_tbb(numba) -> None:
+    """Use Numba's TBB threading layer when it can be loaded and nobody chose a layer.
+
+    With TBB the launching thread runs the chunks no other thread has taken: a launch never
+    waits for a thread the machine has not scheduled. OpenMP's team waits for all its threads,
+    which on a busy machine (another process on the other core) made the contact pass 10–20×
+    slower than on one thread. The ``tbb`` wheel puts ``libtbb`` in the environment's ``lib``
+    folder, off the loader's path: it is loaded here by its full path first."""
+    if numba.config.THREADING_LAYER != "default" or os.environ.get("NUMBA_THREADING_LAYER"):
+        return
+    if _loaded_layer(numba) is not None:
+        return  # a parallel kernel already ran: the layer is chosen for this process
+    try:
+        for name in ("libtbb.so.12", "libtbb.12.dylib"):
+            path = os.path.join(sys.prefix, "lib", name)
+            if os.path.exists(path):
+                ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                break
+        import numba.np.ufunc.tbbpool  # noqa: F401  (fails without a usable libtbb)
+    except (ImportError, OSError):
+        return
+    numba.config.THREADING_LAYER = "tbb"
+
+
+def _loaded_layer(numba):
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet
+        return None

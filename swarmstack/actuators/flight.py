@@ -36,8 +36,8 @@ HOLD, CMD_POSITION, CMD_VELOCITY, CMD_LAND, TAKEOFF, MOVE_BY = 0, 1, 2, 3, 4, 5
 
 
 # drones per work item of the parallel form, and the group size from which it pays
-CHUNK = 512
-PARALLEL_MIN = 4096
+CHUNK = 4096
+PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")

@@ -17,9 +17,9 @@ from swarmstack import threads
 
 # robots per work item of the parallel forms, and the counts from which they pay: placing a
 # robot's emitters costs tens of nanoseconds, copying its LED commands a few
-CHUNK = 256
-PARALLEL_MIN_EMITTERS = 1024
-PARALLEL_MIN_COMMANDS = 8192
+CHUNK = 1024
+PARALLEL_MIN_EMITTERS = 8192
+PARALLEL_MIN_COMMANDS = 131072
 
 
 def update_emitters(x, y, z, yaw, local, world_out) -> None:

@@ -13,8 +13,8 @@ from swarmstack.world.rng import STREAM
 
 # robots per work item of the parallel form; a robot costs a few nanoseconds, so only large
 # groups are worth the pool's launch
-CHUNK = 1024
-PARALLEL_MIN = 8192
+CHUNK = 8192
+PARALLEL_MIN = 131072
 
 
 @njit(cache=True, error_model="numpy")

@@ -33,7 +33,7 @@ TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
 # the Jacobi passes go parallel from this many bodies, in at most MAX_CHUNKS chunks of at
 # least CHUNK bodies (each chunk holds a scratch list as long as the world)
-PARALLEL_MIN = 1024
+PARALLEL_MIN = 2048
 CHUNK = 256
 MAX_CHUNKS = 16
 

@@ -13,8 +13,8 @@ from swarmstack.physics.substeps import substeps_for
 
 # bodies per work item of the parallel kernels (results do not depend on it); below
 # PARALLEL_MIN bodies a group integrates on one thread, cheaper than waking the pool
-CHUNK = 256
-PARALLEL_MIN = 1024
+CHUNK = 2048
+PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")

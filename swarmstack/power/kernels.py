@@ -19,9 +19,9 @@ _ROOT_MAX_ITER = 80
 
 # robots per work item of the parallel forms, and the swarm sizes from which they pay: the
 # cubic model solves a root per robot; the others are a few flops
-CHUNK = 512
-PARALLEL_MIN_CUBIC = 2048
-PARALLEL_MIN = 16384
+CHUNK = 4096
+PARALLEL_MIN_CUBIC = 4096
+PARALLEL_MIN = 65536
 
 
 @njit(cache=True, inline="always")

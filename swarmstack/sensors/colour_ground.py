@@ -20,8 +20,8 @@ from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM, gaussian
 
 # robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 256
-PARALLEL_MIN = 1024
+CHUNK = 2048
+PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")

@@ -23,8 +23,8 @@ from swarmstack.sensors.colour_ground import read_colour
 DEFAULT_PALETTE = ((255, 0, 0), (0, 255, 0), (255, 255, 0), (127, 127, 127))
 
 # robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 1024
-PARALLEL_MIN = 8192
+CHUNK = 4096
+PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")

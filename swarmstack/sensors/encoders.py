@@ -29,8 +29,8 @@ _SNAP = 1e-9
 
 
 # robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 1024
-PARALLEL_MIN = 8192
+CHUNK = 8192
+PARALLEL_MIN = 131072
 
 
 @njit(cache=True, error_model="numpy")

@@ -21,8 +21,8 @@ from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM
 
 # robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 256
-PARALLEL_MIN = 1024
+CHUNK = 1024
+PARALLEL_MIN = 8192
 
 
 @njit(cache=True, error_model="numpy")

@@ -19,8 +19,8 @@ from swarmstack.world.rng import STREAM, gaussian
 
 
 # robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 1024
-PARALLEL_MIN = 8192
+CHUNK = 2048
+PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")

@@ -20,8 +20,8 @@ from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import STREAM, gaussian
 
 # robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 512
-PARALLEL_MIN = 4096
+CHUNK = 4096
+PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")

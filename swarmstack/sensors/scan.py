@@ -32,8 +32,8 @@ TWO_PI = 2.0 * math.pi
 
 # a group's scan goes parallel from this many rays in all (robots × rays), in chunks of about
 # CHUNK_RAYS rays (whole robots: a few lidars, or a few hundred proximity rings)
-PARALLEL_MIN_RAYS = 4096
-CHUNK_RAYS = 2048
+PARALLEL_MIN_RAYS = 65536
+CHUNK_RAYS = 8192
 
 
 @njit(cache=True, error_model="numpy", inline="always")
