@@ -311,3 +311,21 @@ def test_put_backs_are_those_of_the_in_order_pass(n_threads, chunk_max):
                                        w.order, 0, chunk)
     assert blocked == blocked_ref
     assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("total, workers, each", [(4, 2, 2), (2, 2, 1), (3, 2, 1)])
+def test_worker_processes_share_the_threads(total, workers, each):
+    from swarmstack.studies.executors import make_executor
+
+    with threads.using(total):
+        with make_executor(workers=workers) as ex:
+            counts = [ex.submit(threads.threads).result() for _ in range(2 * workers)]
+    assert counts == [each] * (2 * workers)
+
+
+def test_one_worker_runs_in_process_on_every_thread():
+    from swarmstack.studies.executors import make_executor
+
+    with threads.using(2):
+        with make_executor(workers=1) as ex:
+            assert ex.submit(threads.threads).result() == 2
