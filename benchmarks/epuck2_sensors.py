@@ -35,7 +35,8 @@ PAPER_SPEEDS_M_S = [k * 0.015 for k in range(11)]  # 0, 1.5, …, 15 cm/s (§4.3
 
 
 def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.05,
-               battery_model: str = "cubic", runs_per_speed: int = 0) -> dict:
+               battery_model: str = "cubic", runs_per_speed: int = 0,
+               motion: str = "spin") -> dict:
     side = 2.0 * math.sqrt(max(robots, 50) / 50.0)
     h = side / 2
     lights = []
@@ -53,6 +54,8 @@ def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.0
     elif sensor != "none":
         sensors[sensor] = True
     ctrl = "SpinBatched" if controller == "batched" else "Spin"
+    if motion == "wander":  # batched only: robots collide (not the paper's workload)
+        ctrl = "WanderBatched"
     params = {"speed": speed_m_s,
               "sensor": READING.get(sensor, sensor) if sensor != "none" else None}
     if runs_per_speed:
@@ -72,8 +75,10 @@ def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.0
 
 
 def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller: str,
-            seed: int = 1, speed_m_s: float = 0.05, runs_per_speed: int = 0) -> dict:
-    cfg = experiment(robots, sensor, controller, speed_m_s, runs_per_speed=runs_per_speed)
+            seed: int = 1, speed_m_s: float = 0.05, runs_per_speed: int = 0,
+            motion: str = "spin") -> dict:
+    cfg = experiment(robots, sensor, controller, speed_m_s, runs_per_speed=runs_per_speed,
+                     motion=motion)
     t_setup = time.perf_counter()
     sim = Simulation.from_dict(cfg, seed=seed, runs=runs)
     sim.start()
@@ -85,6 +90,7 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
     wall = time.perf_counter() - t0
     return {
         "robots": robots, "runs": runs, "sensors": sensor, "controller": controller,
+        "motion": motion,
         "ticks": ticks, "sim_seconds": sim_seconds, "wall_time_s": wall, "setup_time_s": setup,
         "robot_ticks_per_s": robots * runs * ticks / wall,
         "real_time_factor": runs * sim_seconds / wall,
@@ -147,6 +153,9 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--controller", choices=("batched", "per-robot"), default="batched")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--motion", choices=("spin", "wander"), default="spin",
+                   help="spin on the spot (the paper's workload) or wander at random wheel "
+                        "speeds, colliding (batched controller only)")
     p.add_argument("--study", type=int, default=0, metavar="SEEDS",
                    help="the §4.3 study in one batch: 11 speeds × SEEDS runs (overrides --runs)")
     p.add_argument("--table", action="store_true",
@@ -160,6 +169,8 @@ def main(argv=None) -> int:
         n_threads = threads.set_threads(a.threads)
     except ValueError as exc:
         p.error(str(exc))
+    if a.motion == "wander" and a.controller != "batched":
+        p.error("--motion wander needs --controller batched")
     if a.table:
         rows = table(a.sim_seconds, a.controller)
         for r in rows:
@@ -178,7 +189,8 @@ def main(argv=None) -> int:
         result["argos_wall_s"] = 30.28 * 11 * a.study
         result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
     else:
-        result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed)
+        result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed,
+                         motion=a.motion)
     result["threads"] = n_threads
     if a.json:
         print(json.dumps(result))

@@ -30,12 +30,28 @@ from typing import Callable, Iterator, Optional
 # its second thread (up to a time slice, milliseconds): only work that large is worth the risk.
 PARALLEL_MIN_ITEMS = 512
 
+# no kernel's own minimum is below this many items (kernels keep theirs at least as high)
+FLOOR_ITEMS = 64
+
 ENV_VAR = "SWARMSTACK_THREADS"
 
 _threads: Optional[int] = None  # None: not chosen yet, the machine's usable cores
 _parallel_min: Optional[int] = None  # None: each kernel's own minimum (PARALLEL_MIN_ITEMS)
 _chunk_max: Optional[int] = None  # None: each kernel's own chunk size
 _pool = threading.local()  # .size: the thread count Numba's pool was sized for, per thread
+# below this many items no kernel goes parallel whatever its minimum: one comparison is then
+# all a small group pays (0 until the thread count is chosen; never on one thread)
+floor = 0
+
+
+def _set_floor() -> None:
+    global floor
+    if _threads is None:
+        floor = 0
+    elif _threads < 2:
+        floor = sys.maxsize
+    else:
+        floor = FLOOR_ITEMS if _parallel_min is None else _parallel_min
 
 
 def machine_threads() -> int:
@@ -62,6 +78,7 @@ def set_threads(n: Optional[int]) -> int:
         raise ValueError(f"threads: expected a whole number, at least 1 (or 0 for every "
                          f"usable core), got {n!r}")
     _threads = count if count > 0 else machine_threads()
+    _set_floor()
     return _threads
 
 
@@ -71,7 +88,7 @@ def env_threads() -> int:
     env = os.environ.get(ENV_VAR, "").strip()
     if not env:
         return 0
-    if not env.isdigit():
+    if not (env.isascii() and env.isdigit()):
         raise ValueError(f"{ENV_VAR}: expected a whole number, at least 1 (or 0 for every "
                          f"usable core), got {env!r}")
     return int(env)
@@ -94,6 +111,7 @@ def set_parallel_min(items: Optional[int]) -> None:
     (tests set 1 to exercise the parallel forms); None gives each kernel its own back."""
     global _parallel_min
     _parallel_min = None if items is None else max(1, int(items))
+    _set_floor()
 
 
 def parallel_min() -> int:
@@ -106,7 +124,7 @@ def go_parallel(items: int, min_items: int = PARALLEL_MIN_ITEMS) -> bool:
 
     True also sizes Numba's pool to :func:`threads` (once, at first need). Cheap when False:
     small groups pay one comparison, not a pool launch."""
-    if items < (min_items if _parallel_min is None else _parallel_min):
+    if items < floor or items < (min_items if _parallel_min is None else _parallel_min):
         return False
     n = _threads if _threads is not None else set_threads(None)
     if n < 2:
@@ -120,7 +138,7 @@ def pick(items: int, serial: Callable, parallel: Callable, min_items: int = PARA
     """The form of a kernel to call over ``items`` work items: ``serial`` itself, or, when
     :func:`go_parallel` says so, ``parallel`` with its last argument ``chunk`` bound to
     :func:`chunk` of ``chunk_items``. Both take the same arguments otherwise."""
-    if not go_parallel(items, min_items):
+    if items < floor or not go_parallel(items, min_items):
         return serial
     return partial(parallel, chunk=chunk(chunk_items))
 
@@ -154,6 +172,7 @@ def using(n: Optional[int] = None, parallel_min: Optional[int] = None,
         yield count
     finally:
         _threads, _parallel_min, _chunk_max = saved
+        _set_floor()
 
 
 def _size_pool(n: int) -> None:

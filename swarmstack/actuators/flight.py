@@ -64,7 +64,7 @@ def apply_flight_parallel(start, cmd_mode, cmd_target, cmd_velocity, pose, mode,
                      fall_when_empty)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _flight_rows(lo, hi, start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target,
                  velocity_cmd, integral, clamped, rejected, battery, dead, floor_z, top_z,
                  max_speed, max_yaw_rate, fall_when_empty):

@@ -29,8 +29,12 @@ def update_emitters(x, y, z, yaw, local, world_out) -> None:
     On the thread pool for large worlds (``threads.go_parallel``); each robot writes only its
     own slots, so the result is the same.
     """
-    threads.pick(x.shape[0], update_emitters_serial, update_emitters_parallel,
-                 PARALLEL_MIN_EMITTERS, CHUNK)(x, y, z, yaw, local, world_out)
+    n = x.shape[0]
+    if n < threads.floor:  # a small world: one comparison
+        update_emitters_serial(x, y, z, yaw, local, world_out)
+    else:
+        threads.pick(n, update_emitters_serial, update_emitters_parallel, PARALLEL_MIN_EMITTERS,
+                     CHUNK)(x, y, z, yaw, local, world_out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -45,7 +49,7 @@ def update_emitters_parallel(x, y, z, yaw, local, world_out, chunk):
         _emitter_rows(c * chunk, min(n, (c + 1) * chunk), x, y, z, yaw, local, world_out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _emitter_rows(start, stop, x, y, z, yaw, local, world_out):
     for i in range(start, stop):
         c = math.cos(yaw[i])
@@ -80,7 +84,7 @@ def apply_led_commands_parallel(led_rgb_cmd, owner, channel_mask, rgb_out, start
                   start)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
     for i in range(lo, hi):
         for e in range(owner.shape[0]):
@@ -102,6 +106,8 @@ class Leds:
 
     def apply(self, world, group, keys, commands, drive) -> None:
         cmd = commands["leds"]
-        kernel = threads.pick(len(cmd), apply_led_commands, apply_led_commands_parallel,
-                              PARALLEL_MIN_COMMANDS, CHUNK)
+        n = len(cmd)
+        kernel = (apply_led_commands if n < threads.floor
+                  else threads.pick(n, apply_led_commands, apply_led_commands_parallel,
+                                    PARALLEL_MIN_COMMANDS, CHUNK))
         kernel(cmd, self.owner, self.channels, world.emitters.rgb, group.start)

@@ -30,7 +30,7 @@ def _apply_parallel(cmd, max_speed, kind, level, keys, tick, out, clamped, chunk
                     out, clamped)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _apply_rows(start, stop, cmd, max_speed, kind, level, keys, tick, out, clamped):
     """Robots ``start … stop − 1``: each writes only its own row (both forms share this)."""
     for i in range(start, stop):
@@ -61,7 +61,9 @@ class Wheels:
 
     def apply(self, world, group, keys, commands, drive) -> None:
         cmd = commands["wheels"]
-        kernel = threads.pick(len(cmd), _apply, _apply_parallel, PARALLEL_MIN, CHUNK)
+        n = len(cmd)
+        kernel = (_apply if n < threads.floor  # a small group: one comparison
+                  else threads.pick(n, _apply, _apply_parallel, PARALLEL_MIN, CHUNK))
         kernel(cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
                keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"],
                drive.get("wheels_clamped", np.zeros(len(keys), dtype=np.int64)))

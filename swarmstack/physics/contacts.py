@@ -151,7 +151,7 @@ def _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile,
                  boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
                  cell_start, order, max_r, scratch, corr_x, corr_y):
@@ -262,7 +262,7 @@ def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, hal
                            cyl_items, flags, scratch[c])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _overlap_flag_rows(start, stop, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
                        half_y, height, run, boxes, cylinders, bounds, gparams, cell_start, order,
                        max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch):
@@ -299,8 +299,8 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     return resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                           height, run, n_runs, boxes, cylinders, bounds, gparams, box_start,
                           box_items, cyl_start, cyl_items, grid_start, grid_order, iterations,
-                          threads.chunk(CHUNK) if threads.go_parallel(x.shape[0], PARALLEL_MIN)
-                          else 0)
+                          threads.chunk(CHUNK) if x.shape[0] >= threads.floor
+                          and threads.go_parallel(x.shape[0], PARALLEL_MIN) else 0)
 
 
 @njit(cache=True, error_model="numpy")

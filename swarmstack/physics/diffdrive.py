@@ -30,7 +30,7 @@ def integrate_range(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_mov
                            turning_moves)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _integrate_rows(base, start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves):
     """``integrate_range`` of bodies ``start … stop − 1`` of a group whose first body is
     ``base`` (row ``i − base`` of ``wheel_speed``): the body both kernel forms share."""
@@ -80,7 +80,7 @@ def substeps_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning
                           turning_moves)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves):
     k = 1
     for i in range(start, stop):
@@ -171,8 +171,9 @@ class DiffDrive:
         return {"wheel_speed": np.zeros((n, 2)), "wheels_clamped": np.zeros(n, dtype=np.int64)}
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
-        kernel = threads.pick(stop - start, integrate_range, integrate_parallel, PARALLEL_MIN,
-                              CHUNK)
+        n = stop - start
+        kernel = (integrate_range if n < threads.floor  # a small group: one comparison
+                  else threads.pick(n, integrate_range, integrate_parallel, PARALLEL_MIN, CHUNK))
         return kernel(start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"],
                       self.axle_m, dt, self.turning_moves)
 
@@ -180,7 +181,9 @@ class DiffDrive:
         """``integrate`` (returning 1 if a body moved, else 0) unless a body of the range would
         travel further than its safe step (``physics.substeps``) at this tick's wheel speeds:
         then nothing moves and the result is −k, the number of equal sub-steps the tick needs."""
-        kernel = threads.pick(stop - start, try_integrate_range, try_integrate_parallel,
-                              PARALLEL_MIN, CHUNK)
+        n = stop - start
+        kernel = (try_integrate_range if n < threads.floor
+                  else threads.pick(n, try_integrate_range, try_integrate_parallel, PARALLEL_MIN,
+                                    CHUNK))
         return kernel(start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
                       self.turning_moves, bodies.half_x, bodies.half_y)

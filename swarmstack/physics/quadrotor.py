@@ -118,7 +118,7 @@ def fly_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, integr
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _fly_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
               int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate,
               height, land_speed, land_min_speed, gravity, max_step):
@@ -241,7 +241,7 @@ def substeps_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, g
     return k
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _substeps_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
                    int_limit, max_speed, half_x, half_y, gravity):
     k = 1

@@ -72,7 +72,7 @@ def simple_step_parallel(charge, distance_m, rotation_rad, dt_s, slope_static, s
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _simple_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope_static,
                       slope_moving, spin_radius_m, out):
     # robots start … stop − 1, each writing only its own outputs (both forms share it)
@@ -107,7 +107,7 @@ def linear_step_parallel(charge, distance_m, rotation_rad, dt_s, slopes, spin_ra
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _linear_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slopes,
                       spin_radius_m, max_speed_cm_s, published, out):
     # robots start … stop − 1, each writing only its own outputs (both forms share it)
@@ -202,7 +202,7 @@ def cubic_step_parallel(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, 
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cubic_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
                      spin_radius_m, max_speed_cm_s, published, cutoff_after_step, out):
     # robots start … stop − 1, each writing only its own outputs (both forms share it)
@@ -252,7 +252,7 @@ def segment_step_parallel(charge, distance_m, rotation_rad, dt_s, slope, charge_
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _segment_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope, charge_from,
                        charge_to, spin_radius_m, max_speed_cm_s, published, out):
     # robots start … stop − 1, each writing only its own outputs (both forms share it)

@@ -47,7 +47,7 @@ def beacon_kernel_parallel(start, stop, x, y, z, yaw, run, radius, beacon_z, box
                             camera_z, range_m, count, dist, angle)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _beacon_kernel_rows(base, start, stop, x, y, z, yaw, run, radius, beacon_z, boxes,
                         cylinders, gparams, cell_start, order, max_radius, camera_z, range_m,
                         count, dist, angle):

@@ -42,7 +42,7 @@ def colour_kernel_parallel(start, stop, x, y, yaw, px, py, texture, bounds, mean
                             bounds, mean, std, keys, tick, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _colour_kernel_rows(base, start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
                         tick, out):
     # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)

@@ -41,7 +41,7 @@ def label_kernel_parallel(rgb, palette, out_index, chunk):
         _label_kernel_rows(c * chunk, min(n, (c + 1) * chunk), rgb, palette, out_index)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _label_kernel_rows(start, stop, rgb, palette, out_index):
     # robots start … stop − 1, each writing only its own outputs (both forms share it)
     for i in range(start, stop):

@@ -51,7 +51,7 @@ def encoder_kernel_parallel(wheel_speed, dt, steps_per_m, kind, level, keys, tic
                       level, keys, tick, acc, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _encoder_rows(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
     for i in range(start, stop):
         for w in range(2):
@@ -88,8 +88,10 @@ class Encoders:
         out[rows] = 0
 
     def update(self, world, group, keys, out, state) -> None:
-        kernel = threads.pick(len(out), encoder_kernel, encoder_kernel_parallel, PARALLEL_MIN,
-                              CHUNK)
+        n = len(out)
+        kernel = (encoder_kernel if n < threads.floor  # a small group: one comparison
+                  else threads.pick(n, encoder_kernel, encoder_kernel_parallel, PARALLEL_MIN,
+                                    CHUNK))
         kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
                NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
                world.tick, state, out)

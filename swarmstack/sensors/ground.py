@@ -43,7 +43,7 @@ def ground_kernel_parallel(start, stop, x, y, yaw, points, texture, bounds, full
                             bounds, full_scale, kind, level, keys, tick, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _ground_kernel_rows(base, start, stop, x, y, yaw, points, texture, bounds, full_scale, kind,
                         level, keys, tick, out):
     # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)

@@ -43,7 +43,7 @@ def lidar_transfer_parallel(dist, min_m, max_m, no_hit_m, eta, keys, tick, out, 
                        keys, tick, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _transfer_rows(start, stop, dist, min_m, max_m, no_hit_m, eta, keys, tick, out):
     """Robots ``start … stop − 1``: distances → readings, each robot its own row."""
     for i in range(start, stop):

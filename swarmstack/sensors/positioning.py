@@ -36,7 +36,7 @@ def _noisy_pose_parallel(pose, start, stop, pos_std, yaw_std, keys, tick, out, c
                    out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _pose_rows(lo, hi, pose, start, pos_std, yaw_std, keys, tick, out):
     """Group rows ``lo … hi − 1`` (body ``start + i``), each its own row of ``out``."""
     for i in range(lo, hi):

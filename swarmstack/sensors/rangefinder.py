@@ -38,7 +38,7 @@ def rangefinder_transfer_parallel(dist, min_m, max_m, mean, std, keys, tick, out
                                    std, keys, tick, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _rangefinder_transfer_rows(start, stop, dist, min_m, max_m, mean, std, keys, tick, out):
     # robots start … stop − 1, each writing only its own outputs (both forms share it)
     for i in range(start, stop):

@@ -115,7 +115,7 @@ def scan_kernel_parallel(start, stop, x, y, z, yaw, run, shape, half_x, half_y, 
                           ring_m, elevation_m, range_m, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _scan_kernel_rows(base, start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius,
                       height, mast_r, mast_lo, mast_hi, boxes, cylinders, gparams, cell_start,
                       order, max_radius, angle_rad, uniform_step, ring_m, elevation_m, range_m,
