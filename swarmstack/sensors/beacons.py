@@ -13,52 +13,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from swarmstack import threads
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.rays import NO_HIT, hit_static
 
 TWO_PI = 2.0 * math.pi
-
-# robots per work item of the parallel form, and the group size from which it pays
-CHUNK = 64
-PARALLEL_MIN = 256
 
 
 @njit(cache=True, error_model="numpy")
 def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders, gparams,
                   cell_start, order, max_radius, camera_z, range_m, count, dist, angle):
     """``count[i]`` int, ``dist``/``angle`` float64[stop − start, M] (unused slots: distance +inf, angle 0)."""
-    _beacon_kernel_rows(start, start, stop, x, y, z, yaw, run, radius, beacon_z, boxes,
-                        cylinders, gparams, cell_start, order, max_radius, camera_z, range_m,
-                        count, dist, angle)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def beacon_kernel_parallel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders,
-                           gparams, cell_start, order, max_radius, camera_z, range_m, count,
-                           dist, angle, chunk):
-    """``beacon_kernel`` over chunks of ``chunk`` robots on the thread pool."""
-    for c in prange((stop - start + chunk - 1) // chunk):
-        lo = start + c * chunk
-        _beacon_kernel_rows(start, lo, min(stop, lo + chunk), x, y, z, yaw, run, radius,
-                            beacon_z, boxes, cylinders, gparams, cell_start, order, max_radius,
-                            camera_z, range_m, count, dist, angle)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _beacon_kernel_rows(base, start, stop, x, y, z, yaw, run, radius, beacon_z, boxes,
-                        cylinders, gparams, cell_start, order, max_radius, camera_z, range_m,
-                        count, dist, angle):
-    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
     n = x.shape[0]
     m_max = dist.shape[1]
     rob_idx = np.empty(n, dtype=np.int64)
     d_tmp = np.empty(n)
     a_tmp = np.empty(n)
     for i in range(start, stop):
-        row = i - base
+        row = i - start
         # every robot whose centre is within range (robots_near widens by the body radius)
         nr = robots_near(x[i], y[i], range_m, run[i], i, x, y, radius, max_radius, gparams,
                          cell_start, order, rob_idx)
@@ -96,8 +69,6 @@ def _beacon_kernel_rows(base, start, stop, x, y, z, yaw, run, radius, beacon_z, 
 def beacons(world, group, beacon_z: np.ndarray, camera_z: float, range_m: float, count, dist,
             angle) -> None:
     b = world.bodies
-    kernel = threads.pick(group.stop - group.start, beacon_kernel, beacon_kernel_parallel,
-                          PARALLEL_MIN, CHUNK)
-    kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, beacon_z,
-           world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
-           world.order, world.max_radius, camera_z, range_m, count, dist, angle)
+    beacon_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, beacon_z,
+                  world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
+                  world.order, world.max_radius, camera_z, range_m, count, dist, angle)

@@ -25,8 +25,8 @@ from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import symmetric
 
 # robots per work item of the parallel transfer, and the group size from which it pays
-CHUNK = 16
-PARALLEL_MIN = 128
+CHUNK = 64
+PARALLEL_MIN = 1024
 
 
 @njit(cache=True, error_model="numpy")

@@ -20,20 +20,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
-
-from swarmstack import threads
+from numba import njit
 
 from swarmstack.geometry.overlap import SHAPE_BOX
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
 from swarmstack.geometry.rays import box_interval
 
 TWO_PI = 2.0 * math.pi
-
-# a group's scan goes parallel from this many rays in all (robots × rays), in chunks of about
-# CHUNK_RAYS rays (whole robots: a few lidars, or a few hundred proximity rings)
-PARALLEL_MIN_RAYS = 65536
-CHUNK_RAYS = 8192
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -95,32 +88,6 @@ def scan_kernel(start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius, h
     ``half_x``/``half_y``), else a disc of ``radius``; ``mast_r`` > 0 adds a cylinder of that
     radius at the robot's centre spanning ``mast_lo … mast_hi`` above its base.
     """
-    _scan_kernel_rows(start, start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius,
-                      height, mast_r, mast_lo, mast_hi, boxes, cylinders, gparams, cell_start,
-                      order, max_radius, angle_rad, uniform_step, ring_m, elevation_m, range_m,
-                      out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def scan_kernel_parallel(start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius, height,
-                        mast_r, mast_lo, mast_hi, boxes, cylinders, gparams, cell_start, order,
-                        max_radius, angle_rad, uniform_step, ring_m, elevation_m, range_m, out,
-                        chunk):
-    """``scan_kernel`` over chunks of ``chunk`` robots on the thread pool."""
-    for c in prange((stop - start + chunk - 1) // chunk):
-        lo = start + c * chunk
-        _scan_kernel_rows(start, lo, min(stop, lo + chunk), x, y, z, yaw, run, shape, half_x,
-                          half_y, radius, height, mast_r, mast_lo, mast_hi, boxes, cylinders,
-                          gparams, cell_start, order, max_radius, angle_rad, uniform_step,
-                          ring_m, elevation_m, range_m, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _scan_kernel_rows(base, start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius,
-                      height, mast_r, mast_lo, mast_hi, boxes, cylinders, gparams, cell_start,
-                      order, max_radius, angle_rad, uniform_step, ring_m, elevation_m, range_m,
-                      out):
-    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
     n = x.shape[0]
     n_rays = angle_rad.shape[0]
     reach = ring_m + range_m
@@ -201,7 +168,7 @@ def _scan_kernel_rows(base, start, stop, x, y, z, yaw, run, shape, half_x, half_
             sb = boxes[j, 7] * c - boxes[j, 6] * s
             _scan_box(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, ray_cos, ray_sin, angle_rad, a0,
                       uniform_step, ring_m, best, rng, cu, cv)
-        row = i - base
+        row = i - start
         for k in range(n_rays):
             out[row, k] = best[k] if best[k] <= range_m else np.inf
 
@@ -267,13 +234,9 @@ def masts(world) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def scan(world, group, angles: np.ndarray, uniform_step: float, ring_m: float,
          elevation_m: float, range_m: float, mast, out: np.ndarray) -> None:
-    """Run :func:`scan_kernel` for ``group`` (``mast`` = the arrays of :func:`masts`), on the
-    thread pool when the group casts enough rays (``threads.pick``)."""
+    """Run :func:`scan_kernel` for ``group`` (``mast`` = the arrays of :func:`masts`)."""
     b = world.bodies
-    n_rays = max(1, angles.shape[0])
-    kernel = threads.pick((group.stop - group.start) * n_rays, scan_kernel, scan_kernel_parallel,
-                          PARALLEL_MIN_RAYS, max(1, CHUNK_RAYS // n_rays))
-    kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.shape, b.half_x,
-           b.half_y, b.radius, b.height, mast[0], mast[1], mast[2], world.arena.boxes,
-           world.arena.cylinders, world.grid, world.cell_start, world.order,
-           world.max_radius, angles, uniform_step, ring_m, elevation_m, range_m, out)
+    scan_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.shape, b.half_x,
+                b.half_y, b.radius, b.height, mast[0], mast[1], mast[2], world.arena.boxes,
+                world.arena.cylinders, world.grid, world.cell_start, world.order,
+                world.max_radius, angles, uniform_step, ring_m, elevation_m, range_m, out)
