@@ -7,8 +7,9 @@ counter-based streams (:mod:`swarmstack.world.rng`), so both forms give bit-iden
 whatever the thread count. Launching on the pool costs microseconds, so a kernel goes parallel
 only for at least :func:`parallel_min` items and when more than one thread is allowed.
 
-Nothing here touches Numba's threading layer until a kernel first goes parallel: a one-thread
-process never starts the pool.
+A one-thread process never launches work on the pool. (Numba starts its threading layer when
+it loads a cached function that contains a parallel loop, which the contact pass does; the
+layer is chosen first by :func:`prepare_layer`.)
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _pool = threading.local()  # .size: the thread count Numba's pool was sized for,
 # below this many items no kernel goes parallel whatever its minimum: one comparison is then
 # all a small group pays (0 until the thread count is chosen; never on one thread)
 floor = 0
+_layer_ready = False  # prepare_layer() ran
 
 
 def _set_floor() -> None:
@@ -183,10 +185,23 @@ def _size_pool(n: int) -> None:
         return
     import numba
 
-    _prefer_tbb(numba)
+    prepare_layer()
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
     numba.set_parallel_chunksize(1)
     _pool.size = n
+
+
+def prepare_layer() -> None:
+    """Choose Numba's threading layer before any parallel kernel is compiled or loaded (a
+    cached one starts the layer as it loads): TBB when it can be loaded and nobody chose a
+    layer. Cheap after the first call."""
+    global _layer_ready
+    if _layer_ready:
+        return
+    _layer_ready = True
+    import numba
+
+    _prefer_tbb(numba)
 
 
 def _prefer_tbb(numba) -> None:
@@ -196,11 +211,11 @@ def _prefer_tbb(numba) -> None:
     waits for a thread the machine has not scheduled. OpenMP's team waits for all its threads,
     which on a busy machine (another process on the other core) made the contact pass 10–20×
     slower than on one thread. The ``tbb`` wheel puts ``libtbb`` in the environment's ``lib``
-    folder, off the loader's path: it is loaded here by its full path first."""
-    if numba.config.THREADING_LAYER != "default" or os.environ.get("NUMBA_THREADING_LAYER"):
-        return
-    if _loaded_layer(numba) is not None:
-        return  # a parallel kernel already ran: the layer is chosen for this process
+    folder, off the loader's path: it is loaded here by its full path first (also when
+    ``NUMBA_THREADING_LAYER=tbb`` asks for it)."""
+    chosen = os.environ.get("NUMBA_THREADING_LAYER", "") or numba.config.THREADING_LAYER
+    if chosen not in ("default", "tbb") or _loaded_layer(numba) is not None:
+        return  # another layer was asked for, or a parallel kernel already started one
     try:
         for name in ("libtbb.so.12", "libtbb.12.dylib"):
             path = os.path.join(sys.prefix, "lib", name)

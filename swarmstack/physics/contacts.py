@@ -296,6 +296,8 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     """Project overlaps out of the new poses ``x, y`` (in place): ``resolve_bodies`` with its
     Jacobi passes on the thread pool for large worlds (``threads.go_parallel``), the same
     result either way."""
+    if not threads._layer_ready:  # resolve_bodies holds parallel loops: loading starts a layer
+        threads.prepare_layer()
     return resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                           height, run, n_runs, boxes, cylinders, bounds, gparams, box_start,
                           box_items, cyl_start, cyl_items, grid_start, grid_order, iterations,
