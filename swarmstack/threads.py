@@ -110,9 +110,11 @@ def threads() -> int:
 
 def set_parallel_min(items: Optional[int]) -> None:
     """Go parallel from ``items`` work items on in every kernel, whatever its own minimum
-    (tests set 1 to exercise the parallel forms); None gives each kernel its own back."""
+    (tests set 1 to exercise the parallel forms); None, or the default ``PARALLEL_MIN_ITEMS``
+    that :func:`parallel_min` reports then, gives each kernel its own back."""
     global _parallel_min
-    _parallel_min = None if items is None else max(1, int(items))
+    _parallel_min = (None if items is None or items == PARALLEL_MIN_ITEMS
+                     else max(1, int(items)))
     _set_floor()
 
 

@@ -176,6 +176,10 @@ def test_go_parallel_follows_the_settings():
         assert threads.go_parallel(100, min_items=100)
         threads.set_parallel_min(5)
         assert threads.go_parallel(10, min_items=100)
+        # what parallel_min() reported before any override puts every kernel's own back
+        threads.set_parallel_min(threads.PARALLEL_MIN_ITEMS)
+        assert not threads.go_parallel(1000, min_items=2000)
+        assert threads.go_parallel(2000, min_items=2000)
 
 
 def test_per_worker_share():
