@@ -8,8 +8,15 @@ grey floor. Prints one JSON object (``--json``) or a table.
     python benchmarks/epuck2_sensors.py --robots 50 --sensors proximity --sim-seconds 7200 --json
     python benchmarks/epuck2_sensors.py --robots 10000 --sim-seconds 60 --threads 1 --json
 
+The figures are in-loop (``sim.run`` only: ``wall_time_s``, ``robot_ticks_per_s``). With
+``--whole-process`` each measurement runs in a fresh Python process, timed from its start to
+its end as a user feels it (``whole_process_s``: interpreter, imports, kernel cache, set-up,
+the run, exit) and to its first tick (``first_tick_s``); ``--repeat K`` takes the median of K
+processes.
+
 ``--threads N`` runs the kernels on N threads (0, the default: every usable core); the JSON
-reports the count used.
+reports the count used. ``--motion wander`` replaces the spin by random wheel speeds, so that
+the robots collide (the contact pass's worst case; not the paper's workload).
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -83,6 +92,7 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
     sim = Simulation.from_dict(cfg, seed=seed, runs=runs)
     sim.start()
     sim.step()  # compile/load every kernel outside the timed part
+    first_tick = time.monotonic()  # the system-wide clock: a parent process can compare
     setup = time.perf_counter() - t_setup
     ticks = int(round(sim_seconds * 10))
     t0 = time.perf_counter()
@@ -94,7 +104,40 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
         "ticks": ticks, "sim_seconds": sim_seconds, "wall_time_s": wall, "setup_time_s": setup,
         "robot_ticks_per_s": robots * runs * ticks / wall,
         "real_time_factor": runs * sim_seconds / wall,
+        "first_tick_monotonic": first_tick,
     }
+
+
+def measure_process(robots: int, sensor: str, sim_seconds: float, runs: int, controller: str,
+                    seed: int = 1, speed_m_s: float = 0.05, repeat: int = 1,
+                    extra: tuple = ()) -> dict:
+    """:func:`measure` in ``repeat`` fresh processes (medians): the in-loop figures plus
+    ``whole_process_s`` (start to exit) and ``first_tick_s`` (start to the first tick)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--robots", str(robots),
+           "--sensors", sensor, "--sim-seconds", repr(sim_seconds), "--runs", str(runs),
+           "--controller", controller, "--seed", str(seed), "--speed-m-s", repr(speed_m_s),
+           "--json", *extra]
+    samples = []
+    for _ in range(max(1, repeat)):
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        t1 = time.monotonic()
+        if proc.returncode != 0:
+            raise RuntimeError(f"benchmark process failed ({proc.returncode}): {proc.stderr}")
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        r["whole_process_s"] = t1 - t0
+        r["first_tick_s"] = r.pop("first_tick_monotonic") - t0
+        samples.append(r)
+    out = dict(samples[0])
+    for k in ("wall_time_s", "setup_time_s", "whole_process_s", "first_tick_s"):
+        out[k] = statistics.median(r[k] for r in samples)
+    out["whole_process_samples_s"] = [r["whole_process_s"] for r in samples]
+    ticks = out["ticks"]
+    out["robot_ticks_per_s"] = robots * runs * ticks / out["wall_time_s"]
+    out["real_time_factor"] = runs * sim_seconds / out["wall_time_s"]
+    out["whole_process_robot_ticks_per_s"] = robots * runs * ticks / out["whole_process_s"]
+    out["processes"] = len(samples)
+    return out
 
 
 # ARGoS + E-Puck2 plug-in on a machine like ours (docs: shared performance anchors):
@@ -112,37 +155,64 @@ def argos_rate(robots: int, sensor: str):
     return ARGOS_ROBOT_TICKS_S.get((robots, sensor))
 
 
-def table(sim_seconds: float, controller: str) -> list[dict]:
-    """The §4.3 grid (1–50 robots × each sensor alone) plus 1 000 and 10 000 robots."""
+def table(sim_seconds: float, controller: str, whole: bool = False, repeat: int = 1,
+          extra: tuple = ()) -> list[dict]:
+    """The §4.3 grid (1–50 robots × each sensor alone) plus 1 000 and 10 000 robots; with
+    ``whole``, every cell in fresh processes (:func:`measure_process`)."""
+    def one(robots, sensor, secs):
+        if whole:
+            return measure_process(robots, sensor, secs, 1, controller, repeat=repeat,
+                                   extra=extra)
+        return measure(robots, sensor, secs, 1, controller)
+
     rows = []
     for robots in (1, 5, 10, 20, 50):
         base = None
         for sensor in SENSORS:
-            r = measure(robots, sensor, sim_seconds, 1, controller)
+            r = one(robots, sensor, sim_seconds)
             if sensor == "none":
                 base = r["wall_time_s"]
             r["overhead_vs_none"] = r["wall_time_s"] / base - 1.0
             rows.append(r)
-    rows.append(measure(1000, "proximity", min(sim_seconds, 600.0), 1, controller))
-    rows.append(measure(10000, "proximity", min(sim_seconds, 60.0), 1, controller))
+    rows.append(one(1000, "proximity", min(sim_seconds, 600.0)))
+    rows.append(one(10000, "proximity", min(sim_seconds, 60.0)))
     for r in rows:
-        ref = argos_rate(r["robots"], r["sensors"])
-        r["argos_robot_ticks_per_s"] = ref
-        r["speedup_vs_argos"] = r["robot_ticks_per_s"] / ref if ref else None
+        compare_with_argos(r)
     return rows
 
 
+def compare_with_argos(r: dict) -> None:
+    """Add the ARGoS anchor's rate and the ratios (in-loop; whole process for 72 000 ticks,
+    where the anchor is a whole-process time)."""
+    ref = argos_rate(r["robots"], r["sensors"])
+    r["argos_robot_ticks_per_s"] = ref
+    r["speedup_vs_argos"] = r["robot_ticks_per_s"] / ref if ref else None
+    key = (r["robots"], r["sensors"])
+    if "whole_process_s" in r and key in ARGOS_S_72000 and r["ticks"] == 72_000:
+        r["argos_whole_process_s"] = ARGOS_S_72000[key]
+        r["whole_process_speedup_vs_argos"] = ARGOS_S_72000[key] / r["whole_process_s"]
+
+
 def print_table(rows: list[dict]) -> None:
-    print(f"{'robots':>6} {'sensor':>10} {'robot-ticks/s':>14} {'overhead':>9} "
-          f"{'ARGoS':>9} {'xARGoS':>7}")
+    whole = any("whole_process_s" in r for r in rows)
+    head = (f"{'robots':>6} {'sensor':>10} {'robot-ticks/s':>14} {'overhead':>9} "
+            f"{'ARGoS':>9} {'xARGoS':>7}")
+    if whole:
+        head += f" {'process s':>10} {'1st tick s':>10} {'xARGoS':>7}"
+    print(head)
     for r in rows:
         ov = r.get("overhead_vs_none")
         ref = r.get("argos_robot_ticks_per_s")
         overhead = "" if ov is None else f"{ov:+.0%}"
         argos = "" if not ref else f"{ref:,.0f}"
         ratio = "" if not ref else f"{r['speedup_vs_argos']:.1f}"
-        print(f"{r['robots']:>6} {r['sensors']:>10} {r['robot_ticks_per_s']:>14,.0f} "
-              f"{overhead:>9} {argos:>9} {ratio:>7}")
+        line = (f"{r['robots']:>6} {r['sensors']:>10} {r['robot_ticks_per_s']:>14,.0f} "
+                f"{overhead:>9} {argos:>9} {ratio:>7}")
+        if whole:
+            w = r.get("whole_process_speedup_vs_argos")
+            line += (f" {r['whole_process_s']:>10.2f} {r['first_tick_s']:>10.3f} "
+                     f"{'' if w is None else f'{w:.1f}':>7}")
+        print(line)
 
 
 def main(argv=None) -> int:
@@ -153,6 +223,8 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--controller", choices=("batched", "per-robot"), default="batched")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--speed-m-s", type=float, default=0.05,
+                   help="wheel speed of the spin, m/s (left +v, right −v; default 0.05)")
     p.add_argument("--motion", choices=("spin", "wander"), default="spin",
                    help="spin on the spot (the paper's workload) or wander at random wheel "
                         "speeds, colliding (batched controller only)")
@@ -160,6 +232,11 @@ def main(argv=None) -> int:
                    help="the §4.3 study in one batch: 11 speeds × SEEDS runs (overrides --runs)")
     p.add_argument("--table", action="store_true",
                    help="the whole §4.3 grid (1–50 robots × each sensor) + 1 000 / 10 000 robots")
+    p.add_argument("--whole-process", action="store_true",
+                   help="measure in fresh processes: also the whole process's time and the time "
+                        "to its first tick")
+    p.add_argument("--repeat", type=int, default=1, metavar="K",
+                   help="with --whole-process: the median of K processes (default 1)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="kernel threads (0: every usable core; default: SWARMSTACK_THREADS, "
@@ -171,8 +248,10 @@ def main(argv=None) -> int:
         p.error(str(exc))
     if a.motion == "wander" and a.controller != "batched":
         p.error("--motion wander needs --controller batched")
+    # fresh processes (--whole-process) run on the same threads (the table: the paper's spin)
+    extra = ("--threads", str(n_threads))
     if a.table:
-        rows = table(a.sim_seconds, a.controller)
+        rows = table(a.sim_seconds, a.controller, a.whole_process, a.repeat, extra)
         for r in rows:
             r["threads"] = n_threads
         if a.json:
@@ -188,9 +267,14 @@ def main(argv=None) -> int:
         result["projected_wall_s_for_2h"] = result["wall_time_s"] * 7200.0 / a.sim_seconds
         result["argos_wall_s"] = 30.28 * 11 * a.study
         result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
+    elif a.whole_process:
+        result = measure_process(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller,
+                                 a.seed, a.speed_m_s, a.repeat,
+                                 extra + ("--motion", a.motion))
+        compare_with_argos(result)
     else:
         result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed,
-                         motion=a.motion)
+                         speed_m_s=a.speed_m_s, motion=a.motion)
     result["threads"] = n_threads
     if a.json:
         print(json.dumps(result))
@@ -201,4 +285,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from swarmstack.process import exit_now
+
+    exit_now(main())  # like the swarmstack command: no interpreter tear-down

@@ -6,6 +6,7 @@ import typer
 
 from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
+from swarmstack.cli import compile as compile_cli
 from swarmstack.cli import design as design_cli
 from swarmstack.cli import help_format
 from swarmstack.cli import reproduce as reproduce_cli
@@ -13,6 +14,7 @@ from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
 from swarmstack.cli import study as study_cli
 from swarmstack.cli import view as view_cli
+from swarmstack.process import exit_now
 
 app = typer.Typer(
     name="swarmstack",
@@ -42,12 +44,16 @@ robots_cli.register(app)
 design_cli.register(app)
 view_cli.register(app)
 study_cli.register(app)
+compile_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 
 def main() -> None:
     help_format.apply(app)   # every command registered by now, whoever added it
-    app()
-
-
-help_format.apply(app)
+    try:
+        app()
+    except SystemExit as exc:
+        code = exc.code
+    else:
+        code = 0
+    exit_now(code)   # the command has closed what it opened: skip the tear-down (0.1–0.2 s)

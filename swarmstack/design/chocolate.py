@@ -30,6 +30,7 @@ from numba import njit
 
 from swarmstack.design.pfsm import MAX_TRANSITIONS, Flavour, Module, Packed, Param, \
     condition_param_names
+from swarmstack.design.pfsm_kernel import TAXIS_VECTOR, Table, step_kernel
 from swarmstack.robots.epuck2 import IR_ANGLES_RAD
 
 MAX_SPEED_M_S = 0.12          # the e-puck reference model's wheel speed bound (Vanilla, Table 1)
@@ -96,13 +97,18 @@ class Memory:
 _DIRECTIONS: dict = {}
 
 
-def _vector(values: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """Σ_i (values_i, ∠angles_i) per row: float64[n, 2]."""
+def _dirs(angles: np.ndarray) -> np.ndarray:
+    """float64[k, 2] unit vectors of a sensor ring, made once per ring."""
     dirs = _DIRECTIONS.get(id(angles))
-    if dirs is None or dirs[0] is not angles:   # unit vectors of a sensor ring, kept
+    if dirs is None or dirs[0] is not angles:
         dirs = _DIRECTIONS[id(angles)] = (angles, np.stack([np.cos(angles), np.sin(angles)],
                                                            axis=1))
-    return values @ dirs[1]
+    return dirs[1]
+
+
+def _vector(values: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Σ_i (values_i, ∠angles_i) per row: float64[n, 2]."""
+    return values @ _dirs(angles)
 
 
 def _follow(w: np.ndarray, max_speed: float) -> np.ndarray:
@@ -241,6 +247,7 @@ class Kit:
     needs: tuple[str, ...]            # readings the reference model reads
     radio: bool = True                # neighbours heard on the range-and-bearing radio
     to_m_s: Optional[Callable] = None  # behaviours' wheels -> m/s (None: already m/s)
+    table: Optional[Table] = None     # the modules as numbers: run by the compiled kernel
 
 
 CHOCOLATE_KIT = Kit(
@@ -252,7 +259,14 @@ CHOCOLATE_KIT = Kit(
                 GRAY: floor(BLACK_BELOW, WHITE_ABOVE, False, False),
                 WHITE: floor(WHITE_ABOVE, 2.0, True, True),
                 NEIGHBOURS: count(False), INVERTED_NEIGHBOURS: count(True), FIXED: fixed},
-    max_speed=MAX_SPEED_M_S, needs=("proximity", "ground"))
+    max_speed=MAX_SPEED_M_S, needs=("proximity", "ground"),
+    table=Table(front=FRONT, ahead=False, proximity_threshold=PROXIMITY_THRESHOLD,
+                obstacle_gain=OBSTACLE_GAIN, min_vector=MIN_VECTOR,
+                floors=np.array([[-1.0, BLACK_BELOW, 1, 1],
+                                 [BLACK_BELOW, WHITE_ABOVE, 0, 0],
+                                 [WHITE_ABOVE, 2.0, 1, 1]]),
+                taxis=TAXIS_VECTOR, attraction_gain=1.0, colour_hues_deg=np.zeros(1),
+                hue_tolerance_deg=0.0))
 
 _NAMES: dict = {}
 
@@ -269,8 +283,40 @@ DRAWS = 1 + 2 * MAX_TRANSITIONS   # uniform numbers a robot uses per cycle
 def step(kit: Kit, pk: Packed, which: np.ndarray, mem: Memory, inp: Inputs,
          u: np.ndarray) -> np.ndarray:
     """One control cycle of every robot: float64[n, 2] wheel speeds (m/s, through
-    ``kit.to_m_s``). ``which[i]`` is
-    robot i's PFSM (a row of ``pk``); ``u`` float64[n, DRAWS] its own uniform draws."""
+    ``kit.to_m_s``). ``which[i]`` is robot i's PFSM (a row of ``pk``); ``u`` float64[n, DRAWS]
+    its own uniform draws. Runs the compiled kernel when the kit has a :class:`Table`,
+    :func:`step_reference` otherwise."""
+    t = kit.table
+    if t is None:
+        return step_reference(kit, pk, which, mem, inp, u)
+    n = which.shape[0]
+    names = _param_names(kit.flavour)
+    q = [names.index(x) if x in names else 0 for x in ("p", "w", "l")]
+    extra = _rvr_fields(inp, n)
+    wheels = np.zeros((n, 2))
+    step_kernel(pk.behaviour, pk.bparam, pk.ntrans, pk.dest, pk.cond, pk.cparam, q[0], q[1],
+                q[2], which, mem.state, mem.entering, mem.turn_steps, mem.turn_left,
+                mem.previous, inp.prox, _dirs(inp.prox_angle), inp.light,
+                _dirs(inp.light_angle), inp.ground, inp.neighbours, inp.pull, *extra,
+                np.ascontiguousarray(u), t.front, t.ahead, t.proximity_threshold,
+                t.obstacle_gain, t.min_vector, t.floors, t.taxis, t.attraction_gain,
+                t.colour_hues_deg, t.hue_tolerance_deg, float(kit.max_speed), wheels)
+    return wheels if kit.to_m_s is None else kit.to_m_s(wheels)
+
+
+def _rvr_fields(inp: Inputs, n: int) -> tuple:
+    """``hue, lux, ahead, ahead_w`` of the Watermelon inputs (zeros for flavours without)."""
+    hue = getattr(inp, "hue", None)
+    if hue is None:
+        return np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.bool_), np.zeros((n, 2))
+    return (np.asarray(hue, np.float64), np.asarray(inp.lux, np.float64),
+            np.asarray(inp.ahead, np.bool_), np.asarray(inp.ahead_w, np.float64))
+
+
+def step_reference(kit: Kit, pk: Packed, which: np.ndarray, mem: Memory, inp: Inputs,
+                   u: np.ndarray) -> np.ndarray:
+    """:func:`step` written with the kit's module functions over groups of robots: what each
+    module does, readable; the compiled kernel computes the same."""
     n = which.shape[0]
     entering = mem.entering.copy()
     # a state just entered starts its behaviour afresh

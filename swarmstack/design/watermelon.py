@@ -42,10 +42,11 @@ import numpy as np
 from swarmstack.design.chocolate import (ANTI_PHOTOTAXIS, ATTRACTION, BLACK, CHOCOLATE,
                                          EXPLORATION, FIXED, GRAY, INVERTED_NEIGHBOURS,
                                          NEIGHBOURS, OBSTACLE_GAIN, PHOTOTAXIS,
-                                         PROXIMITY_THRESHOLD, REPULSION, STOP, WHITE, Inputs, Kit,
-                                         _follow, _vector, count, exploration, fixed, floor,
-                                         neighbours, stop)
+                                         MIN_VECTOR, PROXIMITY_THRESHOLD, REPULSION, STOP, WHITE,
+                                         Inputs, Kit, _follow, _vector, count, exploration, fixed,
+                                         floor, neighbours, stop)
 from swarmstack.design.pfsm import Flavour, Module, Param
+from swarmstack.design.pfsm_kernel import TAXIS_KLINO, Table
 from swarmstack.robots.rvr import (PROX_ANGLES_RAD, REFERENCE_WHEELS_M_S_PER_UNIT,
                                    REFERENCE_WHEELS_MAX)
 from swarmstack.robots.rvr_reference import CLUSTER_MAX_M
@@ -178,4 +179,11 @@ WATERMELON_KIT = Kit(
                 WHITE: floor(WHITE_ABOVE, 2.0, False, True),
                 NEIGHBOURS: count(False), INVERTED_NEIGHBOURS: count(True), FIXED: fixed,
                 COLOUR: _colour},
-    max_speed=MAX_SPEED_CM_S, needs=("reference",), radio=False, to_m_s=treads_to_m_s)
+    max_speed=MAX_SPEED_CM_S, needs=("reference",), radio=False, to_m_s=treads_to_m_s,
+    table=Table(front=FRONT, ahead=True, proximity_threshold=PROXIMITY_THRESHOLD,
+                obstacle_gain=OBSTACLE_GAIN, min_vector=MIN_VECTOR,
+                floors=np.array([[-1.0, BLACK_BELOW, 1, 0],
+                                 [GRAY_BAND[0], GRAY_BAND[1], 0, 0],
+                                 [WHITE_ABOVE, 2.0, 0, 1]]),
+                taxis=TAXIS_KLINO, attraction_gain=ATTRACTION_GAIN,
+                colour_hues_deg=COLOUR_HUES_DEG, hue_tolerance_deg=HUE_TOLERANCE_DEG))

@@ -393,7 +393,8 @@ class OutputCfg(Strict):
     velocities: StrictBool = False              # log vx, vy, vz (m/s) with the trajectories
     every: StrictInt = Field(1, ge=1, le=MAX_TICKS)         # log every k-th tick
     sensors: list[str] = []                     # device names whose readings are logged
-    chunk_ticks: StrictInt = Field(1000, ge=1, le=MAX_TICKS)  # logged ticks per Parquet part
+    # logged ticks per Parquet part (None: 1000, more for small swarms — see results.part_ticks)
+    chunk_ticks: Optional[StrictInt] = Field(None, ge=1, le=MAX_TICKS)
     record: StrictBool = False                  # write the viewer's recording (recording/)
     record_every: StrictInt = Field(1, ge=1, le=MAX_TICKS)  # record every k-th tick
 

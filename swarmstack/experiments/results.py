@@ -31,6 +31,17 @@ import numpy as np
 
 PART_ROWS = 1_000_000      # at most this many rows in one part of one table …
 PART_BYTES = 64 << 20      # … and at most this many bytes buffered over all tables
+PART_TICKS = 1000          # logged ticks per part unless the experiment says (chunk_ticks) …
+PART_ROWS_TARGET = 100_000  # … or more, so that a part holds about this many rows
+
+
+def part_ticks(chunk_ticks: Optional[int], rows_per_tick: int) -> int:
+    """Logged ticks per part: ``chunk_ticks`` when the experiment sets it; otherwise
+    :data:`PART_TICKS`, or more for a small swarm, whose parts would be so small that writing
+    them (a few milliseconds each) would cost more than simulating them."""
+    if chunk_ticks is not None:
+        return max(1, int(chunk_ticks))
+    return max(PART_TICKS, -(-PART_ROWS_TARGET // max(1, int(rows_per_tick))))
 
 
 class ResultsWriteError(OSError):
@@ -173,35 +184,103 @@ class RunLogs:
         return sorted(f"logs/run-{run:05d}.log" for run in self._files)
 
 
-class ChunkedTable:
-    """A table written as numbered Parquet parts in one folder: :meth:`stage` writes what is
-    buffered as the next part under a temporary name, :meth:`commit` makes it visible (the
-    owner decides when, for all its tables at once)."""
+class TickBuffer:
+    """The logged ticks of one table until its next part: what never changes (run, robot,
+    group) is kept once and repeated when the part is written; each tick adds its number and
+    one copy of every block that changes (the poses, a device's readings), so logging a tick
+    costs a few copies whatever the number of columns.
 
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
-        self.buffers: dict[str, list[np.ndarray]] = {}
+    ``static``: columns of one tick's rows (length ``n``), in file order, split around the
+    ``tick``/``time_s`` pair by ``leading`` (how many come before it). ``names``: for a 2-D
+    block (n, k), the column names of its k columns; other blocks are named by
+    :func:`flatten_readings`. A tick's ``keep`` (bool[n] or None) drops rows of stopped runs.
+    """
+
+    def __init__(self, static: dict[str, np.ndarray], dt: float, leading: int = 1,
+                 names: Optional[dict[str, list[str]]] = None):
+        self.static = static
+        self.dt = dt
+        self.leading = leading
+        self.names = names or {}
+        self.n = len(next(iter(static.values())))
+        self.static_bytes = sum(v.itemsize for v in static.values())
+        self.clear()
+
+    def clear(self) -> None:
+        self.ticks: list[int] = []
+        self.blocks: dict[str, list[np.ndarray]] = {}
+        self.keeps: list[Optional[np.ndarray]] = []
         self.rows = 0
         self.nbytes = 0
+
+    def add(self, tick: int, values: dict[str, np.ndarray],
+            keep: Optional[np.ndarray] = None, fresh: bool = False) -> None:
+        """Buffer one tick; ``values`` are copied unless ``fresh`` (made for this call)."""
+        kept = self.n if keep is None else int(np.count_nonzero(keep))
+        if kept == 0:
+            return
+        self.ticks.append(tick)
+        self.keeps.append(keep)
+        for name, v in values.items():
+            a = v if fresh else np.array(v, copy=True)
+            self.blocks.setdefault(name, []).append(a)
+            self.nbytes += a.nbytes
+        self.rows += kept
+        self.nbytes += kept * (self.static_bytes + 16)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The buffered rows as columns, tick after tick, in file order."""
+        t = len(self.ticks)
+        ticks = np.asarray(self.ticks, dtype=np.int64)
+        keep = None
+        if any(k is not None for k in self.keeps):
+            keep = np.concatenate([np.ones(self.n, dtype=bool) if k is None else k
+                                   for k in self.keeps])
+        cols: dict[str, np.ndarray] = {}
+        items = list(self.static.items())
+        for k, v in items[:self.leading]:
+            cols[k] = np.tile(v, t)
+        cols["tick"] = np.repeat(ticks, self.n)
+        cols["time_s"] = np.repeat(ticks * self.dt, self.n)
+        for k, v in items[self.leading:]:
+            cols[k] = np.tile(v, t)
+        for name, blocks in self.blocks.items():
+            stacked = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+            if name in self.names:
+                cols.update(zip(self.names[name], stacked.T))
+            else:
+                cols.update(flatten_readings(name, stacked))
+        if keep is not None:
+            cols = {k: v[keep] for k, v in cols.items()}
+        return cols
+
+
+class ChunkedTable:
+    """A table written as numbered Parquet parts in one folder, its rows buffered in a
+    :class:`TickBuffer`: :meth:`stage` writes what is buffered as the next part under a
+    temporary name, :meth:`commit` makes it visible (the owner decides when, for all its
+    tables at once)."""
+
+    def __init__(self, folder: Path, buffer: TickBuffer):
+        self.folder = Path(folder)
+        self.buffer = buffer
         self.parts = 0
         self.written: list[Path] = []
 
-    def append(self, columns: dict[str, np.ndarray]) -> None:
-        n = len(next(iter(columns.values())))
-        if n == 0:
-            return
-        for k, v in columns.items():
-            a = np.array(v, copy=True)
-            self.buffers.setdefault(k, []).append(a)
-            self.nbytes += a.nbytes
-        self.rows += n
+    @property
+    def rows(self) -> int:
+        return self.buffer.rows
+
+    @property
+    def nbytes(self) -> int:
+        return self.buffer.nbytes
 
     def stage(self) -> Optional[tuple[Path, Path]]:
         """Write the buffered rows as the next part under its temporary name: ``(path, tmp)``
         (None if nothing was buffered). The buffer is emptied even when the write fails."""
-        if not self.rows:
+        if not self.buffer.rows:
             return None
-        cols = {k: np.concatenate(v) for k, v in self.buffers.items()}
+        cols = self.buffer.columns()
         self.discard()
         path = self.folder / f"part-{self.parts:05d}.parquet"
         try:
@@ -219,9 +298,7 @@ class ChunkedTable:
         self.written.append(path)
 
     def discard(self) -> None:
-        self.buffers = {}
-        self.rows = 0
-        self.nbytes = 0
+        self.buffer.clear()
 
     def unwrite(self, path: Path) -> None:
         """Remove the last part written (a round that failed in another table)."""
@@ -251,6 +328,9 @@ def flatten_readings(name: str, arr: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+POSE_ROWS = [0, 1, 2, 5]   # x, y, z, yaw in ``Bodies.pose``
+
+
 class TickRows:
     """The rows a logged tick adds: every robot's trajectory row and, per group that logs
     sensors, its sensor rows — one column layout for a run's folder and for a study's run
@@ -273,39 +353,57 @@ class TickRows:
         w = self.sim.world
         return self.sim.stop_tick[w.bodies.run] >= w.tick if self.sim.stopped_any else None
 
-    def trajectories(self) -> dict[str, np.ndarray]:
+    # buffers: what stays, kept once
+    def trajectory_buffer(self) -> TickBuffer:
+        b = self.sim.world.bodies
+        names = {"pose": ["x", "y", "z", "yaw"]}
+        if self.velocities:
+            names["velocity"] = ["vx", "vy", "vz"]
+        return TickBuffer({"run": b.run, "robot": b.robot_id, "group_name": self.group_name,
+                           "group_index": self.group_index}, self.sim.world.dt, names=names)
+
+    def sensor_buffers(self) -> dict[str, TickBuffer]:
+        """Group name -> the buffer of its sensor rows, for the groups that log sensors."""
+        b = self.sim.world.bodies
+        out = {}
+        for g in self.sim.groups:
+            if g.slice.name in self.sensor_names:
+                sl = g.slice.slice
+                out[g.slice.name] = TickBuffer(
+                    {"run": b.run[sl], "robot": b.robot_id[sl],
+                     "group_name": self.group_name[sl]}, self.sim.world.dt)
+        return out
+
+    # this tick's values
+    def add_trajectories(self, buffer: TickBuffer) -> None:
         w = self.sim.world
         b = w.bodies
-        cols = {"run": b.run, "tick": np.full(b.n, w.tick, dtype=np.int64),
-                "time_s": np.full(b.n, w.tick * w.dt), "robot": b.robot_id,
-                "group_name": self.group_name, "group_index": self.group_index,
-                "x": b.x, "y": b.y, "z": b.z, "yaw": b.yaw}
+        values = {"pose": b.pose[POSE_ROWS, :].T}   # one copy of the four rows
         if self.velocities:
-            v = b.velocity(w.dt)
-            cols.update(vx=v[0], vy=v[1], vz=v[2])
+            values["velocity"] = b.velocity(w.dt).T
+        buffer.add(w.tick, values, self._keep(), fresh=True)
+
+    def add_sensors(self, buffers: dict[str, TickBuffer]) -> None:
         keep = self._keep()
-        return cols if keep is None else {k: c[keep] for k, c in cols.items()}
+        tick = self.sim.world.tick
+        for g in self.sim.groups:
+            buffer = buffers.get(g.slice.name)
+            if buffer is not None:
+                buffer.add(tick, {name: g.readings[name]
+                                  for name in self.sensor_names[g.slice.name]},
+                           None if keep is None else keep[g.slice.slice])
+
+    # one tick as columns
+    def trajectories(self) -> dict[str, np.ndarray]:
+        buffer = self.trajectory_buffer()
+        self.add_trajectories(buffer)
+        return buffer.columns()
 
     def sensors(self) -> dict[str, dict[str, np.ndarray]]:
         """Group name -> its sensor rows, for the groups that log sensors."""
-        w = self.sim.world
-        b = w.bodies
-        keep = self._keep()
-        out = {}
-        for g in self.sim.groups:
-            names = self.sensor_names.get(g.slice.name)
-            if not names:
-                continue
-            sl = g.slice.slice
-            n = g.slice.n
-            cols = {"run": b.run[sl], "tick": np.full(n, w.tick, dtype=np.int64),
-                    "time_s": np.full(n, w.tick * w.dt), "robot": b.robot_id[sl],
-                    "group_name": self.group_name[sl]}
-            for name in names:
-                cols.update(flatten_readings(name, g.readings[name]))
-            out[g.slice.name] = cols if keep is None else \
-                {k: c[keep[sl]] for k, c in cols.items()}
-        return out
+        buffers = self.sensor_buffers()
+        self.add_sensors(buffers)
+        return {name: buf.columns() for name, buf in buffers.items()}
 
 
 class ResultsWriter:
@@ -316,15 +414,18 @@ class ResultsWriter:
     disk (None before the first part).
     """
 
-    def __init__(self, out_dir: Path, sim, chunk_ticks: int, sensors: list[str],
+    def __init__(self, out_dir: Path, sim, chunk_ticks: Optional[int], sensors: list[str],
                  trajectories: bool = True, velocities: bool = False):
         self.out_dir = Path(out_dir)
         self.sim = sim
         self.rows = TickRows(sim, sensors, velocities)
-        self.chunk_ticks = max(1, int(chunk_ticks))
-        self.traj = ChunkedTable(self.out_dir / "trajectories") if trajectories else None
-        self.sensor_tables = {name: ChunkedTable(self.out_dir / "sensors" / name)
-                              for name in self.rows.sensor_names}
+        self.chunk_ticks = part_ticks(chunk_ticks, sim.world.bodies.n)
+        self.traj = ChunkedTable(self.out_dir / "trajectories", self.rows.trajectory_buffer()) \
+            if trajectories else None
+        self.sensor_tables = {name: ChunkedTable(self.out_dir / "sensors" / name, buffer)
+                              for name, buffer in self.rows.sensor_buffers().items()}
+        self._sensor_buffers = {name: t.buffer for name, t in self.sensor_tables.items()}
+        self._tables = self.tables()
         self._ticks = 0           # logged ticks in the buffers
         self.last_tick: Optional[int] = None
         self.saved_tick: Optional[int] = None
@@ -343,9 +444,9 @@ class ResultsWriter:
         Returns True when parts were written."""
         w = self.sim.world
         if self.traj is not None:
-            self.traj.append(self.rows.trajectories())
-        for name, cols in self.rows.sensors().items():
-            self.sensor_tables[name].append(cols)
+            self.rows.add_trajectories(self.traj.buffer)
+        if self._sensor_buffers:
+            self.rows.add_sensors(self._sensor_buffers)
         self._ticks += 1
         self.last_tick = int(w.tick)
         if self._ticks >= self.chunk_ticks or self.full():
@@ -353,9 +454,12 @@ class ResultsWriter:
         return False
 
     def full(self) -> bool:
-        tables = self.tables()
-        return any(t.rows >= PART_ROWS for t in tables) or \
-            sum(t.nbytes for t in tables) >= PART_BYTES
+        nbytes = 0
+        for t in self._tables:
+            if t.buffer.rows >= PART_ROWS:
+                return True
+            nbytes += t.buffer.nbytes
+        return nbytes >= PART_BYTES
 
     def flush(self) -> bool:
         """Write every table's buffered rows as its next part; all or none: every part is

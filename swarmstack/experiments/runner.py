@@ -301,6 +301,9 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         "failed_robots": len(failures),
         **sim.radio_stats(),
     })
+    per_run = sim.collisions()
+    summary["collisions"] = sum(per_run)
+    summary["collisions_per_run"] = per_run
     counters = sim.drive_counters()
     if counters:  # per group: {counter: [run 0, run 1, …]}
         summary["drive_counters"] = counters

@@ -30,6 +30,7 @@ from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.experiments import build as builder
 from swarmstack.experiments.build import Group
 from swarmstack.experiments.config import ConfigError, ExperimentCfg, parse_experiment
+from swarmstack.physics import collisions
 from swarmstack.physics.contacts import resolve
 from swarmstack.world.rng import STREAM
 
@@ -113,6 +114,10 @@ class Simulation:
         # placing and colouring emitters every tick would be wasted work
         self._needs_emitters = any(getattr(d, "needs_emitters", False)
                                    for g in self.groups for d in g.devices.values())
+        n = self.world.bodies.n
+        self._before_contacts = np.empty_like(self.world.bodies.pose)
+        self._pushed = np.zeros(n, dtype=np.bool_)        # the last contact pass moved it
+        self._collisions = np.zeros(n, dtype=np.int64)    # per body (physics.collisions)
         self._classes = [self._controller_class(gi, g) for gi, g in enumerate(self.groups)]
         self._make_controllers()
         self._initial = self.world.snapshot()
@@ -321,6 +326,11 @@ class Simulation:
         self.actuate()
         self.physics(force_contacts=True)
         self.world.restore(snap)
+        self._clear_collisions()
+
+    def _clear_collisions(self) -> None:
+        self._pushed[:] = False
+        self._collisions[:] = 0
 
     def seed_runs(self, seeds: Sequence[int]) -> None:
         """Give run k the initial poses and random streams of seed ``seeds[k]`` — those of
@@ -371,6 +381,7 @@ class Simulation:
             for g, p in zip(self.groups, per_group):
                 g.params = p
         self.world.restore(self._initial)
+        self._clear_collisions()
         for g in self.groups:
             for c in g.robot_type.commands:
                 g.commands[c.name][...] = c.safe
@@ -453,7 +464,7 @@ class Simulation:
         w = self.world
         b = w.bodies
         dt = w.scene.dt
-        b.remember_pose()
+        np.copyto(b.prev_pose, b.pose)  # b.remember_pose(), without a call in every tick
         if self._motion_of is not self._dynamics_calls:
             self._plan_motion()
         moved = force_contacts
@@ -469,7 +480,8 @@ class Simulation:
         if k == 1:
             if moved:
                 self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
-            self._refresh_emitters()
+            if self._needs_emitters:
+                self._refresh_emitters()
             return
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
         h = dt / k
@@ -503,15 +515,20 @@ class Simulation:
 
     def _contacts(self, prev_x, prev_y, prev_yaw) -> None:
         """Project overlaps out of the current poses; ``prev_*`` the (valid) poses before the
-        step just integrated, where a body that cannot be cleared goes back."""
+        step just integrated, where a body that cannot be cleared goes back. Counts the
+        collisions (``physics.collisions``)."""
         w = self.world
         b = w.bodies
+        before = self._before_contacts
+        np.copyto(before, b.pose)
         bs, bi, cs, ci = w.scene.static
         _, w.cell_start, w.order = resolve(
             b.x, b.y, b.yaw, b.z, prev_x, prev_y, prev_yaw, b.shape, b.radius,
             b.half_x, b.half_y, b.height, b.run, w.scene.n_runs, w.scene.arena.boxes,
             w.scene.arena.cylinders, w.scene.bounds, w.scene.grid, bs, bi, cs, ci,
             w.cell_start, w.order, CONTACT_ITERATIONS)
+        collisions.count_collisions(b.x, b.y, b.yaw, before[0], before[1], before[5],
+                                    self._pushed, self._collisions)
 
     def _refresh_emitters(self) -> None:
         if self._needs_emitters:
@@ -542,7 +559,8 @@ class Simulation:
         self.physics()
         self.world.tick += 1
         self.sense()
-        self.radio()
+        if self.medium is not None:
+            self.medium.inbox = self.medium.deliver(self.world)
 
     def run(self, ticks: int) -> None:
         for _ in range(ticks):
@@ -568,6 +586,11 @@ class Simulation:
         total = {k: (max if k.startswith("max") else sum)(int(p[k]) for p in per_run)
                  for k in keys}
         return {**total, "per_run": per_run}
+
+    def collisions(self) -> list[int]:
+        """Collisions of each run so far: the times its robots ran into another robot, a wall
+        or an obstacle (``physics.collisions``)."""
+        return collisions.per_run(self._collisions, self.world.bodies.run, self.runs)
 
     def drive_counters(self) -> dict:
         """``{group: {counter: [total of run 0, run 1, …]}}`` for the dynamics' ``counters``

@@ -77,10 +77,10 @@ class PerRunWriter:
         self.folders = folders
         out = cfg.output
         self.trajectories = out.trajectories
-        self.chunk_ticks = max(1, int(out.chunk_ticks))
         b = sim.world.bodies
-        from swarmstack.experiments.results import TickRows
+        from swarmstack.experiments.results import TickRows, part_ticks
 
+        self.chunk_ticks = part_ticks(out.chunk_ticks, b.n)
         self.rows = TickRows(sim, list(out.sensors), out.velocities)
         self._buf: dict[str, list[dict]] = {}
         self._rows = 0
@@ -219,6 +219,7 @@ def run_batch(task: BatchTask) -> list[dict]:
     errors = {e["run"]: e for e in (sim.run_errors if sim is not None else [])}
     radio = sim.radio_stats()["per_run"] if sim is not None else [{}] * k
     counters = sim.drive_counters() if sim is not None else {}
+    collided = sim.collisions() if sim is not None else [0] * k
     results = []
     for r, rid in enumerate(task.run_ids):
         stopped = sim is not None and sim.stop_tick[r] != np.iinfo(np.int64).max
@@ -245,6 +246,7 @@ def run_batch(task: BatchTask) -> list[dict]:
             "runs_status": [{"run": 0, "status": status, "ticks_done": run_ticks,
                              **({"error": err} if err else {})}],
             "failed_runs": int(status == "failed"),
+            "collisions": int(collided[r]),
             **_plain(radio[r]),
         }
         per_group = {g: {c: v[r] for c, v in cs.items()} for g, cs in counters.items()}

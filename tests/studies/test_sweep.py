@@ -41,7 +41,9 @@ def test_a_run_in_a_mixed_batch_is_the_run_alone(experiment, tmp_path):
     cfg = load_experiment(path)
     cfg = cfg.model_copy(update={"robots": [cfg.robots[0].model_copy(update={
         "controller": cfg.robots[0].controller.model_copy(update={"params": {"speed": 0.07}})})]})
-    run_experiment(cfg, tmp_path / "alone", seed=4, base_dir=path.parent)
+    summary = run_experiment(cfg, tmp_path / "alone", seed=4, base_dir=path.parent)
+    collided = con.execute("select collisions from runs where run_id = 'r000004'").fetchone()
+    assert collided == (summary["collisions"],)
     alone = read_table(tmp_path / "alone" / "trajectories")
     mine = read_table(tmp_path / "s" / "runs" / "r000004" / "trajectories")
     for k in ("tick", "robot", "x", "y", "yaw"):
