@@ -44,3 +44,18 @@ class SpinStudy(BatchedController):
             getattr(group, self.sensor)
         group.wheels[:, 0] = self.v
         group.wheels[:, 1] = -self.v
+
+
+class WanderBatched(BatchedController):
+    """Not the paper's workload: every robot drives at random wheel speeds (forward-biased,
+    redrawn each tick from its own stream), so that robots keep running into each other and
+    into the walls — the contact pass's worst case."""
+
+    def init(self, group, params):
+        self.speed = float(params.get("speed", 0.05))
+        self.sensor = params.get("sensor")
+
+    def step(self, group):
+        if self.sensor:
+            getattr(group, self.sensor)
+        group.wheels[:] = (group.uniform(2) * 2.0 - 0.5) * 2.0 * self.speed

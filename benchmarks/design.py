@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from swarmstack import threads  # noqa: E402
 from swarmstack.design.chocolate import CHOCOLATE  # noqa: E402
 from swarmstack.design.evaluate import Batch, Mission, evaluate, run_batch  # noqa: E402
 from swarmstack.studies.executors import make_executor  # noqa: E402
@@ -86,10 +87,19 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--batch-only", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--threads", type=int, default=None, metavar="N",
+                    help="kernel threads (0: every usable core; default: SWARMSTACK_THREADS, "
+                         "else 0)")
     a = ap.parse_args()
+    try:
+        n_threads = threads.set_threads(a.threads)
+    except ValueError as exc:
+        ap.error(str(exc))
     rows = [batch_throughput(a.runs_per_batch)]
     if not a.batch_only:
         rows.append(design_throughput(a.budget, a.workers, a.runs_per_batch, a.seed))
+    for r in rows:
+        r["threads"] = n_threads if r["workers"] == 1 else threads.per_worker(r["workers"])
     if a.json:
         for r in rows:
             print(json.dumps(r))

@@ -6,12 +6,17 @@ reading one enabled sensor every tick, at 10 ticks/s. Light uses 6 lights, camer
 grey floor. Prints one JSON object (``--json``) or a table.
 
     python benchmarks/epuck2_sensors.py --robots 50 --sensors proximity --sim-seconds 7200 --json
+    python benchmarks/epuck2_sensors.py --robots 10000 --sim-seconds 60 --threads 1 --json
 
 The figures are in-loop (``sim.run`` only: ``wall_time_s``, ``robot_ticks_per_s``). With
 ``--whole-process`` each measurement runs in a fresh Python process, timed from its start to
 its end as a user feels it (``whole_process_s``: interpreter, imports, kernel cache, set-up,
 the run, exit) and to its first tick (``first_tick_s``); ``--repeat K`` takes the median of K
 processes.
+
+``--threads N`` runs the kernels on N threads (0, the default: every usable core); the JSON
+reports the count used. ``--motion wander`` replaces the spin by random wheel speeds, so that
+the robots collide (the contact pass's worst case; not the paper's workload).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from swarmstack import threads  # noqa: E402
 from swarmstack.experiments.simulation import Simulation  # noqa: E402
 
 SENSORS = ("none", "proximity", "light", "ground", "tof", "encoders", "camera", "battery")
@@ -38,7 +44,8 @@ PAPER_SPEEDS_M_S = [k * 0.015 for k in range(11)]  # 0, 1.5, …, 15 cm/s (§4.3
 
 
 def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.05,
-               battery_model: str = "cubic", runs_per_speed: int = 0) -> dict:
+               battery_model: str = "cubic", runs_per_speed: int = 0,
+               motion: str = "spin") -> dict:
     side = 2.0 * math.sqrt(max(robots, 50) / 50.0)
     h = side / 2
     lights = []
@@ -56,6 +63,8 @@ def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.0
     elif sensor != "none":
         sensors[sensor] = True
     ctrl = "SpinBatched" if controller == "batched" else "Spin"
+    if motion == "wander":  # batched only: robots collide (not the paper's workload)
+        ctrl = "WanderBatched"
     params = {"speed": speed_m_s,
               "sensor": READING.get(sensor, sensor) if sensor != "none" else None}
     if runs_per_speed:
@@ -75,8 +84,10 @@ def experiment(robots: int, sensor: str, controller: str, speed_m_s: float = 0.0
 
 
 def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller: str,
-            seed: int = 1, speed_m_s: float = 0.05, runs_per_speed: int = 0) -> dict:
-    cfg = experiment(robots, sensor, controller, speed_m_s, runs_per_speed=runs_per_speed)
+            seed: int = 1, speed_m_s: float = 0.05, runs_per_speed: int = 0,
+            motion: str = "spin") -> dict:
+    cfg = experiment(robots, sensor, controller, speed_m_s, runs_per_speed=runs_per_speed,
+                     motion=motion)
     t_setup = time.perf_counter()
     sim = Simulation.from_dict(cfg, seed=seed, runs=runs)
     sim.start()
@@ -89,6 +100,7 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
     wall = time.perf_counter() - t0
     return {
         "robots": robots, "runs": runs, "sensors": sensor, "controller": controller,
+        "motion": motion,
         "ticks": ticks, "sim_seconds": sim_seconds, "wall_time_s": wall, "setup_time_s": setup,
         "robot_ticks_per_s": robots * runs * ticks / wall,
         "real_time_factor": runs * sim_seconds / wall,
@@ -213,6 +225,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--speed-m-s", type=float, default=0.05,
                    help="wheel speed of the spin, m/s (left +v, right −v; default 0.05)")
+    p.add_argument("--motion", choices=("spin", "wander"), default="spin",
+                   help="spin on the spot (the paper's workload) or wander at random wheel "
+                        "speeds, colliding (batched controller only)")
     p.add_argument("--study", type=int, default=0, metavar="SEEDS",
                    help="the §4.3 study in one batch: 11 speeds × SEEDS runs (overrides --runs)")
     p.add_argument("--table", action="store_true",
@@ -223,10 +238,22 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=1, metavar="K",
                    help="with --whole-process: the median of K processes (default 1)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="kernel threads (0: every usable core; default: SWARMSTACK_THREADS, "
+                        "else 0)")
     a = p.parse_args(argv)
-    extra = ()
+    try:
+        n_threads = threads.set_threads(a.threads)
+    except ValueError as exc:
+        p.error(str(exc))
+    if a.motion == "wander" and a.controller != "batched":
+        p.error("--motion wander needs --controller batched")
+    # fresh processes (--whole-process) run on the same threads (the table: the paper's spin)
+    extra = ("--threads", str(n_threads))
     if a.table:
         rows = table(a.sim_seconds, a.controller, a.whole_process, a.repeat, extra)
+        for r in rows:
+            r["threads"] = n_threads
         if a.json:
             print(json.dumps(rows))
         else:
@@ -242,11 +269,13 @@ def main(argv=None) -> int:
         result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
     elif a.whole_process:
         result = measure_process(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller,
-                                 a.seed, a.speed_m_s, a.repeat, extra)
+                                 a.seed, a.speed_m_s, a.repeat,
+                                 extra + ("--motion", a.motion))
         compare_with_argos(result)
     else:
         result = measure(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller, a.seed,
-                         speed_m_s=a.speed_m_s)
+                         speed_m_s=a.speed_m_s, motion=a.motion)
+    result["threads"] = n_threads
     if a.json:
         print(json.dumps(result))
     else:

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import numba  # noqa: E402
 
+from swarmstack import threads as kernel_threads  # noqa: E402
 from swarmstack.experiments.simulation import Simulation  # noqa: E402
 from swarmstack.media import Medium, RadioParams  # noqa: E402
 
@@ -104,7 +105,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--drop", type=float, default=0.0)
     p.add_argument("--robots-occlude", action="store_true")
-    p.add_argument("--threads", type=int, default=0, help="Numba threads (0: all)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="kernel threads (0: every usable core; default: SWARMSTACK_THREADS, "
+                        "else 0)")
     p.add_argument("--kernel", choices=("auto", "serial", "parallel"), default="auto",
                    help="the medium's kernel (auto: multi-threaded from 4 096 robots)")
     p.add_argument("--seed", type=int, default=1)
@@ -112,8 +115,12 @@ def main(argv=None) -> int:
                    help="1 000 robots at 0.5 m (9 x 9 m), 100 robots at 1 m and 3 m (8 x 8 m)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    if a.threads:
-        numba.set_num_threads(a.threads)
+    try:
+        kernel_threads.set_threads(a.threads)
+    except ValueError as exc:
+        p.error(str(exc))
+    if a.kernel == "parallel":  # forced parallel: the pool sized to the threads asked for
+        numba.set_num_threads(min(kernel_threads.threads(), numba.config.NUMBA_NUM_THREADS))
     parallel = {"auto": None, "serial": False, "parallel": True}[a.kernel]
     cases = TABLE[::-1] if a.table else ((a.robots, a.range, a.arena),)
     rows = [measure(n, r, side, a.payload, a.ticks, a.repeats, a.seed, a.drop,

@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from swarmstack import threads  # noqa: E402
 from swarmstack.experiments.reproduce.epuck2_study import (PAPER_ROBOTS, PAPER_SEEDS,  # noqa: E402
                                                             PAPER_SIM_S, TICKS_PER_S, run_study)
 
@@ -50,7 +51,14 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, default=None, help="study folder (default: a temporary "
                                                           "one, removed after)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="kernel threads (0: every usable core; default: SWARMSTACK_THREADS, "
+                        "else 0)")
     a = p.parse_args(argv)
+    try:
+        n_threads = threads.set_threads(a.threads)
+    except ValueError as exc:
+        p.error(str(exc))
     out = a.out or Path(tempfile.mkdtemp(prefix="swarmstack-sweep-")) / "study"
     if out.exists():
         shutil.rmtree(out)
@@ -65,7 +73,8 @@ def main(argv=None) -> int:
     robot_ticks = runs * PAPER_ROBOTS * ticks
     result = {
         "runs": runs, "done": outcome.done, "failed": outcome.failed, "robots": PAPER_ROBOTS,
-        "ticks": ticks, "workers": a.workers, "ray": a.ray, "wall_s": wall,
+        "ticks": ticks, "workers": a.workers, "ray": a.ray, "threads": n_threads,
+        "wall_s": wall,
         "robot_ticks_per_s": robot_ticks / wall,
         "cpu_s": cpu, "robot_ticks_per_cpu_s": robot_ticks / cpu if cpu > 0 else None,
         "load_average_1min": os.getloadavg()[0],

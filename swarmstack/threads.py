@@ -7,22 +7,53 @@ counter-based streams (:mod:`swarmstack.world.rng`), so both forms give bit-iden
 whatever the thread count. Launching on the pool costs microseconds, so a kernel goes parallel
 only for at least :func:`parallel_min` items and when more than one thread is allowed.
 
-Nothing here touches Numba's threading layer until a kernel first goes parallel: a one-thread
-process never starts the pool.
+A one-thread process never launches work on the pool. (Numba starts its threading layer when
+it loads a cached function that contains a parallel loop, which the contact pass does; the
+layer is chosen first by :func:`prepare_layer`.)
 """
 
 from __future__ import annotations
 
+import ctypes
+import operator
 import os
-from typing import Optional
+import sys
+import threading
+from contextlib import contextmanager
+from functools import partial
+from typing import Callable, Iterator, Optional
 
 # Work items (robots, receivers …) from which a parallel launch pays for itself. Below, one
 # thread finishes a typical sensor or contact pass in less time than waking a second one.
+# A kernel much cheaper or dearer per item than that passes its own minimum to go_parallel:
+# each chooses it so that its serial work is at least ~0.2 ms. A launch costs a few µs on an
+# idle machine, but when another process holds a core the pool waits for the scheduler to run
+# its second thread (up to a time slice, milliseconds): only work that large is worth the risk.
 PARALLEL_MIN_ITEMS = 512
 
+# no kernel's own minimum is below this many items (kernels keep theirs at least as high)
+FLOOR_ITEMS = 64
+
+ENV_VAR = "SWARMSTACK_THREADS"
+
 _threads: Optional[int] = None  # None: not chosen yet, the machine's usable cores
-_parallel_min = PARALLEL_MIN_ITEMS
-_pool_for = 0  # the thread count Numba's pool was last sized for (0: never touched)
+_parallel_min: Optional[int] = None  # None: each kernel's own minimum (PARALLEL_MIN_ITEMS)
+_chunk_max: Optional[int] = None  # None: each kernel's own chunk size
+_pool = threading.local()  # .size: the thread count Numba's pool was sized for, per thread
+# below this many items no kernel goes parallel whatever its minimum: one comparison is then
+# all a small group pays (0 until the thread count is chosen; never on one thread)
+floor = 0
+_layer_ready = False  # prepare_layer() ran
+
+
+def _set_floor() -> None:
+    global floor
+    if _threads is None:
+        floor = 0
+    elif _threads < 2:
+        floor = sys.maxsize
+    else:
+        floor = FLOOR_ITEMS if _parallel_min is None else _parallel_min
 
 
 def machine_threads() -> int:
@@ -34,18 +65,42 @@ def machine_threads() -> int:
 
 
 def set_threads(n: Optional[int]) -> int:
-    """Use ``n`` threads in the kernels (None or 0: every usable core); returns the count.
+    """Use ``n`` threads in the kernels (0: every usable core); returns the count.
 
-    Also reads ``SWARMSTACK_THREADS`` when ``n`` is None, so that worker processes of a batch
-    can be told to stay on one thread each."""
+    ``n`` None reads ``SWARMSTACK_THREADS`` (unset or 0: every usable core), so that the
+    environment can choose for a whole process. Not a whole number ≥ 0: ValueError."""
     global _threads
-    if n is None or n == 0:
-        env = os.environ.get("SWARMSTACK_THREADS", "").strip()
-        n = int(env) if env.isdigit() and int(env) > 0 else machine_threads()
-    if n < 0:
-        raise ValueError(f"threads must be at least 1 (or 0 for every core), got {n}")
-    _threads = int(n)
+    if n is None:
+        n = env_threads()
+    try:
+        count = -1 if isinstance(n, bool) else operator.index(n)
+    except TypeError:
+        count = -1
+    if count < 0:
+        raise ValueError(f"threads: expected a whole number, at least 1 (or 0 for every "
+                         f"usable core), got {n!r}")
+    _threads = count if count > 0 else machine_threads()
+    _set_floor()
     return _threads
+
+
+def env_threads() -> int:
+    """The thread count ``SWARMSTACK_THREADS`` asks for (0 when it is unset or 0: every usable
+    core); a value that is not a whole number ≥ 0 is an error naming the variable."""
+    env = os.environ.get(ENV_VAR, "").strip()
+    if not env:
+        return 0
+    if not (env.isascii() and env.isdigit()):
+        raise ValueError(f"{ENV_VAR}: expected a whole number, at least 1 (or 0 for every "
+                         f"usable core), got {env!r}")
+    return int(env)
+
+
+def per_worker(workers: int, total: Optional[int] = None) -> int:
+    """Threads for each of ``workers`` processes sharing ``total`` threads (default: this
+    process's :func:`threads`), so that a batch does not oversubscribe the machine."""
+    total = threads() if total is None else total
+    return max(1, total // max(1, workers))
 
 
 def threads() -> int:
@@ -53,32 +108,130 @@ def threads() -> int:
     return _threads if _threads is not None else set_threads(None)
 
 
-def set_parallel_min(items: int) -> None:
-    """Go parallel from ``items`` work items on (tests set 1 to exercise the parallel forms)."""
+def set_parallel_min(items: Optional[int]) -> None:
+    """Go parallel from ``items`` work items on in every kernel, whatever its own minimum
+    (tests set 1 to exercise the parallel forms); None, or the default ``PARALLEL_MIN_ITEMS``
+    that :func:`parallel_min` reports then, gives each kernel its own back."""
     global _parallel_min
-    _parallel_min = max(1, int(items))
+    _parallel_min = (None if items is None or items == PARALLEL_MIN_ITEMS
+                     else max(1, int(items)))
+    _set_floor()
 
 
 def parallel_min() -> int:
-    return _parallel_min
+    return PARALLEL_MIN_ITEMS if _parallel_min is None else _parallel_min
 
 
-def go_parallel(items: int) -> bool:
-    """Whether a kernel over ``items`` independent work items should take the parallel form.
+def go_parallel(items: int, min_items: int = PARALLEL_MIN_ITEMS) -> bool:
+    """Whether a kernel over ``items`` independent work items should take the parallel form;
+    ``min_items``: the kernel's own minimum (overridden by :func:`set_parallel_min`).
 
-    True also sizes Numba's pool to :func:`threads` (once, at first need)."""
-    n = threads()
-    if n < 2 or items < _parallel_min:
+    True also sizes Numba's pool to :func:`threads` (once, at first need). Cheap when False:
+    small groups pay one comparison, not a pool launch."""
+    if items < floor or items < (min_items if _parallel_min is None else _parallel_min):
+        return False
+    n = _threads if _threads is not None else set_threads(None)
+    if n < 2:
         return False
     _size_pool(n)
     return True
 
 
+def pick(items: int, serial: Callable, parallel: Callable, min_items: int = PARALLEL_MIN_ITEMS,
+         chunk_items: int = 256) -> Callable:
+    """The form of a kernel to call over ``items`` work items: ``serial`` itself, or, when
+    :func:`go_parallel` says so, ``parallel`` with its last argument ``chunk`` bound to
+    :func:`chunk` of ``chunk_items``. Both take the same arguments otherwise."""
+    if items < floor or not go_parallel(items, min_items):
+        return serial
+    return partial(parallel, chunk=chunk(chunk_items))
+
+
+def chunk(items: int) -> int:
+    """Items per work unit of a parallel kernel whose own chunk is ``items`` (smaller only
+    under :func:`set_chunk_max`). A result never depends on it: every item writes its own
+    outputs, whichever chunk and thread it falls in."""
+    return items if _chunk_max is None else min(items, _chunk_max)
+
+
+def set_chunk_max(items: Optional[int]) -> None:
+    """Cut every parallel kernel's work into chunks of at most ``items`` (tests use a few, so
+    that small scenes cross chunk boundaries); None gives each kernel its own back."""
+    global _chunk_max
+    _chunk_max = None if items is None else max(1, int(items))
+
+
+@contextmanager
+def using(n: Optional[int] = None, parallel_min: Optional[int] = None,
+          chunk_max: Optional[int] = None) -> Iterator[int]:
+    """Within the block, ``n`` threads (as :func:`set_threads`), every kernel parallel from
+    ``parallel_min`` items and in chunks of at most ``chunk_max`` (None: each kernel's own);
+    the settings before are restored afterwards."""
+    global _threads, _parallel_min, _chunk_max
+    saved = (_threads, _parallel_min, _chunk_max)
+    try:
+        count = set_threads(n)
+        set_parallel_min(parallel_min)
+        set_chunk_max(chunk_max)
+        yield count
+    finally:
+        _threads, _parallel_min, _chunk_max = saved
+        _set_floor()
+
+
 def _size_pool(n: int) -> None:
-    global _pool_for
-    if _pool_for == n:
+    """Size the pool for the calling thread (Numba keeps both settings per thread) and hand
+    out chunks one at a time: a thread that the machine's other work holds up then runs fewer
+    chunks instead of making the others wait for its fixed share."""
+    if getattr(_pool, "size", 0) == n:
         return
     import numba
 
+    prepare_layer()
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
-    _pool_for = n
+    numba.set_parallel_chunksize(1)
+    _pool.size = n
+
+
+def prepare_layer() -> None:
+    """Choose Numba's threading layer before any parallel kernel is compiled or loaded (a
+    cached one starts the layer as it loads): TBB when it can be loaded and nobody chose a
+    layer. Cheap after the first call."""
+    global _layer_ready
+    if _layer_ready:
+        return
+    _layer_ready = True
+    import numba
+
+    _prefer_tbb(numba)
+
+
+def _prefer_tbb(numba) -> None:
+    """Use Numba's TBB threading layer when it can be loaded and nobody chose a layer.
+
+    With TBB the launching thread runs the chunks no other thread has taken: a launch never
+    waits for a thread the machine has not scheduled. OpenMP's team waits for all its threads,
+    which on a busy machine (another process on the other core) made the contact pass 10–20×
+    slower than on one thread. The ``tbb`` wheel puts ``libtbb`` in the environment's ``lib``
+    folder, off the loader's path: it is loaded here by its full path first (also when
+    ``NUMBA_THREADING_LAYER=tbb`` asks for it)."""
+    chosen = os.environ.get("NUMBA_THREADING_LAYER", "") or numba.config.THREADING_LAYER
+    if chosen not in ("default", "tbb") or _loaded_layer(numba) is not None:
+        return  # another layer was asked for, or a parallel kernel already started one
+    try:
+        for name in ("libtbb.so.12", "libtbb.12.dylib"):
+            path = os.path.join(sys.prefix, "lib", name)
+            if os.path.exists(path):
+                ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                break
+        import numba.np.ufunc.tbbpool  # noqa: F401  (fails without a usable libtbb)
+    except (ImportError, OSError):
+        return
+    numba.config.THREADING_LAYER = "tbb"
+
+
+def _loaded_layer(numba):
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet
+        return None

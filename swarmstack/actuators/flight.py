@@ -27,11 +27,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.physics.quadrotor import LAND, OFF, POSITION, VELOCITY
 
 HOLD, CMD_POSITION, CMD_VELOCITY, CMD_LAND, TAKEOFF, MOVE_BY = 0, 1, 2, 3, 4, 5
+
+
+# drones per work item of the parallel form, and the group size from which it pays
+CHUNK = 4096
+PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")
@@ -40,7 +46,30 @@ def apply_flight(start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target, 
                  max_yaw_rate, fall_when_empty):
     """Apply the commands of robots ``start … start + n − 1`` (rows 0 … n − 1 of the group's
     arrays) to their drive state (see the module)."""
-    for j in range(cmd_mode.shape[0]):
+    _flight_rows(0, cmd_mode.shape[0], start, cmd_mode, cmd_target, cmd_velocity, pose, mode,
+                 target, velocity_cmd, integral, clamped, rejected, battery, dead, floor_z,
+                 top_z, max_speed, max_yaw_rate, fall_when_empty)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def apply_flight_parallel(start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target,
+                          velocity_cmd, integral, clamped, rejected, battery, dead, floor_z,
+                          top_z, max_speed, max_yaw_rate, fall_when_empty, chunk):
+    """``apply_flight`` over chunks of ``chunk`` drones on the thread pool."""
+    n = cmd_mode.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _flight_rows(c * chunk, min(n, (c + 1) * chunk), start, cmd_mode, cmd_target,
+                     cmd_velocity, pose, mode, target, velocity_cmd, integral, clamped,
+                     rejected, battery, dead, floor_z, top_z, max_speed, max_yaw_rate,
+                     fall_when_empty)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _flight_rows(lo, hi, start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target,
+                 velocity_cmd, integral, clamped, rejected, battery, dead, floor_z, top_z,
+                 max_speed, max_yaw_rate, fall_when_empty):
+    """Group rows ``lo … hi − 1``: each drone writes only its own rows (both forms share it)."""
+    for j in range(lo, hi):
         i = start + j
         x, y, z, yaw = pose[0, i], pose[1, i], pose[2, i], pose[5, i]
         if dead[j]:
@@ -152,8 +181,9 @@ class Flight:
 
     def apply(self, world, group, keys, commands, drive) -> None:
         drive["gains"][:] = self.gains
-        apply_flight(group.start, commands["mode"][:, 0], commands["target"], commands["velocity"],
-                     world.bodies.pose, drive["mode"], drive["target"], drive["velocity_cmd"],
-                     drive["integral"], drive["clamped"], drive["rejected"], drive["battery"],
-                     drive["dead"], 0.0, self.top_z, self.max_speed, self.max_yaw_rate,
-                     self.fall)
+        kernel = threads.pick(len(commands["mode"]), apply_flight, apply_flight_parallel,
+                              PARALLEL_MIN, CHUNK)
+        kernel(group.start, commands["mode"][:, 0], commands["target"], commands["velocity"],
+               world.bodies.pose, drive["mode"], drive["target"], drive["velocity_cmd"],
+               drive["integral"], drive["clamped"], drive["rejected"], drive["battery"],
+               drive["dead"], 0.0, self.top_z, self.max_speed, self.max_yaw_rate, self.fall)

@@ -11,16 +11,47 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
+
+from swarmstack import threads
+
+# robots per work item of the parallel forms, and the counts from which they pay: placing a
+# robot's emitters costs tens of nanoseconds, copying its LED commands a few
+CHUNK = 1024
+PARALLEL_MIN_EMITTERS = 8192
+PARALLEL_MIN_COMMANDS = 131072
 
 
-@njit(cache=True, error_model="numpy")
-def update_emitters(x, y, z, yaw, local, world_out):
+def update_emitters(x, y, z, yaw, local, world_out) -> None:
     """World positions of every emitter slot: ``world_out[i, e] = pose_i · local[i, e]``.
 
     ``x, y, z, yaw`` float64[N] (z = body base height); ``local``/``world_out`` float64[N, E, 3].
+    On the thread pool for large worlds (``threads.go_parallel``); each robot writes only its
+    own slots, so the result is the same.
     """
-    for i in range(x.shape[0]):
+    n = x.shape[0]
+    if n < threads.floor:  # a small world: one comparison
+        update_emitters_serial(x, y, z, yaw, local, world_out)
+    else:
+        threads.pick(n, update_emitters_serial, update_emitters_parallel, PARALLEL_MIN_EMITTERS,
+                     CHUNK)(x, y, z, yaw, local, world_out)
+
+
+@njit(cache=True, error_model="numpy")
+def update_emitters_serial(x, y, z, yaw, local, world_out):
+    _emitter_rows(0, x.shape[0], x, y, z, yaw, local, world_out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def update_emitters_parallel(x, y, z, yaw, local, world_out, chunk):
+    n = x.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _emitter_rows(c * chunk, min(n, (c + 1) * chunk), x, y, z, yaw, local, world_out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _emitter_rows(start, stop, x, y, z, yaw, local, world_out):
+    for i in range(start, stop):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
         for e in range(local.shape[1]):
@@ -41,7 +72,21 @@ def apply_led_commands(led_rgb_cmd, owner, channel_mask, rgb_out, start):
     shows red; told to show blue it stays dark); ``rgb_out`` uint8[N, E', 3] the emitters'
     colours, written in place.
     """
-    for i in range(led_rgb_cmd.shape[0]):
+    _led_rows(0, led_rgb_cmd.shape[0], led_rgb_cmd, owner, channel_mask, rgb_out, start)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def apply_led_commands_parallel(led_rgb_cmd, owner, channel_mask, rgb_out, start, chunk):
+    """``apply_led_commands`` over chunks of ``chunk`` robots on the thread pool."""
+    n = led_rgb_cmd.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _led_rows(c * chunk, min(n, (c + 1) * chunk), led_rgb_cmd, owner, channel_mask, rgb_out,
+                  start)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
+    for i in range(lo, hi):
         for e in range(owner.shape[0]):
             led = owner[e]
             for ch in range(3):
@@ -60,5 +105,9 @@ class Leds:
         self.channels = channels
 
     def apply(self, world, group, keys, commands, drive) -> None:
-        apply_led_commands(commands["leds"], self.owner, self.channels, world.emitters.rgb,
-                           group.start)
+        cmd = commands["leds"]
+        n = len(cmd)
+        kernel = (apply_led_commands if n < threads.floor
+                  else threads.pick(n, apply_led_commands, apply_led_commands_parallel,
+                                    PARALLEL_MIN_COMMANDS, CHUNK))
+        kernel(cmd, self.owner, self.channels, world.emitters.rgb, group.start)

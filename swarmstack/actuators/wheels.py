@@ -5,15 +5,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
+
+# robots per work item of the parallel form; a robot costs a few nanoseconds, so only large
+# groups are worth the pool's launch
+CHUNK = 8192
+PARALLEL_MIN = 131072
 
 
 @njit(cache=True, error_model="numpy")
 def _apply(cmd, max_speed, kind, level, keys, tick, out, clamped):
-    for i in range(cmd.shape[0]):
+    _apply_rows(0, cmd.shape[0], cmd, max_speed, kind, level, keys, tick, out, clamped)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _apply_parallel(cmd, max_speed, kind, level, keys, tick, out, clamped, chunk):
+    n = cmd.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _apply_rows(c * chunk, min(n, (c + 1) * chunk), cmd, max_speed, kind, level, keys, tick,
+                    out, clamped)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _apply_rows(start, stop, cmd, max_speed, kind, level, keys, tick, out, clamped):
+    """Robots ``start … stop − 1``: each writes only its own row (both forms share this)."""
+    for i in range(start, stop):
         over = False
         for w in range(2):
             v = cmd[i, w]
@@ -40,6 +60,10 @@ class Wheels:
     noise_level: float = 0.0
 
     def apply(self, world, group, keys, commands, drive) -> None:
-        _apply(commands["wheels"], self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
+        cmd = commands["wheels"]
+        n = len(cmd)
+        kernel = (_apply if n < threads.floor  # a small group: one comparison
+                  else threads.pick(n, _apply, _apply_parallel, PARALLEL_MIN, CHUNK))
+        kernel(cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
                keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"],
                drive.get("wheels_clamped", np.zeros(len(keys), dtype=np.int64)))

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
+from swarmstack.cli import threads_option
 from swarmstack.experiments.config import ConfigError
 
 
@@ -46,12 +47,14 @@ def register(app: typer.Typer) -> None:
         fresh: int = typer.Option(30, "--fresh-seeds", min=1,
                                   help="fresh seeds of the final assessment"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+        n_threads: Optional[int] = threads_option.option(),
     ) -> None:
         """Design a PFSM by iterated F-race; write best.txt and its scores on fresh seeds."""
         from swarmstack.design.ledger import LedgerMismatch
         from swarmstack.design.missions import OBJECTIVES
         from swarmstack.design.run import DesignError, design
 
+        threads_option.apply(n_threads)
         path = mission_file(mission)
         name = objective or path.stem
         if name not in OBJECTIVES:

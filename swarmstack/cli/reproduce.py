@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from swarmstack.cli import threads_option
 from swarmstack.experiments import reproduce as validations
 
 
@@ -73,6 +74,7 @@ def register(app: typer.Typer) -> None:
             help="flight controller for validations that take one: pd (default) or pid"),
         as_json: bool = typer.Option(False, "--json",
                                      help="print the results as JSON on standard output"),
+        n_threads: Optional[int] = threads_option.option(),
     ) -> None:
         """Reproduce a paper's validation; exit 0 inside tolerance, 1 outside.
 
@@ -95,6 +97,7 @@ def register(app: typer.Typer) -> None:
             _usage_error(f"--controller {controller!r}; choose pd or pid")
         if name is not None and controller is not None and not _takes_controller(name):
             _usage_error(f"{name} takes no --controller")
+        threads_option.apply(n_threads)
         chosen = validations.names() if all_ else [name]
         results = []
         for n in chosen:

@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from swarmstack.cli import threads_option
 from swarmstack.cli.progress import run_progress
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ConfigError, load_experiment
@@ -124,6 +125,7 @@ def register(app: typer.Typer) -> None:
                                                         "(records it); serves until Ctrl-C"),
         view_port: int = typer.Option(8765, "--view-port", min=0, max=65535,
                                       help="port of --view (taken: a free one is used)"),
+        n_threads: Optional[int] = threads_option.option(),
     ) -> None:
         """Run an experiment; writes summary.json and Parquet trajectories to --out.
 
@@ -133,6 +135,7 @@ def register(app: typer.Typer) -> None:
         from swarmstack.experiments.runner import StopSignals, run_experiment
 
         err = Console(stderr=True)
+        threads_option.apply(n_threads)
         try:
             cfg = load_experiment(experiment)
         except ConfigError as exc:

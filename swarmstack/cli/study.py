@@ -10,6 +10,8 @@ from typing import List, Optional
 
 import typer
 
+from swarmstack.cli import threads_option
+
 
 def _problems(lines: list[str]) -> None:
     for line in lines:
@@ -42,6 +44,7 @@ def register(app: typer.Typer) -> None:
                                                  help="runs per batched simulation"),
         strict: bool = typer.Option(False, "--strict", help="stop at the first failed run"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress on stderr"),
+        n_threads: Optional[int] = threads_option.option(),
     ) -> None:
         """Run an experiment over swept key paths × seeds into a resumable study folder.
 
@@ -54,6 +57,7 @@ def register(app: typer.Typer) -> None:
 
         if workers is not None and ray is not None:
             _problems(["--workers and --ray: choose one"])
+        threads_option.apply(n_threads)
         try:
             if experiment is None:
                 if not resume:

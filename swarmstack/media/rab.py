@@ -44,6 +44,7 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
+from swarmstack import threads
 from swarmstack.geometry.static_index import build_static_index
 from swarmstack.media import rab_kernels as K
 from swarmstack.world.rng import STREAM, robot_stream_keys
@@ -267,9 +268,9 @@ class Medium:
     by controllers during the tick; ``enabled`` bool[N] says which robots emit (a controller
     may clear it to switch its radio off). :meth:`deliver` is called once per tick after the
     robots moved; it returns the :class:`Inbox`, also kept as ``inbox`` until the next one.
-    ``parallel`` picks the multi-threaded kernel (None: when there are at least
-    ``PARALLEL_MIN_RECEIVERS`` bodies and Numba has more than one thread); results are the same
-    either way.
+    ``parallel`` picks the multi-threaded kernel (None: ``threads.go_parallel``, from
+    ``PARALLEL_MIN_RECEIVERS`` bodies when the process has more than one thread); results are
+    the same either way.
     """
 
     def __init__(self, params: RadioParams, n_runs: int, parallel: Optional[bool] = None):
@@ -331,11 +332,7 @@ class Medium:
     def _use_parallel(self) -> bool:
         if self.parallel is not None:
             return bool(self.parallel)
-        if self.params.n < PARALLEL_MIN_RECEIVERS:
-            return False
-        import numba
-
-        return numba.get_num_threads() > 1
+        return threads.go_parallel(self.params.n, PARALLEL_MIN_RECEIVERS)
 
     def _static_index(self, scene, reach: float):
         """Per grid cell, the static shapes within ``reach`` (this tick's largest range) of the

@@ -19,15 +19,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from swarmstack.geometry.grid import build_grid, cell_xy
+from swarmstack import threads
+
+from swarmstack.geometry.grid import build_grid, cell_span, cell_xy
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
                                          disc_from_box, disc_from_static, heights_overlap,
                                          keep_inside)
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
+
+# the Jacobi passes go parallel from this many bodies, in at most MAX_CHUNKS chunks of at
+# least CHUNK bodies (each chunk holds a scratch list as long as the world)
+PARALLEL_MIN = 2048
+CHUNK = 256
+MAX_CHUNKS = 16
 
 
 @njit(cache=True, error_model="numpy")
@@ -143,11 +151,165 @@ def _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes
     return False
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile,
+                 boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+                 cell_start, order, max_r, scratch, corr_x, corr_y):
+    """One Jacobi pass over bodies ``start … stop − 1``: each mobile body's correction, from the
+    poses as they stand (read only), into its own ``corr_x[i]``, ``corr_y[i]``. True when some
+    body touched anything. Both forms of ``resolve`` share it; ``scratch`` is the caller's."""
+    nx = int(gparams[3])
+    moved = False
+    for i in range(start, stop):
+        if not mobile[i]:
+            continue
+        gx, gy = cell_xy(gparams, x[i], y[i])
+        c = gy * nx + gx
+        if shape[i] == SHAPE_BOX:
+            cx, cy, hit = _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y,
+                                          height, run, mobile, boxes, cylinders, bounds,
+                                          gparams, box_start, box_items, cyl_start,
+                                          cyl_items, cell_start, order, max_r, scratch)
+            corr_x[i] = cx
+            corr_y[i] = cy
+            if hit:
+                moved = True
+            continue
+        # a disc: the hot path of large swarms, kept free of box arithmetic and of loads
+        # it does not need (most discs are far from any static shape and any other body)
+        r_i = radius[i]
+        if box_start[c] == box_start[c + 1] and cyl_start[c] == cyl_start[c + 1]:
+            sx, sy = keep_inside(x[i], y[i], 0.0, 0.0, r_i, r_i, bounds)
+        else:
+            sx, sy = disc_from_static(x[i], y[i], r_i, z[i], height[i], boxes,
+                                      box_items[box_start[c]:box_start[c + 1]], cylinders,
+                                      cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
+        ax = 0.0
+        ay = 0.0
+        m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams,
+                        cell_start, order, scratch)
+        for q in range(m):
+            j = scratch[q]
+            if not heights_overlap(z[i], height[i], z[j], height[j]):
+                continue  # one passes above the other
+            share = 0.5 if mobile[j] else 1.0
+            if shape[j] == SHAPE_BOX:
+                mx, my = _disc_box_push(i, j, x, y, yaw, radius, half_x, half_y,
+                                        TOLERANCE_M)
+                if mx != 0.0 or my != 0.0:
+                    moved = True  # even if pushes from either side cancel out
+                    ax += share * mx
+                    ay += share * my
+                continue
+            # two discs (the candidate query already tested their overlap)
+            ddx = x[i] - x[j]
+            ddy = y[i] - y[j]
+            rr = radius[i] + radius[j]
+            d = math.sqrt(ddx * ddx + ddy * ddy)
+            if d < 1e-12:
+                # coincident centres: separate along a direction fixed by the indices
+                ang = 2.399963229728653 * (i if i < j else j)
+                ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
+                if i > j:
+                    ddx, ddy = -ddx, -ddy
+            push = share * (rr - d + TOLERANCE_M)
+            ax += ddx / d * push
+            ay += ddy / d * push
+        corr_x[i] = sx + ax
+        corr_y[i] = sy + ay
+        if corr_x[i] != 0.0 or corr_y[i] != 0.0:
+            moved = True
+    return moved
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile, boxes,
+                     cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+                     cell_start, order, max_r, corr_x, corr_y, chunk):
+    """``_jacobi_rows`` over all ``n`` bodies in chunks of at least ``chunk`` bodies on the
+    thread pool, each chunk with its own scratch. Every body writes only its own correction
+    from poses nobody writes during the pass, so the corrections are those of the serial pass,
+    bit for bit."""
+    n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
+    size = (n + n_chunks - 1) // n_chunks
+    scratch = np.empty((n_chunks, n), dtype=np.int64)
+    touched = np.zeros(n_chunks, dtype=np.bool_)
+    for c in prange(n_chunks):
+        lo = c * size
+        touched[c] = _jacobi_rows(lo, min(n, lo + size), x, y, yaw, z, shape, radius, half_x,
+                                  half_y, height, run, mobile, boxes, cylinders, bounds, gparams,
+                                  box_start, box_items, cyl_start, cyl_items, cell_start, order,
+                                  max_r, scratch[c], corr_x, corr_y)
+    moved = False
+    for c in range(n_chunks):
+        moved |= touched[c]
+    return moved
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                   boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                   box_items, cyl_start, cyl_items, flags, chunk):
+    """``flags[i]``: ``_overlaps(i)`` for every mobile body not yet put back, from the poses as
+    they stand (read only), in chunks of at least ``chunk`` bodies on the thread pool."""
+    n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
+    size = (n + n_chunks - 1) // n_chunks
+    scratch = np.empty((n_chunks, n), dtype=np.int64)
+    for c in prange(n_chunks):
+        _overlap_flag_rows(c * size, min(n, (c + 1) * size), reverted, mobile, x, y, yaw, z,
+                           shape, radius, half_x, half_y, height, run, boxes, cylinders, bounds,
+                           gparams, cell_start, order, max_r, box_start, box_items, cyl_start,
+                           cyl_items, flags, scratch[c])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _overlap_flag_rows(start, stop, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
+                       half_y, height, run, boxes, cylinders, bounds, gparams, cell_start, order,
+                       max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch):
+    """``_overlap_flags`` of bodies ``start … stop − 1`` (both forms share it)."""
+    for i in range(start, stop):
+        flags[i] = False
+        if reverted[i] or not mobile[i]:
+            continue
+        flags[i] = _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes,
+                             cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                             box_items, cyl_start, cyl_items, scratch)
+
+
 @njit(cache=True, error_model="numpy")
-def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height,
+def _near_dirty(i, x, y, radius, run, max_r, gparams, dirty):
+    """Whether any grid cell body i's overlap test visits (``robots_near`` with its radius) is
+    marked in ``dirty`` (a body listed there was put back since the grid was built)."""
+    nx = int(gparams[3])
+    base = run[i] * nx * int(gparams[4])
+    gx0, gx1, gy0, gy1 = cell_span(gparams, x[i], y[i], radius[i] + max_r)
+    for gy in range(gy0, gy1 + 1):
+        for gx in range(gx0, gx1 + 1):
+            if dirty[base + gy * nx + gx]:
+                return True
+    return False
+
+
+def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height, run,
+            n_runs, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
+            cyl_items, grid_start, grid_order, iterations):
+    """Project overlaps out of the new poses ``x, y`` (in place): ``resolve_bodies`` with its
+    Jacobi passes on the thread pool for large worlds (``threads.go_parallel``), the same
+    result either way."""
+    if not threads._layer_ready:  # resolve_bodies holds parallel loops: loading starts a layer
+        threads.prepare_layer()
+    return resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
+                          height, run, n_runs, boxes, cylinders, bounds, gparams, box_start,
+                          box_items, cyl_start, cyl_items, grid_start, grid_order, iterations,
+                          threads.chunk(CHUNK) if x.shape[0] >= threads.floor
+                          and threads.go_parallel(x.shape[0], PARALLEL_MIN) else 0)
+
+
+@njit(cache=True, error_model="numpy")
+def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height,
             run, n_runs, boxes, cylinders, bounds, gparams,
             box_start, box_items, cyl_start, cyl_items,
-            grid_start, grid_order, iterations):
+            grid_start, grid_order, iterations, chunk=0):
     """Project overlaps out of the new poses ``x, y`` (in place); see the module docstring.
 
     Bodies (float64[N] unless noted, m and rad): pose ``x, y, yaw`` after integration and
@@ -166,6 +328,11 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
 
     Returns ``(blocked, cell_start, order)``: how many bodies were put back to their previous
     pose this tick, and the robot grid of the final positions (reusable by the caller).
+
+    ``chunk`` > 0: the Jacobi passes (where a large world spends its time) on the thread pool,
+    in chunks of at least ``chunk`` bodies.
+    The pass that puts bodies back keeps its order (whether a body still overlaps depends on
+    who was put back before it): only its tests on the round's starting poses go parallel.
     """
     n = x.shape[0]
     mobile = np.empty(n, dtype=np.bool_)
@@ -183,72 +350,21 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     for i in range(n):
         max_r = max(max_r, radius[i])
     scratch = np.empty(n, dtype=np.int64)
-    nx = int(gparams[3])
     settled = False
     cell_start, order = build_grid(gparams, x, y, run, n_runs)
     for it in range(iterations):
         if it > 0:
             cell_start, order = build_grid(gparams, x, y, run, n_runs)
-        moved = False
-        for i in range(n):
-            if not mobile[i]:
-                continue
-            gx, gy = cell_xy(gparams, x[i], y[i])
-            c = gy * nx + gx
-            if shape[i] == SHAPE_BOX:
-                cx, cy, hit = _box_correction(i, c, x, y, yaw, z, shape, radius, half_x, half_y,
-                                              height, run, mobile, boxes, cylinders, bounds,
-                                              gparams, box_start, box_items, cyl_start,
-                                              cyl_items, cell_start, order, max_r, scratch)
-                corr_x[i] = cx
-                corr_y[i] = cy
-                if hit:
-                    moved = True
-                continue
-            # a disc: the hot path of large swarms, kept free of box arithmetic and of loads
-            # it does not need (most discs are far from any static shape and any other body)
-            r_i = radius[i]
-            if box_start[c] == box_start[c + 1] and cyl_start[c] == cyl_start[c + 1]:
-                sx, sy = keep_inside(x[i], y[i], 0.0, 0.0, r_i, r_i, bounds)
-            else:
-                sx, sy = disc_from_static(x[i], y[i], r_i, z[i], height[i], boxes,
-                                          box_items[box_start[c]:box_start[c + 1]], cylinders,
-                                          cyl_items[cyl_start[c]:cyl_start[c + 1]], bounds)
-            ax = 0.0
-            ay = 0.0
-            m = robots_near(x[i], y[i], radius[i], run[i], i, x, y, radius, max_r, gparams,
-                            cell_start, order, scratch)
-            for q in range(m):
-                j = scratch[q]
-                if not heights_overlap(z[i], height[i], z[j], height[j]):
-                    continue  # one passes above the other
-                share = 0.5 if mobile[j] else 1.0
-                if shape[j] == SHAPE_BOX:
-                    mx, my = _disc_box_push(i, j, x, y, yaw, radius, half_x, half_y,
-                                            TOLERANCE_M)
-                    if mx != 0.0 or my != 0.0:
-                        moved = True  # even if pushes from either side cancel out
-                        ax += share * mx
-                        ay += share * my
-                    continue
-                # two discs (the candidate query already tested their overlap)
-                ddx = x[i] - x[j]
-                ddy = y[i] - y[j]
-                rr = radius[i] + radius[j]
-                d = math.sqrt(ddx * ddx + ddy * ddy)
-                if d < 1e-12:
-                    # coincident centres: separate along a direction fixed by the indices
-                    ang = 2.399963229728653 * (i if i < j else j)
-                    ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
-                    if i > j:
-                        ddx, ddy = -ddx, -ddy
-                push = share * (rr - d + TOLERANCE_M)
-                ax += ddx / d * push
-                ay += ddy / d * push
-            corr_x[i] = sx + ax
-            corr_y[i] = sy + ay
-            if corr_x[i] != 0.0 or corr_y[i] != 0.0:
-                moved = True
+        if chunk > 0:
+            moved = _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                                     mobile, boxes, cylinders, bounds, gparams, box_start,
+                                     box_items, cyl_start, cyl_items, cell_start, order, max_r,
+                                     corr_x, corr_y, chunk)
+        else:
+            moved = _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                                 mobile, boxes, cylinders, bounds, gparams, box_start,
+                                 box_items, cyl_start, cyl_items, cell_start, order, max_r,
+                                 scratch, corr_x, corr_y)
         for i in range(n):
             x[i] += corr_x[i]
             y[i] += corr_y[i]
@@ -260,15 +376,44 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     # guarantee: whoever still overlaps goes back to where it was (a valid place)
     blocked = 0
     reverted = np.zeros(n, dtype=np.bool_)
+    # Bodies are tested in index order, each after the put-backs before it. Every test is first
+    # made on the poses as the round starts (on the pool when ``chunk`` > 0); a body is tested
+    # again in order only if its neighbourhood lists a body put back earlier in the round
+    # (the grid cell where that body was is marked): the outcome is the in-order one.
+    nx = int(gparams[3])
+    flags = np.empty(n, dtype=np.bool_)
+    dirty = np.zeros(n_runs * nx * int(gparams[4]), dtype=np.bool_)
+    dirty_keys = np.empty(n, dtype=np.int64)
     for _ in range(n + 1):
         cell_start, order = build_grid(gparams, x, y, run, n_runs)
+        n_dirty = 0
+        if chunk > 0:
+            _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y,
+                           height, run, boxes, cylinders, bounds, gparams, cell_start, order,
+                           max_r, box_start, box_items, cyl_start, cyl_items, flags, chunk)
+        else:
+            _overlap_flag_rows(0, n, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
+                               half_y, height, run, boxes, cylinders, bounds, gparams,
+                               cell_start, order, max_r, box_start, box_items, cyl_start,
+                               cyl_items, flags, scratch)
         changed = False
         for i in range(n):
             if reverted[i] or not mobile[i]:
                 continue
-            if _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes,
-                         cylinders, bounds, gparams, cell_start, order, max_r, box_start,
-                         box_items, cyl_start, cyl_items, scratch):
+            if n_dirty == 0 or not _near_dirty(i, x, y, radius, run, max_r, gparams, dirty):
+                hit = flags[i]
+            else:
+                hit = _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                                boxes, cylinders, bounds, gparams, cell_start, order, max_r,
+                                box_start, box_items, cyl_start, cyl_items, scratch)
+            if hit:
+                # the cell this body is listed in no longer tells where it is
+                gx, gy = cell_xy(gparams, x[i], y[i])
+                key = (run[i] * int(gparams[4]) + gy) * nx + gx
+                if not dirty[key]:
+                    dirty[key] = True
+                    dirty_keys[n_dirty] = key
+                    n_dirty += 1
                 x[i] = prev_x[i]
                 y[i] = prev_y[i]
                 if shape[i] == SHAPE_BOX:
@@ -276,6 +421,8 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
                 reverted[i] = True
                 blocked += 1
                 changed = True
+        for q in range(n_dirty):
+            dirty[dirty_keys[q]] = False
         if not changed:
             break
     return blocked, cell_start, order

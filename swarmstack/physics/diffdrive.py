@@ -6,9 +6,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.physics.substeps import substeps_for
+
+# bodies per work item of the parallel kernels (results do not depend on it); below
+# PARALLEL_MIN bodies a group integrates on one thread, cheaper than waking the pool
+CHUNK = 2048
+PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")
@@ -20,10 +26,18 @@ def integrate_range(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_mov
     closed form, so the result does not depend on the tick length beyond the commands being
     constant. Returns True when a body translated (or turned, if ``turning_moves``).
     """
+    return _integrate_rows(start, start, stop, x, y, yaw, wheel_speed, axle_m, dt,
+                           turning_moves)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _integrate_rows(base, start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves):
+    """``integrate_range`` of bodies ``start … stop − 1`` of a group whose first body is
+    ``base`` (row ``i − base`` of ``wheel_speed``): the body both kernel forms share."""
     moved = False
     for i in range(start, stop):
-        v_left = wheel_speed[i - start, 0]
-        v_right = wheel_speed[i - start, 1]
+        v_left = wheel_speed[i - base, 0]
+        v_right = wheel_speed[i - base, 1]
         v = 0.5 * (v_left + v_right)
         w = (v_right - v_left) / axle_m
         th = yaw[i]
@@ -62,10 +76,16 @@ def substeps_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning
     their wheel speeds: a centre covers its arc, ``|v| dt``; with ``turning_moves`` (a box of
     half extents ``half_x``, ``half_y``) a corner also sweeps ``|w| dt`` times its distance
     from the centre."""
+    return _substeps_rows(start, start, stop, wheel_speed, axle_m, dt, half_x, half_y,
+                          turning_moves)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves):
     k = 1
     for i in range(start, stop):
-        v_left = wheel_speed[i - start, 0]
-        v_right = wheel_speed[i - start, 1]
+        v_left = wheel_speed[i - base, 0]
+        v_right = wheel_speed[i - base, 1]
         travel = abs(0.5 * (v_left + v_right)) * dt
         if turning_moves:
             travel += abs((v_right - v_left) / axle_m) * dt * math.hypot(half_x[i], half_y[i])
@@ -88,6 +108,49 @@ def try_integrate_range(start, stop, pose, wheel_speed, axle_m, dt, turning_move
     return 0
 
 
+@njit(cache=True, error_model="numpy", parallel=True)
+def try_integrate_parallel(start, stop, pose, wheel_speed, axle_m, dt, turning_moves, half_x,
+                           half_y, chunk):
+    """``try_integrate_range`` over chunks of ``chunk`` bodies on the thread pool: each body
+    writes only its own pose, and the chunks' sub-step counts and moved flags are combined
+    after their loops (integers and booleans: the same whatever the order)."""
+    n_chunks = (stop - start + chunk - 1) // chunk
+    ks = np.ones(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        ks[c] = _substeps_rows(start, lo, min(stop, lo + chunk), wheel_speed, axle_m, dt,
+                               half_x, half_y, turning_moves)
+    k = 1
+    for c in range(n_chunks):
+        k = max(k, ks[c])
+    if k > 1:
+        return -k
+    moved = np.zeros(n_chunks, dtype=np.bool_)
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        moved[c] = _integrate_rows(start, lo, min(stop, lo + chunk), pose[0], pose[1], pose[5],
+                                   wheel_speed, axle_m, dt, turning_moves)
+    for c in range(n_chunks):
+        if moved[c]:
+            return 1
+    return 0
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def integrate_parallel(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves, chunk):
+    """``integrate_range`` over chunks of ``chunk`` bodies on the thread pool."""
+    n_chunks = (stop - start + chunk - 1) // chunk
+    moved = np.zeros(n_chunks, dtype=np.bool_)
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        moved[c] = _integrate_rows(start, lo, min(stop, lo + chunk), x, y, yaw, wheel_speed,
+                                   axle_m, dt, turning_moves)
+    for c in range(n_chunks):
+        if moved[c]:
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class DiffDrive:
     """Two wheels ``axle_m`` apart driven at the speeds the wheel actuator applied.
@@ -108,12 +171,19 @@ class DiffDrive:
         return {"wheel_speed": np.zeros((n, 2)), "wheels_clamped": np.zeros(n, dtype=np.int64)}
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
-        return integrate_range(start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"],
-                               self.axle_m, dt, self.turning_moves)
+        n = stop - start
+        kernel = (integrate_range if n < threads.floor  # a small group: one comparison
+                  else threads.pick(n, integrate_range, integrate_parallel, PARALLEL_MIN, CHUNK))
+        return kernel(start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"],
+                      self.axle_m, dt, self.turning_moves)
 
     def try_integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
         """``integrate`` (returning 1 if a body moved, else 0) unless a body of the range would
         travel further than its safe step (``physics.substeps``) at this tick's wheel speeds:
         then nothing moves and the result is −k, the number of equal sub-steps the tick needs."""
-        return try_integrate_range(start, stop, bodies.pose, state["wheel_speed"], self.axle_m,
-                                   dt, self.turning_moves, bodies.half_x, bodies.half_y)
+        n = stop - start
+        kernel = (try_integrate_range if n < threads.floor
+                  else threads.pick(n, try_integrate_range, try_integrate_parallel, PARALLEL_MIN,
+                                    CHUNK))
+        return kernel(start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
+                      self.turning_moves, bodies.half_x, bodies.half_y)

@@ -38,8 +38,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.physics.substeps import substeps_for
 
 OFF, POSITION, VELOCITY, LAND = 0, 1, 2, 3
@@ -68,6 +69,11 @@ DEFAULT_CEILING_M = 2.5       # highest point of the body by default (an option 
 LAND_SPEED_M_S = 0.3          # fastest descent when landing
 LAND_MIN_SPEED_M_S = 0.05     # slowest descent (so that landing ends)
 
+# drones per work item of the parallel forms, and the group size from which they pay (a drone
+# costs ~0.1 µs per tick: only very large fleets gain from a second thread)
+CHUNK = 256
+PARALLEL_MIN = 2048
+
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _wrap(a):
@@ -87,13 +93,44 @@ def fly_range(start, stop, pose, velocity, mode, target, velocity_cmd, integral,
     ``pose`` float64[6, N] (rows x, y, z, roll, pitch, yaw); the drive arrays are the group's
     (row ``i − start``); ``gains`` float64[n, 4] per drone: position Kp, Ki, Kd and the
     ceiling (m). Returns True when a body moved."""
+    return _fly_rows(start, start, stop, pose, velocity, mode, target, velocity_cmd, integral,
+                     gains, dt, int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed,
+                     max_yaw_rate, height, land_speed, land_min_speed, gravity, max_step)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def fly_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
+                 int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate,
+                 height, land_speed, land_min_speed, gravity, max_step, chunk):
+    """``fly_range`` over chunks of ``chunk`` drones on the thread pool (each drone writes only
+    its own pose and drive rows; the moved flags are combined after the loop)."""
+    n_chunks = (stop - start + chunk - 1) // chunk
+    moved = np.zeros(n_chunks, dtype=np.bool_)
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        moved[c] = _fly_rows(start, lo, min(stop, lo + chunk), pose, velocity, mode, target,
+                             velocity_cmd, integral, gains, dt, int_limit, int_band, yaw_kp,
+                             yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate, height,
+                             land_speed, land_min_speed, gravity, max_step)
+    for c in range(n_chunks):
+        if moved[c]:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _fly_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
+              int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate,
+              height, land_speed, land_min_speed, gravity, max_step):
+    """Drones ``start … stop − 1`` of a group whose first body is ``base`` (drive row
+    ``i − base``): the body both forms share."""
     n_int = max(1, int(math.ceil(dt / max_step - 1e-9)))
     h = dt / n_int
     a_v = 1.0 - math.exp(-h / tau_v)
     a_w = 1.0 - math.exp(-h / tau_yaw)
     moved = False
     for i in range(start, stop):
-        j = i - start
+        j = i - base
         m = mode[j]
         x, y, z, yaw = pose[0, i], pose[1, i], pose[2, i], pose[5, i]
         vx, vy, vz, w = velocity[j, 0], velocity[j, 1], velocity[j, 2], velocity[j, 3]
@@ -183,9 +220,33 @@ def substeps_range(start, stop, pose, velocity, mode, target, velocity_cmd, gain
     """Sub-steps (``physics.substeps``) the tick needs: a bound on each body's travel over
     ``dt`` — its speed can only move towards the set-point speed (velocity, bounded position
     command) or grow under gravity when falling."""
+    return _substeps_rows(start, start, stop, pose, velocity, mode, target, velocity_cmd, gains,
+                          dt, int_limit, max_speed, half_x, half_y, gravity)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def substeps_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
+                      int_limit, max_speed, half_x, half_y, gravity, chunk):
+    """``substeps_range`` over chunks of ``chunk`` drones on the thread pool."""
+    n_chunks = (stop - start + chunk - 1) // chunk
+    ks = np.ones(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        ks[c] = _substeps_rows(start, lo, min(stop, lo + chunk), pose, velocity, mode, target,
+                               velocity_cmd, gains, dt, int_limit, max_speed, half_x, half_y,
+                               gravity)
+    k = 1
+    for c in range(n_chunks):
+        k = max(k, ks[c])
+    return k
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _substeps_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
+                   int_limit, max_speed, half_x, half_y, gravity):
     k = 1
     for i in range(start, stop):
-        j = i - start
+        j = i - base
         m = mode[j]
         kp, ki = gains[j, 0], gains[j, 1]
         s = math.sqrt(velocity[j, 0] ** 2 + velocity[j, 1] ** 2 + velocity[j, 2] ** 2)
@@ -236,21 +297,21 @@ class Quadrotor:
                 "battery": np.ones(n), "dead": np.zeros(n, dtype=np.int8)}
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
-        return fly_range(start, stop, bodies.pose, state["velocity"], state["mode"],
-                         state["target"], state["velocity_cmd"], state["integral"],
-                         state["gains"], dt, self.int_limit, self.int_band, self.yaw_kp,
-                         self.yaw_kd,
-                         self.tau_v, self.tau_yaw, self.max_speed, self.max_yaw_rate,
-                         self.height_m, LAND_SPEED_M_S, LAND_MIN_SPEED_M_S, GRAVITY_M_S2,
-                         MAX_STEP_S)
+        kernel = threads.pick(stop - start, fly_range, fly_parallel, PARALLEL_MIN, CHUNK)
+        return kernel(start, stop, bodies.pose, state["velocity"], state["mode"],
+                      state["target"], state["velocity_cmd"], state["integral"], state["gains"],
+                      dt, self.int_limit, self.int_band, self.yaw_kp, self.yaw_kd, self.tau_v,
+                      self.tau_yaw, self.max_speed, self.max_yaw_rate, self.height_m,
+                      LAND_SPEED_M_S, LAND_MIN_SPEED_M_S, GRAVITY_M_S2, MAX_STEP_S)
 
     def try_integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
         """``integrate`` (1 a body moved, else 0) unless a body may travel further than its
         safe step this tick: then nothing moves and the result is −k (k sub-steps)."""
-        k = substeps_range(start, stop, bodies.pose, state["velocity"], state["mode"],
-                           state["target"], state["velocity_cmd"], state["gains"], dt,
-                           self.int_limit, self.max_speed, bodies.half_x, bodies.half_y,
-                           GRAVITY_M_S2)
+        kernel = threads.pick(stop - start, substeps_range, substeps_parallel, PARALLEL_MIN,
+                              CHUNK)
+        k = kernel(start, stop, bodies.pose, state["velocity"], state["mode"], state["target"],
+                   state["velocity_cmd"], state["gains"], dt, self.int_limit, self.max_speed,
+                   bodies.half_x, bodies.half_y, GRAVITY_M_S2)
         if k > 1:
             return -k
         return 1 if self.integrate(bodies, start, stop, state, dt) else 0

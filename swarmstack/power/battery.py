@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
+from typing import Callable, Union
 
 import numpy as np
 
@@ -167,13 +167,21 @@ def _as_f64(x) -> np.ndarray:
     return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
+def _serial(items, serial, parallel, min_items, chunk_items):
+    return serial
+
+
 def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarray, dt_s: float,
-              model: BatteryModel, out: np.ndarray | None = None) -> np.ndarray:
+              model: BatteryModel, out: np.ndarray | None = None,
+              pick: Callable = _serial) -> np.ndarray:
     """Charge of every robot after one tick of ``dt_s`` seconds.
 
     ``charge``, ``distance_m`` (travel of the body origin this tick, ≥ 0) and ``rotation_rad``
     (angle turned this tick) are 1-D arrays of the same length; the inputs are not modified.
-    ``out`` may be given (even ``out is charge``) to avoid allocating.
+    ``out`` may be given (even ``out is charge``) to avoid allocating. ``pick(items, serial,
+    parallel, min_items, chunk_items)`` chooses between a kernel's serial form and its parallel
+    one (``chunk`` bound; the simulator passes ``swarmstack.threads.pick``); the result is the
+    same either way. By default the serial form runs.
     """
     q = _as_f64(charge)
     dx = _as_f64(distance_m)
@@ -188,23 +196,29 @@ def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarr
     dt_s = float(dt_s)
     t = model.table
     kind = model.kind
+    n = len(q)
+    K = kernels
     if kind == "simple":
-        return kernels.simple_step(q, dx, dth, dt_s, t.slope_static_per_s, t.slope_moving_per_s,
-                                   model.spin_radius_m, out)
+        step = pick(n, K.simple_step, K.simple_step_parallel, K.PARALLEL_MIN, K.CHUNK)
+        return step(q, dx, dth, dt_s, t.slope_static_per_s, t.slope_moving_per_s,
+                    model.spin_radius_m, out)
     if kind == "linear":
-        return kernels.linear_step(q, dx, dth, dt_s, t.slope_per_s, model.spin_radius_m,
-                                   model.max_speed_cm_s, model.published, out)
+        step = pick(n, K.linear_step, K.linear_step_parallel, K.PARALLEL_MIN, K.CHUNK)
+        return step(q, dx, dth, dt_s, t.slope_per_s, model.spin_radius_m, model.max_speed_cm_s,
+                    model.published, out)
     if kind == "cubic":
-        return kernels.cubic_step(q, dx, dth, dt_s, t.coeffs, t.tmax_s, model.spin_radius_m,
-                                  model.max_speed_cm_s, model.published,
-                                  model.cubic_cutoff == "after_step", out)
-    return kernels.segment_step(q, dx, dth, dt_s, t.slope_per_s, t.charge_from, t.charge_to,
-                                model.spin_radius_m, model.max_speed_cm_s, model.published, out)
+        step = pick(n, K.cubic_step, K.cubic_step_parallel, K.PARALLEL_MIN_CUBIC, K.CHUNK)
+        return step(q, dx, dth, dt_s, t.coeffs, t.tmax_s, model.spin_radius_m,
+                    model.max_speed_cm_s, model.published, model.cubic_cutoff == "after_step",
+                    out)
+    step = pick(n, K.segment_step, K.segment_step_parallel, K.PARALLEL_MIN, K.CHUNK)
+    return step(q, dx, dth, dt_s, t.slope_per_s, t.charge_from, t.charge_to, model.spin_radius_m,
+                model.max_speed_cm_s, model.published, out)
 
 
 def discharge_at_tick(tick: int, charge: np.ndarray, distance_m: np.ndarray,
                       rotation_rad: np.ndarray, dt_s: float, model: BatteryModel,
-                      out: np.ndarray | None = None) -> np.ndarray:
+                      out: np.ndarray | None = None, pick: Callable = _serial) -> np.ndarray:
     """:func:`discharge` with the plug-in's first-tick rule: ``tick`` is the 0-based index of the
     tick being simulated, and tick 0 leaves the charge as it is (copied into ``out`` if given)."""
     if tick <= 0:
@@ -213,7 +227,7 @@ def discharge_at_tick(tick: int, charge: np.ndarray, distance_m: np.ndarray,
             return q.copy()
         out[...] = q
         return out
-    return discharge(charge, distance_m, rotation_rad, dt_s, model, out)
+    return discharge(charge, distance_m, rotation_rad, dt_s, model, out, pick)
 
 
 def speed_row(speed_cm_s, model: BatteryModel) -> np.ndarray:

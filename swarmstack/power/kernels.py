@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from numba import njit, prange
 
 # Newton on the cubic stops when the step is below this (s); times are at most ~2e4 s, where one
 # ulp is ~4e-12 s, so this is converged to a few ulps without chasing rounding noise.
 _ROOT_STEP_TOL_S = 1e-9
 _ROOT_MAX_ITER = 80
+
+# robots per work item of the parallel forms, and the swarm sizes from which they pay: the
+# cubic model solves a root per robot; the others are a few flops
+CHUNK = 4096
+PARALLEL_MIN_CUBIC = 4096
+PARALLEL_MIN = 65536
 
 
 @njit(cache=True, inline="always")
@@ -50,7 +56,27 @@ def _mix(y_low_speed, y_high_speed, w, published):
 @njit(cache=True)
 def simple_step(charge, distance_m, rotation_rad, dt_s, slope_static, slope_moving,
                 spin_radius_m, out):
-    for i in range(charge.shape[0]):
+    _simple_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slope_static,
+                      slope_moving, spin_radius_m, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def simple_step_parallel(charge, distance_m, rotation_rad, dt_s, slope_static, slope_moving,
+                         spin_radius_m, out, chunk):
+    """``simple_step`` over chunks of ``chunk`` robots on the thread pool."""
+    n = charge.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _simple_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
+                          dt_s, slope_static, slope_moving, spin_radius_m, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _simple_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope_static,
+                      slope_moving, spin_radius_m, out):
+    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+    for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:
             out[i] = q
@@ -60,13 +86,32 @@ def simple_step(charge, distance_m, rotation_rad, dt_s, slope_static, slope_movi
             dx = abs(rotation_rad[i]) * spin_radius_m
         m = slope_static if dx == 0.0 else slope_moving
         out[i] = max(0.0, q + m * dt_s)
-    return out
 
 
 @njit(cache=True)
 def linear_step(charge, distance_m, rotation_rad, dt_s, slopes, spin_radius_m, max_speed_cm_s,
                 published, out):
-    for i in range(charge.shape[0]):
+    _linear_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slopes,
+                      spin_radius_m, max_speed_cm_s, published, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def linear_step_parallel(charge, distance_m, rotation_rad, dt_s, slopes, spin_radius_m,
+                         max_speed_cm_s, published, out, chunk):
+    """``linear_step`` over chunks of ``chunk`` robots on the thread pool."""
+    n = charge.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _linear_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
+                          dt_s, slopes, spin_radius_m, max_speed_cm_s, published, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _linear_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slopes,
+                      spin_radius_m, max_speed_cm_s, published, out):
+    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+    for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:
             out[i] = q
@@ -78,7 +123,6 @@ def linear_step(charge, distance_m, rotation_rad, dt_s, slopes, spin_radius_m, m
         if s_hi != s_lo:
             y = _mix(y, q + slopes[s_hi] * dt_s, v - s_lo, published)
         out[i] = max(0.0, y)
-    return out
 
 
 @njit(cache=True, inline="always")
@@ -141,7 +185,28 @@ def _cubic_next(coeffs, tmax_s, s, q, dt_s, cutoff_after_step):
 @njit(cache=True)
 def cubic_step(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, spin_radius_m,
                max_speed_cm_s, published, cutoff_after_step, out):
-    for i in range(charge.shape[0]):
+    _cubic_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
+                     spin_radius_m, max_speed_cm_s, published, cutoff_after_step, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def cubic_step_parallel(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, spin_radius_m,
+                        max_speed_cm_s, published, cutoff_after_step, out, chunk):
+    """``cubic_step`` over chunks of ``chunk`` robots on the thread pool."""
+    n = charge.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _cubic_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
+                         dt_s, coeffs, tmax_s, spin_radius_m, max_speed_cm_s, published,
+                         cutoff_after_step, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _cubic_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
+                     spin_radius_m, max_speed_cm_s, published, cutoff_after_step, out):
+    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+    for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:
             out[i] = q
@@ -154,7 +219,6 @@ def cubic_step(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, spin_radi
             y_hi = _cubic_next(coeffs, tmax_s, s_hi, q, dt_s, cutoff_after_step)
             y = _mix(y, y_hi, v - s_lo, published)
         out[i] = max(0.0, y)
-    return out
 
 
 @njit(cache=True, inline="always")
@@ -171,7 +235,28 @@ def _segment_slope(slope, charge_from, charge_to, s, q):
 @njit(cache=True)
 def segment_step(charge, distance_m, rotation_rad, dt_s, slope, charge_from, charge_to,
                  spin_radius_m, max_speed_cm_s, published, out):
-    for i in range(charge.shape[0]):
+    _segment_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slope,
+                       charge_from, charge_to, spin_radius_m, max_speed_cm_s, published, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def segment_step_parallel(charge, distance_m, rotation_rad, dt_s, slope, charge_from, charge_to,
+                          spin_radius_m, max_speed_cm_s, published, out, chunk):
+    """``segment_step`` over chunks of ``chunk`` robots on the thread pool."""
+    n = charge.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _segment_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
+                           dt_s, slope, charge_from, charge_to, spin_radius_m, max_speed_cm_s,
+                           published, out)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _segment_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope, charge_from,
+                       charge_to, spin_radius_m, max_speed_cm_s, published, out):
+    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+    for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:
             out[i] = q
@@ -186,7 +271,6 @@ def segment_step(charge, distance_m, rotation_rad, dt_s, slope, charge_from, cha
             y_hi = q + _segment_slope(slope, charge_from, charge_to, s_hi, q) * dt_s
             y = _mix(y, y_hi, v - s_lo, published)
         out[i] = max(0.0, y)
-    return out
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack import power
+from swarmstack import power, threads
 
 
 @dataclass(frozen=True)
@@ -32,4 +32,5 @@ class Battery:
         distance = np.hypot(b.x[sl] - b.prev_x[sl], b.y[sl] - b.prev_y[sl])
         turn = b.yaw[sl] - b.prev_yaw[sl]
         rotation = np.abs(np.arctan2(np.sin(turn), np.cos(turn)))
-        power.discharge_at_tick(world.tick, out, distance, rotation, world.dt, self.model, out=out)
+        power.discharge_at_tick(world.tick, out, distance, rotation, world.dt, self.model, out=out,
+                                pick=threads.pick)

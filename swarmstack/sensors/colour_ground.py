@@ -13,16 +13,39 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM, gaussian
+
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 2048
+PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")
 def colour_kernel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys, tick,
                   out):
     """Fill ``out`` int[stop − start, 3] with noisy RGB readings."""
+    _colour_kernel_rows(start, start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
+                        tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def colour_kernel_parallel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
+                           tick, out, chunk):
+    """``colour_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    for c in prange((stop - start + chunk - 1) // chunk):
+        lo = start + c * chunk
+        _colour_kernel_rows(start, lo, min(stop, lo + chunk), x, y, yaw, px, py, texture,
+                            bounds, mean, std, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _colour_kernel_rows(base, start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
+                        tick, out):
+    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
     for i in range(start, stop):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
@@ -31,15 +54,17 @@ def colour_kernel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, ke
         for ch in range(3):
             v = float(rgb[ch])
             if std > 0.0 or mean != 0.0:
-                v += mean + std * gaussian(keys[i - start], tick, ch)
-            out[i - start, ch] = min(255, max(0, int(round(v))))
+                v += mean + std * gaussian(keys[i - base], tick, ch)
+            out[i - base, ch] = min(255, max(0, int(round(v))))
 
 
 def read_colour(world, group, keys, position_m, mean: float, std: float, out) -> None:
     b = world.bodies
-    colour_kernel(group.start, group.stop, b.x, b.y, b.yaw, float(position_m[0]),
-                  float(position_m[1]), world.arena.floor.texture, world.bounds, float(mean),
-                  float(std), keys[:, STREAM["ground"]], world.tick, out)
+    kernel = threads.pick(group.stop - group.start, colour_kernel, colour_kernel_parallel,
+                          PARALLEL_MIN, CHUNK)
+    kernel(group.start, group.stop, b.x, b.y, b.yaw, float(position_m[0]),
+           float(position_m[1]), world.arena.floor.texture, world.bounds, float(mean),
+           float(std), keys[:, STREAM["ground"]], world.tick, out)
 
 
 @dataclass(frozen=True)

@@ -13,19 +13,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors.colour_ground import read_colour
 
 # The palette of the real robot's labelling node: red, green, yellow, grey (report §3 names no
 # palette; this is the one shipped with the ROS driver) — experiments set their own.
 DEFAULT_PALETTE = ((255, 0, 0), (0, 255, 0), (255, 255, 0), (127, 127, 127))
 
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 4096
+PARALLEL_MIN = 32768
+
 
 @njit(cache=True, error_model="numpy")
 def label_kernel(rgb, palette, out_index):
     """Index of the nearest palette entry (Eqs. 1–2) for every row of ``rgb`` int[n, 3]."""
-    for i in range(rgb.shape[0]):
+    _label_kernel_rows(0, rgb.shape[0], rgb, palette, out_index)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def label_kernel_parallel(rgb, palette, out_index, chunk):
+    """``label_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    n = rgb.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _label_kernel_rows(c * chunk, min(n, (c + 1) * chunk), rgb, palette, out_index)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _label_kernel_rows(start, stop, rgb, palette, out_index):
+    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+    for i in range(start, stop):
         best = -1
         best_d = 0
         for k in range(palette.shape[0]):
@@ -69,6 +88,7 @@ class FixedColour:
     def update(self, world, group, keys, out, state) -> None:
         read_colour(world, group, keys, self.positions_m[0], self.noise_mean, self.noise_std,
                     state["raw"])
-        label_kernel(state["raw"], state["palette"], state["index"])
+        threads.pick(len(state["raw"]), label_kernel, label_kernel_parallel, PARALLEL_MIN,
+                     CHUNK)(state["raw"], state["palette"], state["index"])
         out[:, :3] = state["palette"][state["index"]]
         out[:, 3] = state["index"]

@@ -14,8 +14,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
@@ -27,11 +28,32 @@ NOISE_SCALE = 32767.0
 _SNAP = 1e-9
 
 
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 8192
+PARALLEL_MIN = 131072
+
+
 @njit(cache=True, error_model="numpy")
 def encoder_kernel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
     """Advance accumulators ``acc`` float64[n, 2] from ``wheel_speed`` float64[n, 2] (m/s) and
     write ``out`` int[n, 2]."""
-    for i in range(wheel_speed.shape[0]):
+    _encoder_rows(0, wheel_speed.shape[0], wheel_speed, dt, steps_per_m, kind, level, keys,
+                  tick, acc, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def encoder_kernel_parallel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out,
+                            chunk):
+    """``encoder_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    n = wheel_speed.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _encoder_rows(c * chunk, min(n, (c + 1) * chunk), wheel_speed, dt, steps_per_m, kind,
+                      level, keys, tick, acc, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _encoder_rows(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
+    for i in range(start, stop):
         for w in range(2):
             a = acc[i, w] + steps_per_m * wheel_speed[i, w] * dt
             a += draw(kind, level, keys[i], tick, w) * NOISE_SCALE
@@ -66,6 +88,10 @@ class Encoders:
         out[rows] = 0
 
     def update(self, world, group, keys, out, state) -> None:
-        encoder_kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
-                       NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
-                       world.tick, state, out)
+        n = len(out)
+        kernel = (encoder_kernel if n < threads.floor  # a small group: one comparison
+                  else threads.pick(n, encoder_kernel, encoder_kernel_parallel, PARALLEL_MIN,
+                                    CHUNK))
+        kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
+               NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
+               world.tick, state, out)

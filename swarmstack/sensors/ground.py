@@ -13,17 +13,40 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM
+
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 1024
+PARALLEL_MIN = 8192
 
 
 @njit(cache=True, error_model="numpy")
 def ground_kernel(start, stop, x, y, yaw, points, texture, bounds, full_scale, kind, level,
                   keys, tick, out):
     """Fill ``out`` int[stop − start, K] for robots ``start … stop − 1``."""
+    _ground_kernel_rows(start, start, stop, x, y, yaw, points, texture, bounds, full_scale,
+                        kind, level, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def ground_kernel_parallel(start, stop, x, y, yaw, points, texture, bounds, full_scale, kind,
+                           level, keys, tick, out, chunk):
+    """``ground_kernel`` over chunks of ``chunk`` robots on the thread pool."""
+    for c in prange((stop - start + chunk - 1) // chunk):
+        lo = start + c * chunk
+        _ground_kernel_rows(start, lo, min(stop, lo + chunk), x, y, yaw, points, texture,
+                            bounds, full_scale, kind, level, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _ground_kernel_rows(base, start, stop, x, y, yaw, points, texture, bounds, full_scale, kind,
+                        level, keys, tick, out):
+    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
     for i in range(start, stop):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
@@ -32,8 +55,8 @@ def ground_kernel(start, stop, x, y, yaw, points, texture, bounds, full_scale, k
             py = y[i] + s * points[k, 0] + c * points[k, 1]
             r, g, b = sample_texture(texture, bounds, px, py)
             grey = 0.299 * r + 0.587 * g + 0.114 * b
-            v = grey * full_scale / 255.0 + draw(kind, level, keys[i - start], tick, k) * full_scale
-            out[i - start, k] = min(full_scale, max(0, int(round(v))))
+            v = grey * full_scale / 255.0 + draw(kind, level, keys[i - base], tick, k) * full_scale
+            out[i - base, k] = min(full_scale, max(0, int(round(v))))
 
 
 def reading(rgb, *, full_scale: int):
@@ -62,7 +85,9 @@ class Ground:
 
     def update(self, world, group, keys, out, state) -> None:
         b = world.bodies
-        ground_kernel(group.start, group.stop, b.x, b.y, b.yaw, state,
-                      world.arena.floor.texture, world.bounds, self.full_scale,
-                      NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["ground"]],
-                      world.tick, out)
+        kernel = threads.pick(group.stop - group.start, ground_kernel, ground_kernel_parallel,
+                              PARALLEL_MIN, CHUNK)
+        kernel(group.start, group.stop, b.x, b.y, b.yaw, state,
+               world.arena.floor.texture, world.bounds, self.full_scale,
+               NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["ground"]],
+               world.tick, out)

@@ -18,15 +18,35 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import symmetric
+
+# robots per work item of the parallel transfer, and the group size from which it pays
+CHUNK = 64
+PARALLEL_MIN = 1024
 
 
 @njit(cache=True, error_model="numpy")
 def lidar_transfer(dist, min_m, max_m, no_hit_m, eta, keys, tick, out):
-    for i in range(dist.shape[0]):
+    _transfer_rows(0, dist.shape[0], dist, min_m, max_m, no_hit_m, eta, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def lidar_transfer_parallel(dist, min_m, max_m, no_hit_m, eta, keys, tick, out, chunk):
+    """``lidar_transfer`` over chunks of ``chunk`` robots on the thread pool."""
+    n = dist.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _transfer_rows(c * chunk, min(n, (c + 1) * chunk), dist, min_m, max_m, no_hit_m, eta,
+                       keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _transfer_rows(start, stop, dist, min_m, max_m, no_hit_m, eta, keys, tick, out):
+    """Robots ``start … stop − 1``: distances → readings, each robot its own row."""
+    for i in range(start, stop):
         key = keys[i]
         for k in range(dist.shape[1]):
             d = dist[i, k]
@@ -75,5 +95,7 @@ class Lidar:
         return state["dist"]
 
     def update(self, world, group, keys, out, state) -> None:
-        lidar_transfer(self.distances(world, group, state), self.min_m, self.max_m,
-                       self.no_hit_m, self.noise_width_m, keys[:, self.stream], world.tick, out)
+        kernel = threads.pick(len(out), lidar_transfer, lidar_transfer_parallel, PARALLEL_MIN,
+                              CHUNK)
+        kernel(self.distances(world, group, state), self.min_m, self.max_m, self.no_hit_m,
+               self.noise_width_m, keys[:, self.stream], world.tick, out)

@@ -12,14 +12,34 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.world.rng import STREAM, gaussian
+
+
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 2048
+PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")
 def _noisy_pose(pose, start, stop, pos_std, yaw_std, keys, tick, out):
-    for i in range(stop - start):
+    _pose_rows(0, stop - start, pose, start, pos_std, yaw_std, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _noisy_pose_parallel(pose, start, stop, pos_std, yaw_std, keys, tick, out, chunk):
+    n = stop - start
+    for c in prange((n + chunk - 1) // chunk):
+        _pose_rows(c * chunk, min(n, (c + 1) * chunk), pose, start, pos_std, yaw_std, keys, tick,
+                   out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _pose_rows(lo, hi, pose, start, pos_std, yaw_std, keys, tick, out):
+    """Group rows ``lo … hi − 1`` (body ``start + i``), each its own row of ``out``."""
+    for i in range(lo, hi):
         b = start + i
         for a in range(6):
             out[i, a] = pose[a, b]
@@ -45,5 +65,6 @@ class Positioning:
         return None
 
     def update(self, world, group, keys, out, state) -> None:
-        _noisy_pose(world.bodies.pose, group.start, group.stop, self.position_noise_m,
-                    self.yaw_noise_rad, keys[:, STREAM["positioning"]], world.tick, out)
+        kernel = threads.pick(len(out), _noisy_pose, _noisy_pose_parallel, PARALLEL_MIN, CHUNK)
+        kernel(world.bodies.pose, group.start, group.stop, self.position_noise_m,
+               self.yaw_noise_rad, keys[:, STREAM["positioning"]], world.tick, out)

@@ -13,15 +13,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
+from swarmstack import threads
 from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import STREAM, gaussian
+
+# robots per work item of the parallel form, and the group size from which it pays
+CHUNK = 4096
+PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")
 def rangefinder_transfer(dist, min_m, max_m, mean, std, keys, tick, out):
-    for i in range(dist.shape[0]):
+    _rangefinder_transfer_rows(0, dist.shape[0], dist, min_m, max_m, mean, std, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def rangefinder_transfer_parallel(dist, min_m, max_m, mean, std, keys, tick, out, chunk):
+    """``rangefinder_transfer`` over chunks of ``chunk`` robots on the thread pool."""
+    n = dist.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        _rangefinder_transfer_rows(c * chunk, min(n, (c + 1) * chunk), dist, min_m, max_m, mean,
+                                   std, keys, tick, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rangefinder_transfer_rows(start, stop, dist, min_m, max_m, mean, std, keys, tick, out):
+    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+    for i in range(start, stop):
         for k in range(dist.shape[1]):
             d = dist[i, k]
             if d > max_m:
@@ -65,6 +85,7 @@ class Rangefinders:
         return state["dist"]
 
     def update(self, world, group, keys, out, state) -> None:
-        rangefinder_transfer(self.distances(world, group, state), self.min_m, self.max_m,
-                             self.noise_mean, self.noise_std, keys[:, STREAM["proximity"]],
-                             world.tick, out)
+        kernel = threads.pick(len(out), rangefinder_transfer, rangefinder_transfer_parallel,
+                              PARALLEL_MIN, CHUNK)
+        kernel(self.distances(world, group, state), self.min_m, self.max_m, self.noise_mean,
+               self.noise_std, keys[:, STREAM["proximity"]], world.tick, out)

@@ -14,6 +14,10 @@
   ``RAY_ADDRESS``; ``"local"``: a private one-machine Ray). Each call is a Ray task of one CPU;
   a task whose worker or node dies is retried elsewhere by Ray (``max_retries``), so a future
   fails only when its function raised or every retry was lost. Ray is the ``cluster`` extra.
+
+Worker processes share out this process's kernel threads (``swarmstack.threads``): each of N
+workers (or Ray CPUs) uses ``max(1, threads // N)``, so a batch never runs more threads than
+the machine was given.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import os
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Optional
+
+from swarmstack import threads
 
 
 class ExecutorError(RuntimeError):
@@ -51,7 +57,15 @@ def _die_with_parent() -> None:
         pass
 
 
-def _call(fn, args, kwargs):
+def _start_worker(n_threads: int) -> None:
+    """A pool worker: ends with its parent, runs its kernels on its share of the threads."""
+    _die_with_parent()
+    threads.set_threads(n_threads)
+
+
+def _call(fn, args, kwargs, n_threads=None):
+    if n_threads is not None:
+        threads.set_threads(n_threads)
     return fn(*args, **kwargs)
 
 
@@ -81,13 +95,14 @@ class RayExecutor(Executor):
                     from None
         self._remote = ray.remote(_call).options(max_retries=max_retries, num_cpus=num_cpus,
                                                  retry_exceptions=False)
+        self._threads = threads.per_worker(self.workers)
 
     @property
     def workers(self) -> int:
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
-        return self._remote.remote(fn, args, kwargs).future()
+        return self._remote.remote(fn, args, kwargs, self._threads).future()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if self._owns and self._ray.is_initialized():
@@ -104,7 +119,8 @@ def default_workers() -> int:
 
 def make_executor(workers: Optional[int] = None, ray: Optional[str] = None) -> Executor:
     """An executor: Ray when ``ray`` is given, else in-process for one worker, else a local
-    process pool of ``workers`` processes (default: the cores this process may use)."""
+    process pool of ``workers`` processes (default: the cores this process may use), each
+    worker on its share of this process's threads (``threads.per_worker``)."""
     if ray is not None:
         return RayExecutor(ray)
     n = default_workers() if workers is None else int(workers)
@@ -118,7 +134,7 @@ def make_executor(workers: Optional[int] = None, ray: Optional[str] = None) -> E
     # ``if __name__ == "__main__"`` guard works); they are all started here, before the
     # caller starts threads of its own (a progress bar), by one call that waits for them
     ex = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_die_with_parent)
+                             initializer=_start_worker, initargs=(threads.per_worker(n),))
     ex.submit(int).result()
     return ex
 
