@@ -41,18 +41,16 @@ _parallel_min: Optional[int] = None  # None: each kernel's own minimum (PARALLEL
 _chunk_max: Optional[int] = None  # None: each kernel's own chunk size
 _pool = threading.local()  # .size: the thread count Numba's pool was sized for, per thread
 # below this many items no kernel goes parallel whatever its minimum: one comparison is then
-# all a small group pays (0 until the thread count is chosen; never on one thread)
-floor = 0
+# all a small group pays (on one thread: never parallel)
+floor = FLOOR_ITEMS
 _layer_ready = False  # prepare_layer() ran
 
 
 def _set_floor() -> None:
     global floor
-    if _threads is None:
-        floor = 0
-    elif _threads < 2:
+    if _threads is not None and _threads < 2:
         floor = sys.maxsize
-    else:
+    else:   # two or more threads, or not chosen yet (then chosen at the first large group)
         floor = FLOOR_ITEMS if _parallel_min is None else _parallel_min
 
 

@@ -64,6 +64,8 @@ class Wheels:
         n = len(cmd)
         kernel = (_apply if n < threads.floor  # a small group: one comparison
                   else threads.pick(n, _apply, _apply_parallel, PARALLEL_MIN, CHUNK))
+        clamped = drive.get("wheels_clamped")
+        if clamped is None:   # a drive state without the counter: count into a scratch array
+            clamped = np.zeros(len(keys), dtype=np.int64)
         kernel(cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
-               keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"],
-               drive.get("wheels_clamped", np.zeros(len(keys), dtype=np.int64)))
+               keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"], clamped)

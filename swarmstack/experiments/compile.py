@@ -54,11 +54,11 @@ def compile_kernels(robot_types: Optional[list[str]] = None,
     names = robot_types or sorted(base.ROBOT_TYPES)
     passes = [1] + ([2] if threads.machine_threads() > 1 else [])
     done = []
-    saved = (threads.threads(), threads.parallel_min())
-    try:
-        for n in passes:
-            threads.set_threads(n)
-            threads.set_parallel_min(1 if n > 1 else threads.PARALLEL_MIN_ITEMS)
+    for n in passes:
+        # two threads, every kernel parallel from one robot on, in chunks of a few robots:
+        # the parallel forms compile too
+        with threads.using(n, parallel_min=1 if n > 1 else None,
+                           chunk_max=2 if n > 1 else None):
             for name in names:
                 t0 = time.perf_counter()
                 sim = Simulation.from_dict(scene(name), seed=1, runs=2,
@@ -68,7 +68,4 @@ def compile_kernels(robot_types: Optional[list[str]] = None,
                 done.append(c)
                 if on_done is not None:
                     on_done(c)
-    finally:
-        threads.set_threads(saved[0])
-        threads.set_parallel_min(saved[1])
     return done

@@ -24,14 +24,14 @@ def test_scene_switches_on_every_device(name):
 
 
 def test_compile_runs_each_type_on_one_thread_then_parallel_and_restores_settings():
-    before = (threads.threads(), threads.parallel_min())
+    before = (threads.threads(), threads.parallel_min(), threads.chunk(10**9))
     seen = []
     done = compile_kernels(["epuck2"], on_done=seen.append)
     assert done == seen
     assert [c.robot_type for c in done] == ["epuck2"] * len(done)
     expected = [1, 2] if threads.machine_threads() > 1 else [1]
     assert [c.threads for c in done] == expected
-    assert (threads.threads(), threads.parallel_min()) == before
+    assert (threads.threads(), threads.parallel_min(), threads.chunk(10**9)) == before
 
 
 def _cli(*args):
