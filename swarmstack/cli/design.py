@@ -12,7 +12,6 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
 from swarmstack.cli import threads_option
-from swarmstack.experiments.config import ConfigError
 
 
 def mission_file(mission: str) -> Path:
@@ -53,6 +52,7 @@ def register(app: typer.Typer) -> None:
         from swarmstack.design.ledger import LedgerMismatch
         from swarmstack.design.missions import OBJECTIVES
         from swarmstack.design.run import DesignError, design
+        from swarmstack.experiments.config import ConfigError
 
         threads_option.apply(n_threads)
         path = mission_file(mission)

@@ -13,7 +13,6 @@ from rich.console import Console
 from swarmstack.cli import threads_option
 from swarmstack.cli.progress import run_progress
 from swarmstack.controllers.api import ControllerError
-from swarmstack.experiments.config import ConfigError, load_experiment
 
 
 def _fail(console: Console, problems: list[str]) -> None:
@@ -131,6 +130,7 @@ def register(app: typer.Typer) -> None:
 
         Exit status: 0 completed, 1 failed (a controller error, a write error, an unusable
         --out), 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM."""
+        from swarmstack.experiments.config import ConfigError, load_experiment
         from swarmstack.experiments.results import OutputFolderError, ResultsWriteError
         from swarmstack.experiments.runner import StopSignals, run_experiment
 
@@ -192,6 +192,7 @@ def register(app: typer.Typer) -> None:
         Warnings (an object outside the arena, a logged sensor that no group has on) do not
         make a file invalid; they are printed on standard error."""
         from swarmstack.experiments.checks import warnings_for
+        from swarmstack.experiments.config import ConfigError, load_experiment
         from swarmstack.experiments.simulation import Simulation
 
         err = Console(stderr=True)
