@@ -211,8 +211,13 @@ def test_run_view_serves_the_run_until_interrupted(tmp_path):
         st = json.loads(_get(url + "api/status")[1])
         assert st["frames"] == 31 and st["complete"]
         assert (tmp_path / "run" / "recording" / "end.json").is_file()
+        # Ctrl-C once the command says it serves on: until then it is still writing (and
+        # signals are held while it finishes the run)
+        seen = ""
+        while "Ctrl-C to stop" not in seen and time.monotonic() < deadline:
+            seen += proc.stdout.readline()
+        assert "the run is over" in seen
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, out
-    assert "the run is over" in out
