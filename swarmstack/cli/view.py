@@ -14,10 +14,11 @@ import typer
 def hold(served, what: str, file=None) -> None:
     """Print where ``what`` is served (on ``file``, default standard output) and serve until
     Ctrl-C."""
-    if served.note:
-        print(served.note, file=sys.stderr)
-    print(f"{what}: open {served.url} (Ctrl-C to stop)", file=file or sys.stdout, flush=True)
-    try:
+    try:   # from before the message: a Ctrl-C right after it must still stop the server
+        if served.note:
+            print(served.note, file=sys.stderr)
+        print(f"{what}: open {served.url} (Ctrl-C to stop)", file=file or sys.stdout,
+              flush=True)
         while True:
             time.sleep(0.5)
     except KeyboardInterrupt:

@@ -211,6 +211,7 @@ def serve(source: Source, port: int = 8765, host: str = "127.0.0.1") -> Served:
         server = ThreadingHTTPServer((host, 0), _handler(source))
         note = f"port {port} is in use; serving on port {server.server_address[1]} instead"
     server.daemon_threads = True
+    server.block_on_close = False   # closing never waits for an answer still being written
     server.busy_s = 0.0
     thread = threading.Thread(target=server.serve_forever, name="viewer-server",
                               kwargs={"poll_interval": 0.25}, daemon=True)

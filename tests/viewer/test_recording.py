@@ -219,5 +219,10 @@ def test_run_view_serves_the_run_until_interrupted(tmp_path):
         assert "the run is over" in seen
     finally:
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=30)
+        try:
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+            raise AssertionError(f"still serving 30 s after Ctrl-C; it printed:\n{out}")
     assert proc.returncode == 0, out
