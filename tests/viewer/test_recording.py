@@ -194,10 +194,19 @@ def test_run_view_serves_the_run_until_interrupted(tmp_path):
         "[simulation]\nticks = 30\n[arena]\nsize = [0.6, 0.6]\n"
         "[[robots]]\nname = \"e\"\ncount = 2\n")
     root = Path(__file__).resolve().parents[2]
+    # a user's terminal: Ctrl-C delivered by default, whatever this test process inherited
+    # or changed (a process that ignores or blocks SIGINT passes that on to its children)
+    inherited = (signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+    def as_from_a_terminal():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
     proc = subprocess.Popen(
         [sys.executable, "-c", "from swarmstack.cli import main; main()", "run",
          str(tmp_path / "exp.toml"), "--out", str(tmp_path / "run"), "--view", "--view-port",
-         "0", "--quiet"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "0", "--quiet"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=as_from_a_terminal)
     try:
         url = None
         deadline = time.monotonic() + 60
@@ -224,5 +233,6 @@ def test_run_view_serves_the_run_until_interrupted(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             out, _ = proc.communicate()
-            raise AssertionError(f"still serving 30 s after Ctrl-C; it printed:\n{out}")
+            raise AssertionError(f"still serving 30 s after Ctrl-C (this process's SIGINT "
+                                 f"handler and mask: {inherited}); it printed:\n{out}")
     assert proc.returncode == 0, out
