@@ -164,6 +164,18 @@ def cylinders_near_segment(ax, ay, bx, by, widen, z_min, cylinders, items, n_ite
 
 
 @njit(cache=True, error_model="numpy")
+def disk_near_segment(ax, ay, dx, dy, ll, px, py, reach):
+    """Whether the point (px, py) lies within ``reach`` of the segment from a to a + (dx, dy)
+    (``ll`` its squared length): a disk of radius r is within w of it at ``reach`` = w + r."""
+    t = 0.0
+    if ll > 1e-18:
+        t = min(1.0, max(0.0, ((px - ax) * dx + (py - ay) * dy) / ll))
+    ex = ax + t * dx - px
+    ey = ay + t * dy - py
+    return ex * ex + ey * ey <= reach * reach
+
+
+@njit(cache=True, error_model="numpy")
 def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max_radius,
                         gparams, cell_start, order, out):
     """Robots of run ``run_id`` (except ``skip``) whose disks come within ``widen`` of the 2-D
@@ -172,7 +184,7 @@ def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max
     Only the grid cells under the segment's bounding box grown by ``widen`` and the largest
     radius are visited: for one sight line this is a handful of cells, where a disk around the
     observer would hold many more robots. Every robot that can block a sight line lying within
-    ``widen`` of a → b is found (the test is ``light.occluders_near_segment``'s).
+    ``widen`` of a → b is found (the test is :func:`disk_near_segment`, as in ``light.occluders_near_segment``).
     """
     nx = int(gparams[3])
     ny = int(gparams[4])
@@ -191,15 +203,8 @@ def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max
         row = base + gy * nx
         for q in range(cell_start[row + gx0], cell_start[row + gx1 + 1]):
             j = order[q]
-            if j == skip:
-                continue
-            t = 0.0
-            if ll > 1e-18:
-                t = min(1.0, max(0.0, ((rx[j] - ax) * dx + (ry[j] - ay) * dy) / ll))
-            ex = ax + t * dx - rx[j]
-            ey = ay + t * dy - ry[j]
-            rr = widen + radius[j]
-            if ex * ex + ey * ey <= rr * rr:
+            if j != skip and disk_near_segment(ax, ay, dx, dy, ll, rx[j], ry[j],
+                                               widen + radius[j]):
                 out[m] = j
                 m += 1
     return m

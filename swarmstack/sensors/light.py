@@ -31,7 +31,7 @@ from numba import njit, prange
 from swarmstack import threads
 
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
-                                        cylinders_near_segment, robots_near,
+                                        cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
 from swarmstack.geometry.rays import hit_candidates
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
@@ -56,15 +56,7 @@ def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radiu
     m = 0
     for q in range(nr):
         j = rob_idx[q]
-        if j == skip:
-            continue
-        t = 0.0
-        if ll > 1e-18:
-            t = min(1.0, max(0.0, ((x[j] - ax) * dx + (y[j] - ay) * dy) / ll))
-        ex = ax + t * dx - x[j]
-        ey = ay + t * dy - y[j]
-        rr = widen + radius[j]
-        if ex * ex + ey * ey <= rr * rr:
+        if j != skip and disk_near_segment(ax, ay, dx, dy, ll, x[j], y[j], widen + radius[j]):
             out[m] = j
             m += 1
     return m

@@ -73,7 +73,8 @@ def num(a, b, op):
 
 def power(a, b):
     x, y = f32(float(a)), f32(float(b))
-    if math.isinf(y) and x == x:  # C's powf: (−1) ^ ±inf = 1, |x| < 1 ^ inf = 0, …
+    if (math.isinf(y) or math.isinf(x)) and x == x:
+        # C's powf: (−1) ^ ±inf = 1, |x| < 1 ^ inf = 0, (−inf) ^ 0.125 = inf, …
         return f32(math.pow(x, y))
     try:
         return f32(x ** y) if not (x < 0 and not y.is_integer()) else DEFAULT_NAN
