@@ -464,7 +464,7 @@ class Simulation:
         w = self.world
         b = w.bodies
         dt = w.scene.dt
-        np.copyto(b.prev_pose, b.pose)  # b.remember_pose(), without a call in every tick
+        np.copyto(b.prev_pose, b.pose)  # the pose before the tick (contacts, velocities)
         if self._motion_of is not self._dynamics_calls:
             self._plan_motion()
         moved = force_contacts
@@ -480,8 +480,7 @@ class Simulation:
         if k == 1:
             if moved:
                 self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
-            if self._needs_emitters:
-                self._refresh_emitters()
+            self._refresh_emitters()
             return
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
         h = dt / k

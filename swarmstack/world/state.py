@@ -62,9 +62,6 @@ class Bodies:
     def is_box(self) -> np.ndarray:
         return self.shape == SHAPE_BOX
 
-    def remember_pose(self) -> None:
-        np.copyto(self.prev_pose, self.pose)
-
     def velocity(self, dt: float) -> np.ndarray:
         """float64[3, N]: linear velocity (m/s, world frame) over the last tick, contacts
         included — the displacement of the last physics step divided by ``dt``."""
