@@ -51,7 +51,27 @@ def comment(text: str) -> str:
 
 
 def table(header: str, items: dict, note: str = "") -> str:
+    """``header`` and its keys; a table value too long for one line becomes a sub-table
+    (``[robots.placement]``, which TOML attaches to the last ``[[robots]]``), where long
+    arrays take one item per line."""
     lines = [comment(note)] if note else []
     lines.append(header)
-    lines.extend(f"{key(k)} = {value(v)}" for k, v in items.items())
+    name = header.strip("[]")
+    subs = []
+    for k, v in items.items():
+        text = f"{key(k)} = {value(v)}"
+        if isinstance(v, dict) and len(text) > WIDTH:
+            subs.append((k, v))
+        else:
+            lines.append(text)
+    for k, v in subs:
+        lines.append(f"[{name}.{key(k)}]")
+        for kk, vv in v.items():
+            text = f"{key(kk)} = {value(vv)}"
+            if isinstance(vv, list) and len(text) > WIDTH:
+                text = f"{key(kk)} = [\n" + "".join(f"  {value(x)},\n" for x in vv) + "]"
+            lines.append(text)
     return "\n".join(lines)
+
+
+WIDTH = 100

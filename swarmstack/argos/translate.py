@@ -27,7 +27,7 @@ from swarmstack.argos.xmltree import ArgosError, Node, one_line
 ROBOTS = {"e-puck2": "epuck2", "crazyflie": "crazyflie", "rvr": "rvr"}
 # robots ARGoS knows that swarmstack does not simulate: an experiment without them is another one
 OTHER_ROBOTS = ("foot-bot", "e-puck", "eye-bot", "kheperaiv", "spiri", "drone", "pi-puck",
-                "builderbot", "marxbot", "prototype")
+                "builderbot", "marxbot")
 
 # sensor tag (a robot's plug-in prefix removed) → device, per robot type
 SENSORS = {
@@ -468,7 +468,7 @@ class _Translator:
         for m in members:
             ref = m.child("controller")
             if ref is not None:
-                ref.mark()
+                ref.mark("config")
         config = self.r.text(ctrl_ref, "config")
         if config not in self.controllers:
             known = ", ".join(sorted(self.controllers)) or "none defined"
@@ -691,7 +691,7 @@ class _Translator:
             self.reasons[(id(ori), None)] = (f"yaws of robots on a {pmethod} drawn once from "
                                              "the file's random_seed (the same for every run)")
         return {"kind": "explicit",
-                "poses": [[float(x), float(y), _wrap(float(w))]
+                "poses": [[_tidy(x), _tidy(y), _tidy(_wrap(float(w)))]
                           for (x, y, _), w in zip(xyz, yaws)]}
 
     def distribute_objects(self, what, pos, pmethod, ori, omethod, n, trials, rng):
@@ -714,13 +714,13 @@ class _Translator:
             else:
                 raise self.r.error(what, f"could not place {what.tag} {len(placed) + 1} of {n} "
                                    f"without overlap in {trials} trials")
-            placed.append((float(x), float(y), float(z)))
+            placed.append((_tidy(x), _tidy(y), _tidy(z)))
         yaws = self.draw_yaws(ori, omethod, n, rng)
         self.reasons[(id(pos.parent), None)] = (f"{n} <{what.tag}> drawn once from the file's "
                                                 "random_seed (the same for every run)")
         for (x, y, z), yaw in zip(placed, yaws):
             if what.tag == "box":
-                self.box(what, (x, y, _wrap(float(yaw))))
+                self.box(what, (x, y, _tidy(_wrap(float(yaw)))))
             elif what.tag == "cylinder":
                 self.cylinder(what, (x, y, 0.0))
             else:
@@ -753,6 +753,11 @@ def _strip(tag: str) -> str:
 
 def _wrap(angle: float) -> float:
     return math.atan2(math.sin(angle), math.cos(angle))
+
+
+def _tidy(value) -> float:
+    """A computed coordinate without its last-digit noise (0.225, not 0.22500000000000003)."""
+    return float(round(float(value), 12)) + 0.0
 
 
 def _label(node: Node) -> str:
