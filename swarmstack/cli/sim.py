@@ -96,7 +96,7 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
-        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        experiment: Path = typer.Argument(..., help="experiment file (TOML, or ARGoS .argos)"),
         out: Path = typer.Option(Path("runs/latest"), "--out",
                                  help="results folder (new or empty, or see --overwrite)"),
         overwrite: bool = typer.Option(False, "--overwrite",
@@ -183,7 +183,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("validate")
     def validate(
-        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        experiment: Path = typer.Argument(..., help="experiment file (TOML, or ARGoS .argos)"),
         as_json: bool = typer.Option(False, "--json",
                                      help="print {file, valid, problems, warnings} as JSON"),
     ) -> None:
