@@ -9,7 +9,7 @@ from typing import Optional
 from swarmstack.argos.translate import Imported, translate
 from swarmstack.argos.xmltree import ArgosError, read_argos
 
-__all__ = ["ArgosError", "Imported", "import_argos", "load_argos"]
+__all__ = ["ArgosError", "Imported", "import_argos", "load_argos", "locate_problems"]
 
 
 def import_argos(path: Path, out_dir: Optional[Path] = None) -> Imported:
@@ -35,3 +35,16 @@ def load_argos(path: Path):
         return parse_experiment(imported.data(), str(path), Path(path).parent)
     except ConfigError as exc:
         raise ConfigError([imported.locate(p) for p in exc.problems]) from None
+
+
+def locate_problems(path: Path, problems: list[str]) -> list[str]:
+    """Problems found later (building the world: robots that do not fit …) about an
+    ``.argos`` file's experiment, told with the line and XML path they come from; the
+    problems of any other file are returned as they are."""
+    if Path(path).suffix != ".argos":
+        return problems
+    try:
+        imported = import_argos(path)
+    except ArgosError:
+        return problems
+    return [imported.locate(p) for p in problems]

@@ -22,6 +22,13 @@ def _fail(console: Console, problems: list[str]) -> None:
     raise typer.Exit(1)
 
 
+def located(experiment: Path, problems: list[str]) -> list[str]:
+    """An .argos file's problems name the XML element they come from."""
+    from swarmstack.argos import locate_problems
+
+    return locate_problems(experiment, problems)
+
+
 def _status(out: Path) -> Optional[str]:
     from swarmstack.experiments.results import read_summary
 
@@ -170,7 +177,7 @@ def register(app: typer.Typer) -> None:
                         on_recorder=on_recorder if view else None)
                 except ConfigError as exc:
                     stop_bar()
-                    _fail(err, exc.problems)
+                    _fail(err, located(experiment, exc.problems))
                 except (OutputFolderError, ResultsWriteError, ControllerError,
                         KeyboardInterrupt) as exc:
                     stop_bar()
@@ -202,7 +209,7 @@ def register(app: typer.Typer) -> None:
             warnings = warnings_for(cfg, str(experiment))
             Simulation(cfg, runs=1, base_dir=experiment.parent, source=str(experiment))
         except ConfigError as exc:
-            problems = exc.problems
+            problems = located(experiment, exc.problems)
         if as_json:
             print(json.dumps({"file": str(experiment), "valid": not problems,
                               "problems": problems, "warnings": warnings}, indent=1))

@@ -107,3 +107,17 @@ def test_cli_reports_without_traceback(argos, tmp_path):
         assert "Traceback" not in result.output
         assert f"{path}:{_line(path, '<box')}: /argos-configuration/arena/box[@id='b']@size:" \
             in result.output
+
+
+def test_world_building_problems_are_told_in_terms_of_the_xml(argos, tmp_path):
+    path = argos("""<distribute>
+      <position method="uniform" min="-0.2,-0.2,0" max="0.2,0.2,0" />
+      <orientation method="uniform" min="0,0,0" max="360,0,0" />
+      <entity quantity="400" max_trials="10"><e-puck2 id="ep"><controller config="native" />
+      </e-puck2></entity></distribute>""")
+    for args in (["validate", str(path)], ["run", str(path), "--out", str(tmp_path / "r"),
+                                           "--quiet"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1
+        assert f"{path}:{_line(path, '<distribute>')}: /argos-configuration/arena/distribute: " \
+               "cannot fit 400 robots" in result.output, result.output
