@@ -9,7 +9,8 @@ from typing import Optional
 from swarmstack.argos.translate import Imported, translate
 from swarmstack.argos.xmltree import ArgosError, read_argos
 
-__all__ = ["ArgosError", "Imported", "import_argos", "load_argos", "locate_problems"]
+__all__ = ["ArgosError", "Imported", "import_argos", "load_argos", "locate_problems",
+           "untranslated"]
 
 
 def import_argos(path: Path, out_dir: Optional[Path] = None) -> Imported:
@@ -48,3 +49,21 @@ def locate_problems(path: Path, problems: list[str]) -> list[str]:
     except ArgosError:
         return problems
     return [imported.locate(p) for p in problems]
+
+
+def untranslated(path: Path, limit: int = 10) -> list[str]:
+    """What of an ``.argos`` file has no equivalent, as warnings for ``run`` and ``validate``
+    (at most ``limit``, then a count); nothing for any other file."""
+    if Path(path).suffix != ".argos":
+        return []
+    try:
+        imported = import_argos(path)
+    except ArgosError:
+        return []
+    notes = imported.notes
+    out = [f"{path}:{line}: not translated: {n}"
+           for line, n in zip(imported.note_lines[:limit], notes)]
+    if len(notes) > limit:
+        out.append(f"{path}: … and {len(notes) - limit} more not translated (`swarmstack "
+                   f"import {path}` lists them all)")
+    return out

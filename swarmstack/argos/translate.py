@@ -74,6 +74,7 @@ class Imported:
     sections: list[Section]
     notes: list[str]                          # "XML-PATH: why", everything not translated
     origins: dict[str, Node] = field(default_factory=dict)   # TOML key path → element
+    note_lines: list[int] = field(default_factory=list)       # the line of each note
 
     def data(self) -> dict:
         """The experiment as :func:`tomllib.loads` would return its TOML."""
@@ -169,29 +170,30 @@ class _Translator:
             rel = str(full)
         return Path(rel).as_posix()
 
-    def unused(self) -> list[str]:
-        out: list[str] = []
+    def unused(self) -> list[tuple[int, str]]:
+        """(line, "XML-PATH: why") of everything not translated, in file order."""
+        out: list[tuple[int, str]] = []
 
         def visit(n: Node):
             reason = self.reasons.get((id(n), None))
             if not n.used:
-                out.append(f"{n.path}: {reason or 'not translated'}")
+                out.append((n.line, f"{n.path}: {reason or 'not translated'}"))
                 return
             if reason:
-                out.append(f"{n.path}: {reason}")
+                out.append((n.line, f"{n.path}: {reason}"))
                 if id(n) in self.whole:
                     return
             for a in n.attrs:
                 r = self.reasons.get((id(n), a))
                 if r is not None:
-                    out.append(f"{n.attr_path(a)}: {r}")
+                    out.append((n.line, f"{n.attr_path(a)}: {r}"))
                 elif a not in n.read:
-                    out.append(f"{n.attr_path(a)}: not translated")
+                    out.append((n.line, f"{n.attr_path(a)}: not translated"))
             for c in n.children:
                 visit(c)
 
         visit(self.root)
-        return [one_line(x) for x in out]
+        return [(line, one_line(text)) for line, text in out]
 
     # -- the file ------------------------------------------------------------------------------
     def run(self) -> Imported:
@@ -223,7 +225,9 @@ class _Translator:
             raise self.r.error(arena, "no robot of a type swarmstack simulates ("
                                + ", ".join(f"<{t}>" for t in ROBOTS) + ") in the arena")
         self.sections.sort(key=lambda s: _ORDER.index(s.key))
-        return Imported(self.source, self.sections, self.unused(), self.origins)
+        left = self.unused()
+        return Imported(self.source, self.sections, [text for _, text in left], self.origins,
+                        [line for line, _ in left])
 
     def framework(self, fw: Optional[Node]):
         sim: dict = {}

@@ -29,6 +29,13 @@ def located(experiment: Path, problems: list[str]) -> list[str]:
     return locate_problems(experiment, problems)
 
 
+def untranslated(experiment: Path) -> list[str]:
+    """What an .argos file asks for that is not simulated, said before it runs."""
+    from swarmstack.argos import untranslated as notes
+
+    return notes(experiment)
+
+
 def _status(out: Path) -> Optional[str]:
     from swarmstack.experiments.results import read_summary
 
@@ -149,7 +156,7 @@ def register(app: typer.Typer) -> None:
             _fail(err, exc.problems)
         from swarmstack.experiments.checks import warnings_for
 
-        for w in warnings_for(cfg, str(experiment)):
+        for w in untranslated(experiment) + warnings_for(cfg, str(experiment)):
             print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
         robots = runs * sum(g.n for g in cfg.robots)
@@ -206,7 +213,7 @@ def register(app: typer.Typer) -> None:
         problems, warnings = [], []
         try:
             cfg = load_experiment(experiment)
-            warnings = warnings_for(cfg, str(experiment))
+            warnings = untranslated(experiment) + warnings_for(cfg, str(experiment))
             Simulation(cfg, runs=1, base_dir=experiment.parent, source=str(experiment))
         except ConfigError as exc:
             problems = located(experiment, exc.problems)

@@ -121,3 +121,14 @@ def test_world_building_problems_are_told_in_terms_of_the_xml(argos, tmp_path):
         assert result.exit_code == 1
         assert f"{path}:{_line(path, '<distribute>')}: /argos-configuration/arena/distribute: " \
                "cannot fit 400 robots" in result.output, result.output
+
+
+def test_run_and_validate_say_what_is_not_simulated(argos):
+    path = argos(tail="<physics_engines><dynamics2d id='d' /></physics_engines>")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert (f"warning: {path}:{_line(path, '<native')}: not translated: "
+            "/argos-configuration/controllers/native[@id='native']: a C++ controller") \
+        in result.output
+    assert f"{path}:{_line(path, '<physics_engines')}: not translated: " \
+           "/argos-configuration/physics_engines" in result.output
