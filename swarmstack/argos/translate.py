@@ -132,7 +132,6 @@ class _Translator:
         self.names: set[str] = set()
         self.seed = 0
         self.groups = 0
-        self.counts = {"boxes": 0, "cylinders": 0, "lights": 0}
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def note(self, node: Node, reason: str, attr: Optional[str] = None, whole: bool = True):
@@ -158,17 +157,21 @@ class _Translator:
         """A file named in the .argos file: relative to it (ARGoS reads it relative to the
         folder it is started from; here the file is the reference), written relative to the
         TOML file's folder."""
-        text = text.strip()
-        if not text:
-            raise self.r.error(node, "expected a file path, found an empty one", attr)
-        full = Path(os.path.expandvars(os.path.expanduser(text)))
-        if not full.is_absolute():
-            full = self.argos_dir / full
+        full = self.resolve(node, attr, text)
         try:
             rel = os.path.relpath(os.path.normpath(full), self.out_dir)
         except ValueError:   # another drive (Windows)
             rel = str(full)
         return Path(rel).as_posix()
+
+    def resolve(self, node: Node, attr: str, text: str) -> Path:
+        """Where a file named in the .argos file is (``~`` and ``$VAR`` expanded, as ARGoS
+        does)."""
+        text = text.strip()
+        if not text:
+            raise self.r.error(node, "expected a file path, found an empty one", attr)
+        full = Path(os.path.expandvars(os.path.expanduser(text)))
+        return full if full.is_absolute() else self.argos_dir / full
 
     def unused(self) -> list[tuple[int, str]]:
         """(line, "XML-PATH: why") of everything not translated, in file order."""
@@ -275,8 +278,7 @@ class _Translator:
             cid = self.r.text(c, "id")
             if cid in self.controllers:
                 raise self.r.error(c, f"controller id {cid!r} is defined twice", "id")
-            entry = {"node": c, "spec": None, "sensors": [], "actuators": [], "radio": False,
-                     "drop": None}
+            entry = {"node": c, "spec": None, "sensors": [], "actuators": []}
             params = c.child("params")
             if c.tag == "lua_controller":
                 c.read.add("library")
@@ -328,9 +330,7 @@ class _Translator:
         # bytecode is compiled from a .bzz; swarmstack runs the source, found next to it
         base = bytecode.strip()
         source = base[:-3] + ".bzz" if base.endswith(".bo") else base + ".bzz"
-        full = Path(os.path.expanduser(source))
-        full = full if full.is_absolute() else self.argos_dir / full
-        if not full.is_file():
+        if not self.resolve(params, "bytecode_file", source).is_file():
             raise self.r.error(params, f"swarmstack runs Buzz from source: expected {source!r}, "
                                "the script compiled into this bytecode, next to it",
                                "bytecode_file")
@@ -399,7 +399,6 @@ class _Translator:
         self.static_shape(node)
         size = list(self.r.vector(node, "size"))
         x, y, yaw = pose if pose is not None else self.body(node)
-        self.counts["boxes"] += 1
         self.add("boxes", {"center": [x, y], "size": size, "yaw": yaw}, node, array=True,
                  comment=_label(node))
 
@@ -592,7 +591,7 @@ class _Translator:
             return
         pmethod = self.r.choice(pos, "method", ("uniform", "gaussian", "constant", "grid"))
         omethod = self.r.choice(ori, "method", ("uniform", "gaussian", "constant"))
-        rng = np.random.default_rng(np.random.SeedSequence([self.seed, id_index(d)]))
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, _sibling_index(d)]))
         if what.tag in ROBOTS:
             placement = self.robot_placement(pos, pmethod, ori, omethod, quantity, rng)
             self.robot_group(what, placement, quantity, [what], d)
@@ -734,18 +733,10 @@ class _Translator:
 _ORDER = ("simulation", "arena", "floor", "boxes", "cylinders", "lights", "radio", "robots")
 
 
-def id_index(node: Node) -> int:
+def _sibling_index(node: Node) -> int:
     """Which ``<distribute>`` of the arena this is (seeds its draws)."""
     parent = node.parent
     return [c for c in parent.children if c.tag == node.tag].index(node) if parent else 0
-
-
-def _walk(node: Node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _strip(tag: str) -> str:

@@ -59,7 +59,7 @@ def _tmp_tree(tmp: Path) -> Path:
     return tmp / "argos" / "fuzzed.argos"
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=mutated())
 def test_mutated_files_translate_or_are_refused_in_one_line(tmp_path, text):
