@@ -290,10 +290,15 @@ class _Translator:
                                        "(<params script=\"controller.lua\"/>)",
                                        "script" if params is not None else None)
                 entry["spec"] = {"lua": self.path_for_toml(params, "script", script)}
-                if params is not None:
-                    for p in params.children:
-                        self.note(p, "not translated (Lua controllers read no parameters "
-                                     "here)")
+                # ARGoS hands every <params> attribute to the script as a string in
+                # robot.params; the Lua controller's params do the same
+                extra = {k: v for k, v in params.attrs.items() if k != "script"}
+                if extra:
+                    params.read.update(extra)
+                    entry["spec"]["params"] = extra
+                for p in params.children:
+                    self.note(p, "not translated (ARGoS gives a Lua script only the "
+                                 "attributes of <params>)")
             elif c.tag.startswith("buzz_controller"):
                 c.read.add("library")
                 entry["spec"] = {"buzz": self.buzz_script(c, params)}

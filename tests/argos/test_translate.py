@@ -230,3 +230,39 @@ def test_distributed_obstacles_do_not_overlap_and_are_listed(argos):
 def test_import_is_deterministic(argos):
     path = argos()
     assert import_argos(path).toml() == import_argos(path).toml()
+
+
+def test_lua_params_reach_the_script_as_argos_passes_them(argos):
+    path = argos('<e-puck2 id="c"><body position="0,0,0" /><controller config="lua" /></e-puck2>')
+    path.write_text(path.read_text().replace('<params script="ctrl.lua" />',
+                                             '<params script="ctrl.lua" speed="7.5" mode="walk" />'))
+    im, data = _imp(path)
+    assert data["robots"][0]["controller"] == {"lua": "ctrl.lua",
+                                               "params": {"speed": "7.5", "mode": "walk"}}
+    assert not any("params" in n for n in im.notes)
+
+
+def test_crazyflie_and_rvr_entities_and_their_sensors(argos):
+    path = argos("""
+    <crazyflie id="cf0" rab_range="2"><body position="0,0,0" orientation="0,0,0" />
+      <controller config="cf" /><crazyflie_battery start_charge="0.5" /></crazyflie>
+    <rvr id="rv0"><body position="0.5,0.5,0" orientation="180,0,0" /><controller config="rv" /></rvr>""")
+    path.write_text(path.read_text().replace("<controllers>", """<controllers>
+    <cf_ctrl id="cf" library="libcf"><sensors>
+      <positioning implementation="default" /><crazyflie_battery implementation="default" />
+      <crazyflie_colored_blob_perspective_camera implementation="default" medium="leds" />
+      <crazyflie_apriltag implementation="default" tag_medium="tags" /></sensors></cf_ctrl>
+    <rv_ctrl id="rv" library="librv"><sensors>
+      <rvr_ground implementation="rot_z_only" /><rvr_lidar implementation="default" />
+      <rvr_imu implementation="default" /></sensors>
+      <actuators><rvr_wheels implementation="default" /></actuators></rv_ctrl>"""))
+    im, data = _imp(path)
+    cf, rv = data["robots"]
+    assert cf["type"] == "crazyflie" and rv["type"] == "rvr"
+    assert cf["sensors"] == {"positioning": True, "battery": {"start_charge": 0.5},
+                             "camera": True}
+    assert cf["radio"] == {"range": 2.0}
+    assert rv["sensors"] == {"ground_color": True, "lidar": True, "imu": True}
+    assert rv["placement"]["poses"] == [[0.5, 0.5, pytest.approx(math.pi)]]
+    assert any("sensors/crazyflie_apriltag" in n for n in im.notes)
+    parse_experiment(data, "x")
