@@ -505,6 +505,10 @@ class _Translator:
                  + f"with controller {config!r}")
         if placement_node is not None:
             self.origins[f"robots[{index}].placement"] = placement_node
+        # a problem with the script or a sensor is told where the controller says it
+        cnode = ctrl["node"]
+        self.origins[f"robots[{index}].controller"] = cnode.child("params") or cnode
+        self.origins[f"robots[{index}].sensors"] = cnode.child("sensors") or cnode
 
     def devices(self, rtype: str, ctrl: dict) -> tuple[dict, dict]:
         names = SENSORS[rtype]

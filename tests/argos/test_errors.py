@@ -132,3 +132,16 @@ def test_run_and_validate_say_what_is_not_simulated(argos):
         in result.output
     assert f"{path}:{_line(path, '<physics_engines')}: not translated: " \
            "/argos-configuration/physics_engines" in result.output
+
+
+def test_a_missing_script_is_told_at_the_controller(argos, tmp_path):
+    path = argos('<e-puck2 id="c"><body position="0,0,0" /><controller config="bz" /></e-puck2>')
+    (tmp_path / "gone.bzz").write_text("function init() {}\n")
+    path.write_text(path.read_text().replace("<controllers>", """<controllers>
+    <buzz_controller_epuck2 id="bz"><params script="gone.bzz" /></buzz_controller_epuck2>"""))
+    (tmp_path / "gone.bzz").unlink()
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    line = _line(path, 'script="gone.bzz"')
+    assert (f"{path}:{line}: /argos-configuration/controllers/"
+            "buzz_controller_epuck2[@id='bz']/params: ") in result.output, result.output
