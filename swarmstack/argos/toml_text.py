@@ -45,9 +45,14 @@ def value(v) -> str:
 
 
 def comment(text: str) -> str:
-    """``text`` as comment lines (one per line of text, never a line break inside)."""
-    return "\n".join("# " + line.replace("\r", " ").rstrip() if line.strip() else "#"
+    """``text`` as comment lines (one per line of text; control characters, which TOML
+    refuses in comments, shown as ``\\xNN``)."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r", " "))
+    return "\n".join("# " + line.rstrip() if line.strip() else "#"
                      for line in text.split("\n"))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def table(header: str, items: dict, note: str = "") -> str:

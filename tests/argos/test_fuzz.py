@@ -23,7 +23,7 @@ NASTY = ["", " ", "nan", "inf", "-inf", "1e400", "-1", "0", "1,2", "a,b,c", "1,2
          "true", "maybe", "grid", "gaussian", "constant", "uniform", "image", "0,0,0",
          "../../nowhere.lua", "x.bo", "+5", "1_000", "٣", "𝟙,2,3", "&amp;", "&lt;tag&gt;",
          "lua", "bench", "255,0,0,9", "red", "1" * 400]
-TEXT = st.text(alphabet=st.sampled_from(list("<>/=\"' ,.-+e0123456789abcxyz_&;\n")),
+TEXT = st.text(alphabet=st.sampled_from(list("<>/=\"' ,.-+e0123456789abcxyz_&;\n\t\x7fé")),
                max_size=12)
 
 
