@@ -22,14 +22,14 @@ def _fail(console: Console, problems: list[str]) -> None:
     raise typer.Exit(1)
 
 
-def located(experiment: Path, problems: list[str]) -> list[str]:
+def _located(experiment: Path, problems: list[str]) -> list[str]:
     """An .argos file's problems name the XML element they come from."""
     from swarmstack.argos import locate_problems
 
     return locate_problems(experiment, problems)
 
 
-def untranslated(experiment: Path) -> list[str]:
+def _untranslated(experiment: Path) -> list[str]:
     """What an .argos file asks for that is not simulated, said before it runs."""
     from swarmstack.argos import untranslated as notes
 
@@ -156,7 +156,7 @@ def register(app: typer.Typer) -> None:
             _fail(err, exc.problems)
         from swarmstack.experiments.checks import warnings_for
 
-        for w in untranslated(experiment) + warnings_for(cfg, str(experiment)):
+        for w in _untranslated(experiment) + warnings_for(cfg, str(experiment)):
             print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
         robots = runs * sum(g.n for g in cfg.robots)
@@ -184,7 +184,7 @@ def register(app: typer.Typer) -> None:
                         on_recorder=on_recorder if view else None)
                 except ConfigError as exc:
                     stop_bar()
-                    _fail(err, located(experiment, exc.problems))
+                    _fail(err, _located(experiment, exc.problems))
                 except (OutputFolderError, ResultsWriteError, ControllerError,
                         KeyboardInterrupt) as exc:
                     stop_bar()
@@ -213,10 +213,10 @@ def register(app: typer.Typer) -> None:
         problems, warnings = [], []
         try:
             cfg = load_experiment(experiment)
-            warnings = untranslated(experiment) + warnings_for(cfg, str(experiment))
+            warnings = _untranslated(experiment) + warnings_for(cfg, str(experiment))
             Simulation(cfg, runs=1, base_dir=experiment.parent, source=str(experiment))
         except ConfigError as exc:
-            problems = located(experiment, exc.problems)
+            problems = _located(experiment, exc.problems)
         if as_json:
             print(json.dumps({"file": str(experiment), "valid": not problems,
                               "problems": problems, "warnings": warnings}, indent=1))
