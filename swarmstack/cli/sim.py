@@ -22,6 +22,20 @@ def _fail(console: Console, problems: list[str]) -> None:
     raise typer.Exit(1)
 
 
+def _located(experiment: Path, problems: list[str]) -> list[str]:
+    """An .argos file's problems name the XML element they come from."""
+    from swarmstack.argos import locate_problems
+
+    return locate_problems(experiment, problems)
+
+
+def _untranslated(experiment: Path) -> list[str]:
+    """What an .argos file asks for that is not simulated, said before it runs."""
+    from swarmstack.argos import untranslated as notes
+
+    return notes(experiment)
+
+
 def _status(out: Path) -> Optional[str]:
     from swarmstack.experiments.results import read_summary
 
@@ -96,7 +110,7 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
-        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        experiment: Path = typer.Argument(..., help="experiment file (TOML, or ARGoS .argos)"),
         out: Path = typer.Option(Path("runs/latest"), "--out",
                                  help="results folder (new or empty, or see --overwrite)"),
         overwrite: bool = typer.Option(False, "--overwrite",
@@ -142,7 +156,7 @@ def register(app: typer.Typer) -> None:
             _fail(err, exc.problems)
         from swarmstack.experiments.checks import warnings_for
 
-        for w in warnings_for(cfg, str(experiment)):
+        for w in _untranslated(experiment) + warnings_for(cfg, str(experiment)):
             print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
         robots = runs * sum(g.n for g in cfg.robots)
@@ -170,7 +184,7 @@ def register(app: typer.Typer) -> None:
                         on_recorder=on_recorder if view else None)
                 except ConfigError as exc:
                     stop_bar()
-                    _fail(err, exc.problems)
+                    _fail(err, _located(experiment, exc.problems))
                 except (OutputFolderError, ResultsWriteError, ControllerError,
                         KeyboardInterrupt) as exc:
                     stop_bar()
@@ -183,7 +197,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("validate")
     def validate(
-        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        experiment: Path = typer.Argument(..., help="experiment file (TOML, or ARGoS .argos)"),
         as_json: bool = typer.Option(False, "--json",
                                      help="print {file, valid, problems, warnings} as JSON"),
     ) -> None:
@@ -199,10 +213,10 @@ def register(app: typer.Typer) -> None:
         problems, warnings = [], []
         try:
             cfg = load_experiment(experiment)
-            warnings = warnings_for(cfg, str(experiment))
+            warnings = _untranslated(experiment) + warnings_for(cfg, str(experiment))
             Simulation(cfg, runs=1, base_dir=experiment.parent, source=str(experiment))
         except ConfigError as exc:
-            problems = exc.problems
+            problems = _located(experiment, exc.problems)
         if as_json:
             print(json.dumps({"file": str(experiment), "valid": not problems,
                               "problems": problems, "warnings": warnings}, indent=1))

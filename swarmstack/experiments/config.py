@@ -709,8 +709,13 @@ def read_limited(path: Path, limit: int, what: str) -> bytes:
 
 
 def load_experiment(path: Path) -> ExperimentCfg:
-    """Read and validate an experiment file; raises :class:`ConfigError` on any user error."""
+    """Read and validate an experiment file; raises :class:`ConfigError` on any user error.
+    An ``.argos`` file is translated first (``swarmstack.argos``)."""
     path = Path(path)
+    if path.suffix == ".argos":
+        from swarmstack.argos import load_argos
+
+        return load_argos(path)
     try:
         text = read_limited(path, MAX_FILE_BYTES, "the experiment file").decode("utf-8")
     except FileNotFoundError:

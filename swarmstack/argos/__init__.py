@@ -1,0 +1,69 @@
+"""ARGoS experiment files (``.argos``): reading them and translating them into swarmstack
+experiments (``swarmstack import``, and ``swarmstack run FILE.argos``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from swarmstack.argos.translate import Imported, translate
+from swarmstack.argos.xmltree import ArgosError, read_argos
+
+__all__ = ["ArgosError", "Imported", "import_argos", "load_argos", "locate_problems",
+           "untranslated"]
+
+
+def import_argos(path: Path, out_dir: Optional[Path] = None) -> Imported:
+    """The translation of the ``.argos`` file ``path``; files it names are written relative to
+    ``out_dir`` (default: the file's own folder). Raises :class:`ArgosError`."""
+    path = Path(path)
+    root = read_argos(path)
+    return translate(root, str(path), path.parent,
+                     Path(out_dir) if out_dir is not None else path.parent)
+
+
+def load_argos(path: Path):
+    """The validated experiment of an ``.argos`` file, as :func:`load_experiment` returns one
+    for a TOML file; every problem (of the XML or of the translated experiment) is a
+    ``ConfigError`` line naming the file, the line and the XML path."""
+    from swarmstack.experiments.config import ConfigError, parse_experiment
+
+    try:
+        imported = import_argos(path)
+    except ArgosError as exc:
+        raise ConfigError(exc.problems) from None
+    try:
+        return parse_experiment(imported.data(), str(path), Path(path).parent)
+    except ConfigError as exc:
+        raise ConfigError([imported.locate(p) for p in exc.problems]) from None
+
+
+def locate_problems(path: Path, problems: list[str]) -> list[str]:
+    """Problems found later (building the world: robots that do not fit …) about an
+    ``.argos`` file's experiment, told with the line and XML path they come from; the
+    problems of any other file are returned as they are."""
+    if Path(path).suffix != ".argos":
+        return problems
+    try:
+        imported = import_argos(path)
+    except ArgosError:
+        return problems
+    return [imported.locate(p) for p in problems]
+
+
+def untranslated(path: Path, limit: int = 10) -> list[str]:
+    """What of an ``.argos`` file has no equivalent, as warnings for ``run`` and ``validate``
+    (at most ``limit``, then a count); nothing for any other file."""
+    if Path(path).suffix != ".argos":
+        return []
+    try:
+        imported = import_argos(path)
+    except ArgosError:
+        return []
+    notes = imported.notes
+    out = [f"{path}:{line}: not translated: {n}"
+           for line, n in zip(imported.note_lines[:limit], notes)]
+    if len(notes) > limit:
+        out.append(f"{path}: … and {len(notes) - limit} more not translated (`swarmstack "
+                   f"import {path}` lists them all)")
+    return out
