@@ -130,6 +130,7 @@ class LuaController:
     like a batched controller (``init`` / ``step`` / ``reset`` on the group view)."""
 
     batched = True
+    has_destroy = True   # Simulation.finish() calls destroy()
 
     def __init__(self, group, script: Path, source: bytes, views: list, port, log: LogFn,
                  strict: bool = False):
@@ -286,6 +287,10 @@ class LuaController:
             self.port.medium.enabled[self.port.rows.start + k] = False
             self.port.out_size[k] = -1
         tick = self.clock.tick if self.clock is not None else 0
+        # the traceback's frames inside the runtime say nothing to the script's author
+        message = "\n".join(line for line in message.split("\n")
+                            if "swarmstack/lua/runtime.lua" not in line
+                            and "in function 'xpcall'" not in line)
         first = message.split("\n", 1)[0]
         self.failures.append({"group": self.group.name, "run": view.run, "robot": view.id,
                               "tick": tick, "where": where, "error": first,

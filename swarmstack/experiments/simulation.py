@@ -580,6 +580,14 @@ class Simulation:
         for _ in range(ticks):
             self.step()
 
+    def finish(self) -> None:
+        """The run is over: script controllers run their end hook (a Lua script's
+        ``destroy()``). ``swarmstack run`` calls it after the last tick."""
+        for g in self.groups:
+            for c in g.controllers:
+                if getattr(c, "has_destroy", False):
+                    c.destroy()
+
     # ------------------------------------------------------------------ access
     @property
     def tick(self) -> int:

@@ -448,6 +448,15 @@ local function handler(e)
   if type(e) ~= "string" then
     e = (type(e) == "table" or type(e) == "userdata") and
         ("(error object is a " .. type(e) .. " value)") or tostring(e)
+    -- error(non-string) carries no position: name the script line that raised it
+    for level = 2, 20 do
+      local info = debug.getinfo(level, "Sl")
+      if info == nil then break end
+      if info.what ~= "C" and info.currentline > 0 then
+        e = info.short_src .. ":" .. info.currentline .. ": " .. e
+        break
+      end
+    end
   end
   return traceback(e, 2)
 end
