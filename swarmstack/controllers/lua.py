@@ -33,6 +33,7 @@ from swarmstack.lua.layout import Shape, probe, shift_keys
 from swarmstack.world.rng import STREAM
 
 LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
+MAX_MEMORY_BYTES = 1 << 30   # a group's Lua state: beyond, allocations fail as Lua errors
 _CHUNK = 100   # values one string.unpack returns at most (Lua's register limit is ~250)
 
 
@@ -49,11 +50,21 @@ def new_state():
     from lupa import lua53
 
     return lua53.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
-                            register_builtins=False)
+                            register_builtins=False, max_memory=MAX_MEMORY_BYTES)
+
+
+SCRIPT_TOKEN = b"lua#1"   # the script's chunk name (see runtime.lua: M.file_token)
+_TOKEN = re.compile(r"lua#(\d+)")
 
 
 def chunkname(path: Path) -> bytes:
-    return b"@" + str(path).encode("utf-8", "surrogateescape")
+    return b"@" + SCRIPT_TOKEN
+
+
+def located(text: str, files: list[str]) -> str:
+    """``text`` with every file token turned back into its path."""
+    return _TOKEN.sub(lambda m: files[int(m.group(1)) - 1]
+                      if 0 < int(m.group(1)) <= len(files) else m.group(0), text)
 
 
 def compile_script(path: Path) -> bytes:
@@ -68,7 +79,7 @@ def compile_script(path: Path) -> bytes:
     check = lua.eval(b"function(s, n) local f, msg = load(s, n, 't') return msg end")
     msg = check(source, chunkname(path))
     if msg is not None:
-        raise LuaScriptError(_text(msg))
+        raise LuaScriptError(located(_text(msg), [str(path)]))
     return source
 
 
@@ -206,6 +217,7 @@ class LuaController:
         keys = g.keys[:, STREAM["controller"]]
         per_run: dict[int, int] = {}
         directory = str(self.script.parent).encode("utf-8", "surrogateescape")
+        M.file_token(str(self.script).encode("utf-8", "surrogateescape"))   # lua#1
         for k, view in enumerate(self.views):
             index = per_run.get(view.run, 0)
             per_run[view.run] = index + 1
@@ -287,6 +299,10 @@ class LuaController:
             self.port.medium.enabled[self.port.rows.start + k] = False
             self.port.out_size[k] = -1
         tick = self.clock.tick if self.clock is not None else 0
+        message = located(message, self._files())
+        if message == "not enough memory":   # Lua gives no position for this one
+            message = (f"{self.script}: not enough memory (the group's Lua scripts together "
+                       f"may use {MAX_MEMORY_BYTES >> 20} MiB)")
         # the traceback's frames inside the runtime say nothing to the script's author
         message = "\n".join(line for line in message.split("\n")
                             if "swarmstack/lua/runtime.lua" not in line
@@ -299,6 +315,10 @@ class LuaController:
         if self.strict:
             raise ControllerError(self.group.name, view.run, view.id,
                                   f"Lua error ({where}): {message}")
+
+    def _files(self) -> list[str]:
+        files = self.M.files
+        return [_text(files[i]) for i in range(1, len(files) + 1)]
 
     def _lua_log(self, k: int, text) -> None:
         view = self.views[int(k) - 1]

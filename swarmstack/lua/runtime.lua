@@ -13,6 +13,7 @@ local sbyte, schar, sformat = string.byte, string.char, string.format
 local floor, log_, sqrt, cos, exp = math.floor, math.log, math.sqrt, math.cos, math.exp
 local select, type, error, tostring, pairs = select, type, error, tostring, pairs
 local xpcall, traceback = xpcall, debug.traceback
+local handler_ref   -- the error handler (defined below, used by protected())
 local PI = math.pi
 
 local py = nil          -- Python callbacks: py.log(k, text)
@@ -340,7 +341,11 @@ local function new_env(k, robot, u01, reseed, dir)
     if _G.package.loaded[name] ~= nil and name ~= "_G" then return env[name] end
     local file, err = package.searchpath(name, env.package.path)
     if not file then error("module '" .. name .. "' not found:" .. err, 2) end
-    local chunk, msg = loadfile(file, "t", env)
+    local f, why = io.open(file, "rb")
+    if not f then error(why, 2) end
+    local text = f:read("a")
+    f:close()
+    local chunk, msg = load(text, "@" .. M.file_token(file), "t", env)
     if not chunk then error(msg, 0) end
     local result = chunk(name, file)
     if result == nil then result = true end
@@ -348,6 +353,17 @@ local function new_env(k, robot, u01, reseed, dir)
     return result
   end
   return env
+end
+
+-- Lua cuts chunk names to 60 characters in its messages: files are named by a short token
+-- (lua#N) that Python turns back into the full path
+M.files = {}
+function M.file_token(path)
+  for i, p in ipairs(M.files) do
+    if p == path then return "lua#" .. i end
+  end
+  M.files[#M.files + 1] = path
+  return "lua#" .. #M.files
 end
 
 -- setup(spec): spec.hosts = list of {name, fewest, most, lengths = list of 1-based indices},
@@ -365,6 +381,10 @@ function M.setup(spec)
   robots = {}
   n_robots = 0
 end
+
+local KEYWORDS = {}
+for w in ("and break do else elseif end false for function goto if in local nil not or "
+          .. "repeat return then true until while"):gmatch("%a+") do KEYWORDS[w] = true end
 
 local NO_RADIO = setmetatable({}, {
   __index = function(_, key)
@@ -392,6 +412,8 @@ function M.add_robot(k, spec)
   for name in pairs(hosts) do
     stubs[name] = host_stub(k, name)
     if robot[name] == nil then robot[name] = stubs[name] end
+    -- a name that is a Lua keyword (goto) also answers with a trailing underscore
+    if KEYWORDS[name] and robot[name .. "_"] == nil then robot[name .. "_"] = stubs[name] end
   end
   argos_actuators(robot, stubs)
   local entry = {robot = robot, failed = false, seed = spec.seed, reseed = reseed}
@@ -444,6 +466,25 @@ function M.add_robot(k, spec)
   if k > n_robots then n_robots = k end
 end
 
+-- a script stuck in a loop would hang the simulation: a robot whose call runs more than
+-- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing)
+local MAX_STEPS = 100
+local budget = 0
+local function guard()
+  budget = budget + 1
+  if budget > MAX_STEPS then
+    budget = 0
+    error(sformat("ran for more than %d million Lua instructions in one call (an endless "
+                  .. "loop?)", MAX_STEPS), 2)
+  end
+end
+debug.sethook(guard, "", 1000000)
+
+local function protected(fn, ...)
+  budget = 0
+  return xpcall(fn, handler_ref, ...)
+end
+
 local function handler(e)
   if type(e) ~= "string" then
     e = (type(e) == "table" or type(e) == "userdata") and
@@ -461,6 +502,7 @@ local function handler(e)
   return traceback(e, 2)
 end
 
+handler_ref = handler
 local failures = {}
 
 local function fail(k, where, message)
@@ -477,7 +519,7 @@ local function call(k, name, where)
     fail(k, where, name .. " is a " .. type(fn) .. " value, not a function")
     return false
   end
-  local ok, err = xpcall(fn, handler)
+  local ok, err = protected(fn)
   if not ok then fail(k, where, err) end
   return ok
 end
@@ -492,7 +534,7 @@ function M.load_all(source, chunkname)
     if not chunk then
       fail(k, "load", msg)
     else
-      local ok, err = xpcall(chunk, handler)
+      local ok, err = protected(chunk)
       if not ok then
         fail(k, "top level", err)
       elseif type(r.env.step) ~= "function" then
@@ -618,7 +660,7 @@ function M.step_all(slow, start, dist, az, el, size, payload, width, ...)
   for k = 1, n_robots do
     local r = robots[k]
     if not r.failed then
-      local ok, err = xpcall(r.env.step, handler)
+      local ok, err = protected(r.env.step)
       if not ok then fail(k, "step", err) end
     end
   end
