@@ -151,6 +151,21 @@ local function math_random(u01, reseed)
 end
 
 -- ------------------------------------------------------------------ host functions
+local function record(k, fi, lengths, n, a1, a2, a3, a4, ...)
+  local m = ncalls
+  calls[m + 1] = k; calls[m + 2] = fi; calls[m + 3] = n
+  if n > 0 then calls[m + 4] = lengths[1] and a1 * SCALE or a1 end
+  if n > 1 then calls[m + 5] = lengths[2] and a2 * SCALE or a2 end
+  if n > 2 then calls[m + 6] = lengths[3] and a3 * SCALE or a3 end
+  if n > 3 then calls[m + 7] = lengths[4] and a4 * SCALE or a4 end
+  for i = 5, n do
+    local a = (select(i - 4, ...))
+    calls[m + 3 + i] = lengths[i] and a * SCALE or a
+  end
+  ncalls = m + 3 + n
+end
+
+-- robot.<name>(…): checks its arguments, then records the call for Python to replay
 local function host_stub(k, name)
   local h = hosts[name]
   local fi, fewest, most, lengths = h.index, h.fewest, h.most, h.lengths
@@ -162,19 +177,22 @@ local function host_stub(k, name)
       error(sformat("robot.%s() takes %s argument%s, found %d", name, want,
                     most == 1 and "" or "s", n), 2)
     end
-    local m = ncalls
-    calls[m + 1] = k; calls[m + 2] = fi; calls[m + 3] = n
     for i = 1, n do
       local a = (select(i, ...))
       if type(a) ~= "number" then
         error(sformat("robot.%s(): argument %d must be a number, found %s", name, i,
                       a == nil and "nil" or type(a)), 2)
       end
-      if lengths[i] then a = a * SCALE end
-      calls[m + 3 + i] = a
     end
-    ncalls = m + 3 + n
+    record(k, fi, lengths, n, ...)
   end
+end
+
+-- the same without checks, for ARGoS's tables that check their arguments themselves
+local function host_raw(k, name)
+  local h = hosts[name]
+  local fi, lengths = h.index, h.lengths
+  return function(...) record(k, fi, lengths, select("#", ...), ...) end
 end
 
 -- colours as ARGoS's CColor reads them: a name, "r,g,b", or three numbers 0-255
@@ -216,17 +234,20 @@ local function color(fname, n, a, b, c)
 end
 
 -- ARGoS's actuator tables over the type's host functions (wheels, LEDs)
-local function argos_actuators(robot, stubs)
+local function argos_actuators(robot_k, robot, stubs)
   if stubs.set_wheels then
     local set = stubs.set_wheels
+    local fi, lengths = hosts.set_wheels.index, hosts.set_wheels.lengths
     robot.wheels = robot.wheels or {}
     robot.wheels.set_velocity = function(...)
       if select("#", ...) ~= 2 then
         error("robot.wheels.set_velocity() expects 2 arguments", 2)
       end
       local l, r = ...
-      need_number("set_velocity", 1, l); need_number("set_velocity", 2, r)
-      set(l, r)
+      if type(l) ~= "number" or type(r) ~= "number" then
+        need_number("set_velocity", 1, l); need_number("set_velocity", 2, r)
+      end
+      record(robot_k, fi, lengths, 2, l, r)
     end
   end
   if stubs.set_leds or stubs.set_led then
@@ -415,7 +436,7 @@ function M.add_robot(k, spec)
     -- a name that is a Lua keyword (goto) also answers with a trailing underscore
     if KEYWORDS[name] and robot[name .. "_"] == nil then robot[name .. "_"] = stubs[name] end
   end
-  argos_actuators(robot, stubs)
+  argos_actuators(k, robot, stubs)
   local entry = {robot = robot, failed = false, seed = spec.seed, reseed = reseed}
   if cap > 0 then
     local out = {}
