@@ -33,6 +33,8 @@ from swarmstack.lua.layout import Shape, probe, shift_keys
 from swarmstack.world.rng import STREAM
 
 LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
+# one reception as runtime.lua's fill_rab unpacks it ("<dddi4", packed)
+_HEARD = np.dtype([("d", "<f8"), ("az", "<f8"), ("el", "<f8"), ("size", "<i4")])
 MAX_MEMORY_BYTES = 1 << 30   # a group's Lua state: beyond, allocations fail as Lua errors
 _CHUNK = 100   # values one string.unpack returns at most (Lua's register limit is ~250)
 
@@ -73,13 +75,15 @@ def compile_script(path: Path) -> bytes:
         source = Path(path).read_bytes()
     except OSError as exc:
         raise LuaScriptError(f"cannot read Lua script {path}: {exc.strerror}") from None
-    if source.startswith(b"\x1bLua"):
-        raise LuaScriptError(f"{path}: precompiled Lua chunks are not accepted; give the source")
+    if source.startswith(b"\x1b"):   # what Lua takes for a precompiled chunk
+        raise LuaScriptError(f"{path}: starts with byte 0x1B, the mark of a precompiled Lua "
+                             "chunk; only Lua source is accepted")
     lua = new_state()
     check = lua.eval(b"function(s, n) local f, msg = load(s, n, 't') return msg end")
     msg = check(source, chunkname(path))
     if msg is not None:
-        raise LuaScriptError(located(_text(msg), [str(path)]))
+        text = located(_text(msg), [str(path)])
+        raise LuaScriptError(text if text.startswith(str(path)) else f"{path}: {text}")
     return source
 
 
@@ -241,16 +245,18 @@ class LuaController:
                 [{name.encode(): _bytes_keys(shift_keys(_tableish(convert(arr[k]))))
                   for name, arr, convert in self._slow} for k in range(len(self.views))],
                 recursive=True)
-        rab = [None] * 7
+        rab = [None] * 4
         if self.port is not None and self._cap > 0:
             inbox = self.port.group_inbox()
             width = self.port.outbox.shape[1]
+            heard = np.empty(len(inbox), dtype=_HEARD)
+            heard["d"] = inbox.distance_m
+            heard["az"] = inbox.azimuth_rad
+            heard["el"] = inbox.elevation_rad
+            heard["size"] = inbox.size if len(inbox) else 0
             payload = inbox.payload[:, :width] if len(inbox) else np.zeros((0, width), np.uint8)
-            rab = [inbox.start.astype("<i4").tobytes(), inbox.distance_m.astype("<f8").tobytes(),
-                   inbox.azimuth_rad.astype("<f8").tobytes(),
-                   inbox.elevation_rad.astype("<f8").tobytes(),
-                   inbox.size.astype("<i4").tobytes(), np.ascontiguousarray(payload).tobytes(),
-                   width]
+            rab = [inbox.start.astype("<i4").tobytes(), heard.tobytes(),
+                   np.ascontiguousarray(payload).tobytes(), width]
         return [slow, *rab, *(arr.tobytes() for _, arr, _ in self._fast)]
 
     def _sense_only(self) -> None:

@@ -607,31 +607,28 @@ local function fill_slow(values)
   end
 end
 
--- range and bearing: what each robot heard (cm, rad, the sender's bytes)
-local function fill_rab(start, dist, az, el, size, payload, width)
+-- range and bearing: what each robot heard (cm, rad, the sender's bytes). ``start`` holds
+-- n + 1 int32 offsets into the receptions, ``heard`` one record per reception (distance m,
+-- azimuth, elevation, frame size), ``payload`` the frames, ``width`` bytes apart.
+local REC = "<dddi4"
+local REC_BYTES = 28
+local function fill_rab(start, heard, payload, width)
   local base = unpack("<i4", start, 1)
+  local from = 0
   for k = 1, n_robots do
-    local r = robots[k]
-    local rab = r.robot.range_and_bearing
-    local from = unpack("<i4", start, 4 * (k - 1) + 1) - base
+    local rab = robots[k].robot.range_and_bearing
     local to = unpack("<i4", start, 4 * k + 1) - base
     local old = #rab
     local n = 0
     for m = from, to - 1 do
       n = n + 1
-      local s = unpack("<i4", size, 4 * m + 1)
-      local data
-      if s > 0 then
-        data = {sbyte(payload, m * width + 1, m * width + s)}
-      else
-        data = {}
-      end
-      rab[n] = {range = unpack("<d", dist, 8 * m + 1) * 100.0,
-                horizontal_bearing = unpack("<d", az, 8 * m + 1),
-                vertical_bearing = unpack("<d", el, 8 * m + 1),
-                data = data}
+      local d, az, el, s = unpack(REC, heard, m * REC_BYTES + 1)
+      local at = m * width
+      rab[n] = {range = d * 100.0, horizontal_bearing = az, vertical_bearing = el,
+                data = s > 0 and {sbyte(payload, at + 1, at + s)} or {}}
     end
     for i = n + 1, old do rab[i] = nil end
+    from = to
   end
 end
 
@@ -665,17 +662,17 @@ local function pack_rab()
 end
 
 -- fill the tables, nothing else (before init and after reset)
-function M.sense(slow, start, dist, az, el, size, payload, width, ...)
+function M.sense(slow, start, heard, payload, width, ...)
   fill(robots, n_robots, ...)
   fill_slow(slow)
-  if start ~= nil then fill_rab(start, dist, az, el, size, payload, width) end
+  if start ~= nil then fill_rab(start, heard, payload, width) end
 end
 
 -- one tick: readings in, step() on every robot, (calls, range-and-bearing data, failures) out
-function M.step_all(slow, start, dist, az, el, size, payload, width, ...)
+function M.step_all(slow, start, heard, payload, width, ...)
   fill(robots, n_robots, ...)
   fill_slow(slow)
-  if start ~= nil then fill_rab(start, dist, az, el, size, payload, width) end
+  if start ~= nil then fill_rab(start, heard, payload, width) end
   failures = {}
   ncalls = 0
   for k = 1, n_robots do
