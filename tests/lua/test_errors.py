@@ -153,3 +153,61 @@ end""", count=2)
     assert f["robot"] == 0
     assert f["error"].startswith(f"{tmp_path / 'ctrl.lua'}:4: ran for more than 100 million")
     assert sim.commands("g")["wheels"][1].tolist() == [0.01, 0.01]
+
+
+@pytest.mark.parametrize("controller, message", [
+    ({"lua": 5}, "robots[0].controller.lua: expected a valid string"),
+    ({"lua": "ctrl.lua", "distance_unit": "m"}, "distance_unit and profile apply to Buzz"),
+    ({"lua": "ctrl.lua", "python": "x.py:X"}, "found python and lua"),
+    ({"lua": "sub"}, "robots[0].controller.lua: cannot read"),
+    ({"lua": "missing.lua"}, "robots[0].controller.lua: cannot read Lua script"),
+    ({"lua": "a\0b.lua"}, "a file name cannot contain a NUL character"),
+])
+def test_a_bad_lua_key_is_a_config_error_naming_it(tmp_path, controller, message):
+    from swarmstack.experiments.simulation import Simulation
+
+    (tmp_path / "ctrl.lua").write_text("function step() end\n")
+    (tmp_path / "sub").mkdir()
+    cfg = {"arena": {"size": [1.0, 1.0]},
+           "robots": [{"name": "g", "count": 1, "controller": controller}]}
+    with pytest.raises(ConfigError) as err:
+        Simulation.from_dict(cfg, base_dir=tmp_path, source="exp.toml")
+    assert str(err.value).startswith("exp.toml: robots[0].controller")
+    assert message in str(err.value)
+
+
+PARAM = st.recursive(
+    st.one_of(st.integers(-2 ** 63, 2 ** 63 - 1), st.floats(allow_nan=False, allow_infinity=False),
+              st.booleans(), st.text(max_size=20)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.text(min_size=1, max_size=8), inner, max_size=4)),
+    max_leaves=12)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.text(min_size=1, max_size=10), PARAM, max_size=5))
+def test_any_params_reach_robot_params(tmp_path, params):
+    sim = lua_sim(tmp_path, """
+local function walk(v, depth)
+  if type(v) == "table" then
+    local n = 0
+    for k, x in pairs(v) do n = n + 1 + walk(x, depth + 1) end
+    return n
+  end
+  return 0
+end
+function init() count = walk(robot.params, 0) end
+function step() end""", count=1, params=params)
+    sim.run(1)
+    assert sim.robot_failures() == []
+
+    def size(v):
+        if isinstance(v, dict):
+            return sum(1 + size(x) for x in v.values())
+        if isinstance(v, list):
+            return sum(1 + size(x) for x in v)
+        return 0
+
+    resolved = sim.groups[0].cfg.controller.params
+    assert sim.groups[0].controllers[0].get_global(0, "count") == size(resolved)
