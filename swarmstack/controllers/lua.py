@@ -188,11 +188,18 @@ class LuaController:
         self._load()
 
     def reset(self, group_view) -> None:
-        if self.lua is None or self.failed.any():
-            self._load()   # as ARGoS reloads a failed script (and restarts all from tick 0)
+        """ARGoS's reset: healthy robots restart their random streams and run ``reset()``; a
+        robot whose script failed is loaded afresh (top level and ``init()``)."""
+        if self.lua is None:
+            self._load()
             return
+        self.failures = []
+        renewed = self.M.renew_failed()
+        self.failed[:] = False
         self._sense_only()
         self._report(self.M.reset_all())
+        if len(renewed):
+            self._report(self.M.load_all(self.source, chunkname(self.script), renewed))
 
     def destroy(self) -> None:
         """Runs every healthy robot's ``destroy()`` (at the end of a run)."""

@@ -437,7 +437,7 @@ function M.add_robot(k, spec)
     if KEYWORDS[name] and robot[name .. "_"] == nil then robot[name .. "_"] = stubs[name] end
   end
   argos_actuators(k, robot, stubs)
-  local entry = {robot = robot, failed = false, seed = spec.seed, reseed = reseed}
+  local entry = {robot = robot, failed = false, seed = spec.seed, reseed = reseed, spec = spec}
   if cap > 0 then
     local out = {}
     for i = 1, cap do out[i] = 0 end
@@ -545,11 +545,16 @@ local function call(k, name, where)
   return ok
 end
 
--- load(source, chunkname): the script's top level, init() and a check for step() on every
--- robot; returns the failures
-function M.load_all(source, chunkname)
+-- load_all(source, chunkname, only): the script's top level, init() and a check for step()
+-- on every robot (or on those listed in ``only``); returns the failures
+function M.load_all(source, chunkname, only)
   failures = {}
-  for k = 1, n_robots do
+  local list = only
+  if list == nil then
+    list = {}
+    for k = 1, n_robots do list[k] = k end
+  end
+  for _, k in ipairs(list) do
     local r = robots[k]
     local chunk, msg = load(source, chunkname, "t", r.env)
     if not chunk then
@@ -569,8 +574,21 @@ function M.load_all(source, chunkname)
   return failures
 end
 
--- reset_all(): ARGoS's reset: the random streams restart, reset() runs on every robot whose
--- script is fine (failed robots are reloaded by Python)
+-- renew_failed(): every failed robot gets a fresh state (Python then senses and loads them);
+-- returns their indices
+function M.renew_failed()
+  local renewed = {}
+  for k = 1, n_robots do
+    if robots[k].failed then
+      M.add_robot(k, robots[k].spec)
+      renewed[#renewed + 1] = k
+    end
+  end
+  return renewed
+end
+
+-- reset_all(): ARGoS's reset: the random streams restart and reset() runs on every robot whose
+-- script is fine (failed robots are renewed and loaded again instead, see renew_failed)
 function M.reset_all()
   failures = {}
   for k = 1, n_robots do

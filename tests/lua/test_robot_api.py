@@ -253,3 +253,21 @@ end"""
     rows = np.flatnonzero(b.run == 1)
     assert np.array_equal(b.x[rows], alone.world.bodies.x)
     assert np.array_equal(b.yaw[rows], alone.world.bodies.yaw)
+
+
+def test_reset_reloads_only_the_robots_whose_script_failed(tmp_path):
+    sim = lua_sim(tmp_path, """
+function init() inits = (inits or 0) + 1; resets = 0; n = 0 end
+function step()
+  n = n + 1
+  if robot.id == "g1" and n == 2 and not broke_once then error("boom") end
+end
+function reset() resets = resets + 1 end""", count=3)
+    sim.run(3)
+    assert [f["robot"] for f in sim.robot_failures()] == [1]
+    sim.reset()
+    assert sim.robot_failures() == []
+    assert lua_globals(sim, "resets") == [1, 0, 1]     # g1 was loaded afresh instead
+    assert lua_globals(sim, "inits") == [1, 1, 1]
+    sim.run(3)
+    assert [f["robot"] for f in sim.robot_failures()] == [1]   # and it runs (and fails) again
