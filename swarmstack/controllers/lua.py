@@ -43,16 +43,21 @@ class LuaScriptError(ValueError):
     """The script cannot be read or compiled: a located ``FILE:LINE: message``."""
 
 
-def _runtime_source() -> bytes:
-    return resources.files("swarmstack.lua").joinpath("runtime.lua").read_bytes()
+RUNTIMES = ("lua5.3", "luajit")   # the controller's ``runtime`` key; Lua 5.3 is ARGoS's
 
 
-def new_state():
-    """A fresh Lua 5.3 state (ARGoS's Lua) without Python's builtins in it."""
-    from lupa import lua53
+def _source(name: str) -> bytes:
+    return resources.files("swarmstack.lua").joinpath(name).read_bytes()
 
-    return lua53.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
-                            register_builtins=False, max_memory=MAX_MEMORY_BYTES)
+
+def new_state(runtime: str = "lua5.3"):
+    """A fresh Lua state without Python's builtins in it: Lua 5.3 (ARGoS's) or LuaJIT 2.1."""
+    if runtime == "luajit":
+        from lupa import luajit21 as lua
+    else:
+        from lupa import lua53 as lua
+    return lua.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
+                          register_builtins=False, max_memory=MAX_MEMORY_BYTES)
 
 
 SCRIPT_TOKEN = b"lua#1"   # the script's chunk name (see runtime.lua: M.file_token)
@@ -69,7 +74,7 @@ def located(text: str, files: list[str]) -> str:
                       if 0 < int(m.group(1)) <= len(files) else m.group(0), text)
 
 
-def compile_script(path: Path) -> bytes:
+def compile_script(path: Path, runtime: str = "lua5.3") -> bytes:
     """Read and compile once, so that a broken script fails before tick 0 with FILE:LINE."""
     try:
         source = Path(path).read_bytes()
@@ -78,7 +83,7 @@ def compile_script(path: Path) -> bytes:
     if source.startswith(b"\x1b"):   # what Lua takes for a precompiled chunk
         raise LuaScriptError(f"{path}: starts with byte 0x1B, the mark of a precompiled Lua "
                              "chunk; only Lua source is accepted")
-    lua = new_state()
+    lua = new_state(runtime)
     check = lua.eval(b"function(s, n) local f, msg = load(s, n, 't') return msg end")
     msg = check(source, chunkname(path))
     if msg is not None:
@@ -102,9 +107,11 @@ def _lua_key(key) -> str:
     return "[\"" + "".join(f"\\{b}" for b in text.encode()) + "\"]"
 
 
-def fill_source(shapes: list[tuple[str, Shape]]) -> str:
+def fill_source(shapes: list[tuple[str, Shape]], runtime: str = "lua5.3") -> str:
     """Lua source of ``fill(robots, n, blob1, …)``: every robot's tables from one byte string
     per device (robot k's reading at bytes ``(k − 1)·row + 1 …``)."""
+    if runtime == "luajit":
+        return _fill_source_ffi(shapes)
     lines = ["local unpack = string.unpack",
              "return function(robots, n, " + ", ".join(f"b{i}" for i in range(len(shapes)))
              + ")" if shapes else "return function(robots, n)",
@@ -136,6 +143,29 @@ def fill_source(shapes: list[tuple[str, Shape]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_CTYPES = {"b": "int8_t", "B": "uint8_t", "h": "int16_t", "H": "uint16_t", "i4": "int32_t",
+           "I4": "uint32_t", "i8": "int64_t", "I8": "uint64_t", "f": "float", "d": "double"}
+
+
+def _fill_source_ffi(shapes: list[tuple[str, Shape]]) -> str:
+    """The same for LuaJIT: each byte string read in place as a C array through the FFI."""
+    lines = ["local ffi = require('ffi')",
+             "return function(robots, n, " + ", ".join(f"b{i}" for i in range(len(shapes)))
+             + ")" if shapes else "return function(robots, n)"]
+    for i, (name, shape) in enumerate(shapes):
+        lines.append(f"  local a{i} = ffi.cast('const {_CTYPES[shape.code]}*', b{i})")
+    lines += ["  for k = 1, n do", "    local R = robots[k].robot"]
+    for i, (name, shape) in enumerate(shapes):
+        wide = shape.code in ("i8", "I8")   # 64-bit cdata: made plain numbers
+        lines.append(f"    local o{i} = (k - 1) * {shape.size}")
+        for path, j in shape.leaves:
+            target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
+            value = f"a{i}[o{i} + {j}]"
+            lines.append(f"    {target} = " + (f"tonumber({value})" if wide else value))
+    lines += ["  end", "end"]
+    return "\n".join(lines) + "\n"
+
+
 def _size(code: str) -> int:
     return {"b": 1, "B": 1, "h": 2, "H": 2, "f": 4, "d": 8}.get(code) or int(code[1:])
 
@@ -161,6 +191,7 @@ class LuaController:
         self.failed = np.zeros(len(views), dtype=bool)
         self.clock = None
         self.lua = None
+        self.runtime = getattr(self.cfg, "runtime", "lua5.3")
         rt = group.robot_type
         self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
         self._host = list(rt.host_api)
@@ -208,8 +239,10 @@ class LuaController:
 
     def _load(self) -> None:
         g = self.group
-        lua = self.lua = new_state()
-        M = self.M = lua.execute(_runtime_source(), name="=swarmstack/lua/runtime.lua")
+        lua = self.lua = new_state(self.runtime)
+        dialect = "dialect_luajit.lua" if self.runtime == "luajit" else "dialect_lua53.lua"
+        D = lua.execute(_source(dialect), name=f"=swarmstack/lua/{dialect}")
+        M = self.M = lua.execute(_source("runtime.lua"), D, name="=swarmstack/lua/runtime.lua")
         self.failures = []
         self.failed[:] = False
         hosts = []
@@ -232,15 +265,15 @@ class LuaController:
         for k, view in enumerate(self.views):
             index = per_run.get(view.run, 0)
             per_run[view.run] = index + 1
-            seed = int(np.uint64(keys[k]).astype(np.int64))
+            key = int(keys[k])
             spec = lua.table_from({
                 b"id": f"{g.name}{index}".encode(), b"type": g.robot_type.name.encode(),
-                b"group": g.name.encode(), b"seed": seed,
+                b"group": g.name.encode(), b"seed_hi": key >> 32, b"seed_lo": key & 0xFFFFFFFF,
                 b"params": _bytes_keys(g.params[view.run]),
                 b"sensors": templates, b"dir": directory}, recursive=True)
             M.add_robot(k + 1, spec)
-        M.set_fill(lua.execute(fill_source([(n, s) for n, _, s in self._fast]).encode(),
-                               name="=readings"))
+        M.set_fill(lua.execute(fill_source([(n, s) for n, _, s in self._fast],
+                                           self.runtime).encode(), name="=readings"))
         self._sense_only()
         self._report(M.load_all(self.source, chunkname(self.script)))
 

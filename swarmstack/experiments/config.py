@@ -268,6 +268,7 @@ class ControllerCfg(Strict):
     params: dict[str, Any] = {}
     distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
     profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
+    runtime: Literal["lua5.3", "luajit"] = "lua5.3"  # Lua: ARGoS's Lua 5.3, or LuaJIT 2.1
 
     @field_validator("python")
     @classmethod
@@ -303,6 +304,8 @@ class ControllerCfg(Strict):
         if self.buzz is None and ("distance_unit" in self.model_fields_set
                                         or "profile" in self.model_fields_set):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
+        if self.lua is None and "runtime" in self.model_fields_set:
+            raise ValueError("runtime applies to Lua controllers only")
         # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit,
         # Lua centimetres (ARGoS's unit)
         per_unit = DISTANCE_METRES[self.distance_unit] if self.buzz is not None else \

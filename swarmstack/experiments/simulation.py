@@ -147,7 +147,7 @@ class Simulation:
 
             path = self.base_dir / ccfg.lua
             try:
-                return path, lua_compile(path), "lua"
+                return path, lua_compile(path, ccfg.runtime), "lua"
             except LuaScriptError as exc:
                 raise ConfigError([f"{self.source}: robots[{gi}].controller.lua: "
                                    f"{one_line(exc)}"]) from None

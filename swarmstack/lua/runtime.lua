@@ -6,9 +6,9 @@
 -- robot's step() and returns what they asked for (host-function calls and range-and-bearing
 -- data) as byte strings.
 
+local D = ...   -- what Lua 5.3 and LuaJIT spell differently (dialect_*.lua)
 local M = {}
 
-local pack, unpack, srep = string.pack, string.unpack, string.rep
 local sbyte, schar, sformat = string.byte, string.char, string.format
 local floor, log_, sqrt, cos, exp = math.floor, math.log, math.sqrt, math.cos, math.exp
 local select, type, error, tostring, pairs = select, type, error, tostring, pairs
@@ -26,21 +26,11 @@ local n_leds = 0
 local SCALE = 0.01      -- script lengths are cm
 
 -- ------------------------------------------------------------------ random numbers
--- SplitMix64 over the robot's own 64-bit key (Lua 5.3 integers wrap like uint64): the same
--- seed gives the same numbers whatever else runs.
-local TWO_M53 = 1.0 / 9007199254740992.0
-
-local function new_rng(seed)
-  local state = seed
+-- SplitMix64 over the robot's own 64-bit key (D.rng): the same seed gives the same numbers
+-- whatever else runs; Gaussians by Box-Muller, two per pair of uniforms.
+local function new_rng(hi, lo)
+  local u01, seed, restart = D.rng(hi, lo)
   local spare = nil
-  local function u01()
-    state = state + 0x9E3779B97F4A7C15
-    local z = state
-    z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
-    z = (z ~ (z >> 27)) * 0x94D049BB133111EB
-    z = z ~ (z >> 31)
-    return (z >> 11) * TWO_M53
-  end
   local function gauss()
     if spare then local g = spare; spare = nil; return g end
     local r = sqrt(-2.0 * log_(1.0 - u01()))
@@ -48,8 +38,9 @@ local function new_rng(seed)
     spare = r * math.sin(a)
     return r * cos(a)
   end
-  local function reseed(s) state = s; spare = nil end
-  return u01, gauss, reseed
+  local function reseed(s) seed(s); spare = nil end
+  local function again() restart(); spare = nil end
+  return u01, gauss, reseed, again
 end
 
 local function need_number(fname, i, v)
@@ -145,7 +136,7 @@ local function math_random(u01, reseed)
   end
   local function randomseed(s)
     need_number("randomseed", 1, s)
-    reseed(floor(s))
+    reseed(s)
   end
   return random, randomseed
 end
@@ -297,7 +288,7 @@ local ORIENTATION = {
     if w < 0 then w, x, y, z = -w, -x, -y, -z end
     local s = sqrt(x * x + y * y + z * z)
     if s < 1e-12 then return 0.0, {x = 1.0, y = 0.0, z = 0.0} end
-    return 2.0 * math.atan(s, w), {x = x / s, y = y / s, z = z / s}
+    return 2.0 * (math.atan2 or math.atan)(s, w), {x = x / s, y = y / s, z = z / s}
   end,
 }
 local QINDEX = {w = 1, x = 2, y = 3, z = 4}
@@ -364,7 +355,7 @@ local function new_env(k, robot, u01, reseed, dir)
     if not file then error("module '" .. name .. "' not found:" .. err, 2) end
     local f, why = io.open(file, "rb")
     if not f then error(why, 2) end
-    local text = f:read("a")
+    local text = f:read("*a")
     f:close()
     local chunk, msg = load(text, "@" .. M.file_token(file), "t", env)
     if not chunk then error(msg, 0) end
@@ -417,7 +408,7 @@ local NO_RADIO = setmetatable({}, {
 -- add_robot(k, spec): spec.id, spec.type, spec.group, spec.seed, spec.params, spec.sensors
 -- (name → template table), spec.dir
 function M.add_robot(k, spec)
-  local u01, gauss, reseed = new_rng(spec.seed)
+  local u01, gauss, reseed, again = new_rng(spec.seed_hi, spec.seed_lo)
   local robot = {id = spec.id, type = spec.type, group = spec.group,
                  params = spec.params, random = random_table(u01, gauss)}
   for name, template in pairs(spec.sensors) do robot[name] = deep_copy(template) end
@@ -437,7 +428,7 @@ function M.add_robot(k, spec)
     if KEYWORDS[name] and robot[name .. "_"] == nil then robot[name .. "_"] = stubs[name] end
   end
   argos_actuators(k, robot, stubs)
-  local entry = {robot = robot, failed = false, seed = spec.seed, reseed = reseed, spec = spec}
+  local entry = {robot = robot, failed = false, restart = again, spec = spec}
   if cap > 0 then
     local out = {}
     for i = 1, cap do out[i] = 0 end
@@ -459,7 +450,7 @@ function M.add_robot(k, spec)
           if type(v) ~= "number" then
             error(sformat("element #%d of the array is not a number", i), 2)
           end
-          out[i] = floor(v) & 0xFF
+          out[i] = D.byte(v)
         end
       elseif n == 2 then
         local i, v = ...
@@ -467,7 +458,7 @@ function M.add_robot(k, spec)
         if i < 1 or i > cap then
           error(sformat("passed index %s out of bounds [1,%d]", tostring(i), cap), 2)
         end
-        out[floor(i)] = floor(v) & 0xFF
+        out[floor(i)] = D.byte(v)
       else
         error("robot.range_and_bearing.set_data() expects either one or two arguments", 2)
       end
@@ -594,7 +585,7 @@ function M.reset_all()
   for k = 1, n_robots do
     local r = robots[k]
     if not r.failed then
-      r.reseed(r.seed)
+      r.restart()
       if r.rab_out then for i = 1, cap do r.rab_out[i] = 0 end end
       call(k, "reset", "reset")
     end
@@ -628,19 +619,19 @@ end
 -- range and bearing: what each robot heard (cm, rad, the sender's bytes). ``start`` holds
 -- n + 1 int32 offsets into the receptions, ``heard`` one record per reception (distance m,
 -- azimuth, elevation, frame size), ``payload`` the frames, ``width`` bytes apart.
-local REC = "<dddi4"
-local REC_BYTES = 28
 local function fill_rab(start, heard, payload, width)
-  local base = unpack("<i4", start, 1)
+  start, heard = D.offsets(start), D.records(heard)
+  local offset, record = D.offset, D.record
+  local base = offset(start, 0)
   local from = 0
   for k = 1, n_robots do
     local rab = robots[k].robot.range_and_bearing
-    local to = unpack("<i4", start, 4 * k + 1) - base
+    local to = offset(start, k) - base
     local old = #rab
     local n = 0
     for m = from, to - 1 do
       n = n + 1
-      local d, az, el, s = unpack(REC, heard, m * REC_BYTES + 1)
+      local d, az, el, s = record(heard, m)
       local at = m * width
       rab[n] = {range = d * 100.0, horizontal_bearing = az, vertical_bearing = el,
                 data = s > 0 and {sbyte(payload, at + 1, at + s)} or {}}
@@ -650,31 +641,14 @@ local function fill_rab(start, heard, payload, width)
   end
 end
 
-local fmt_cache = {}
-local function doubles(n)
-  local f = fmt_cache[n]
-  if not f then f = "<" .. srep("d", n); fmt_cache[n] = f end
-  return f
-end
-
-local function pack_calls()
-  local parts = {}
-  local i = 1
-  while i <= ncalls do
-    local j = i + 199
-    if j > ncalls then j = ncalls end
-    parts[#parts + 1] = pack(doubles(j - i + 1), table.unpack(calls, i, j))
-    i = j + 1
-  end
-  return table.concat(parts)
-end
+local function pack_calls() return D.pack_doubles(calls, ncalls) end
 
 local function pack_rab()
   if cap == 0 then return nil end
   local parts = {}
   for k = 1, n_robots do
     local out = robots[k].rab_out
-    parts[k] = schar(table.unpack(out, 1, cap))
+    parts[k] = schar(D.unpack(out, 1, cap))
   end
   return table.concat(parts)
 end

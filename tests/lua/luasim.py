@@ -5,14 +5,16 @@ from pathlib import Path
 from swarmstack.experiments.simulation import Simulation
 
 
-def lua_sim(tmp_path: Path, script: str, *, count: int = 3, robot_type: str = "epuck2",
+def lua_sim(tmp_path: Path, source: str = None, *, count: int = 3, robot_type: str = "epuck2",
             sensors: dict | None = None, radio=None, params: dict | None = None,
+            runtime: str = "lua5.3",
             extra: dict | None = None, arena: float = 1.0, top: dict | None = None,
             **kw) -> Simulation:
     path = tmp_path / "ctrl.lua"
-    path.write_text(script)
+    path.write_text(source)
     group = {"name": "g", "type": robot_type, **({"count": count} if count else {}),
-             "controller": {"lua": "ctrl.lua", **({"params": params} if params else {})},
+             "controller": {"lua": "ctrl.lua", **({"params": params} if params else {}),
+                            **({"runtime": runtime} if runtime != "lua5.3" else {})},
              "sensors": sensors or {}, **(extra or {})}
     if radio is not None:
         group["radio"] = radio

@@ -9,8 +9,8 @@ from luasim import lua_globals, lua_sim
 from swarmstack.robots import epuck2
 
 
-def test_proximity_and_light_are_one_based_value_angle_tables(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_proximity_and_light_are_one_based_value_angle_tables(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step()
   prox, angles, light, n = {}, {}, {}, #robot.proximity
   for i = 1, n do
@@ -39,8 +39,8 @@ end""", sensors={"proximity": True, "light": True}, count=None,
     assert lua_globals(sim, "n") == [8, 8, 8]
 
 
-def test_wheels_take_cm_per_s_and_leds_take_argos_colours(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_wheels_take_cm_per_s_and_leds_take_argos_colours(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step()
   robot.wheels.set_velocity(5, -2.5)
   robot.leds.set_all_colors("orange")
@@ -56,8 +56,8 @@ end""", count=2)
     assert leds[3].tolist() == [0, 200, 7]
 
 
-def test_id_params_type_and_per_robot_globals(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_id_params_type_and_per_robot_globals(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 count = 0
 function init() mine = robot.id .. ":" .. robot.type .. ":" .. robot.params.label end
 function step() count = count + 1; if robot.id == "g1" then count = count + 10 end end
@@ -67,15 +67,15 @@ function step() count = count + 1; if robot.id == "g1" then count = count + 10 e
     assert lua_globals(sim, "count") == [3, 33, 3]   # each robot has its own globals
 
 
-def test_params_with_units_arrive_in_centimetres(tmp_path):
-    sim = lua_sim(tmp_path, "function init() v = robot.params.speed end function step() end",
+def test_params_with_units_arrive_in_centimetres(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="function init() v = robot.params.speed end function step() end",
                   params={"speed": "10 cm/s", "gap": "0.5 m"}, count=1)
     sim.step()
     assert lua_globals(sim, "v") == [pytest.approx(10.0)]
 
 
-def test_positioning_encoder_and_tof_as_argos_names_them(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_positioning_encoder_and_tof_as_argos_names_them(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step()
   local p = robot.positioning
   x, y, z = p.position.x, p.position.y, p.position.z
@@ -109,8 +109,8 @@ end""", sensors={"positioning": True, "encoders": True, "tof": True}, count=2)
             if "tof_mm" in g.readings else True
 
 
-def test_host_functions_of_any_type_are_robot_methods(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_host_functions_of_any_type_are_robot_methods(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step()
   if not up then robot.takeoff(50); up = true end
   robot.leds.set_all_colors("blue")
@@ -121,8 +121,8 @@ end""", robot_type="crazyflie", count=2, arena=3.0)
     assert sim.commands("g")["leds"][0].tolist()[0] == [0, 0, 255]
 
 
-def test_range_and_bearing_in_centimetres_with_the_senders_bytes(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_range_and_bearing_in_centimetres_with_the_senders_bytes(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function init() robot.range_and_bearing.set_data({7, 40 + #robot.id}) end
 function step()
   heard = {}
@@ -147,8 +147,8 @@ end""", count=3, radio={"range": 3.0})
     del inbox
 
 
-def test_set_data_checks_its_array_as_argos_does(tmp_path):
-    sim = lua_sim(tmp_path, "function step() robot.range_and_bearing.set_data({1, 2, 3}) end",
+def test_set_data_checks_its_array_as_argos_does(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="function step() robot.range_and_bearing.set_data({1, 2, 3}) end",
                   count=1, radio={"range": 1.0})
     sim.step()
     (f,) = sim.robot_failures()
@@ -156,7 +156,7 @@ def test_set_data_checks_its_array_as_argos_does(tmp_path):
     assert "expects an array of 2 numbers" in f["error"]
 
 
-def test_random_is_seeded_per_robot_and_reproducible(tmp_path):
+def test_random_is_seeded_per_robot_and_reproducible(tmp_path, runtime):
     script = """
 function init()
   u = {}; for i = 1, 400 do u[i] = robot.random.uniform() end
@@ -171,11 +171,11 @@ function init()
   m = math.random(1, 6)
 end
 function step() end"""
-    first = lua_sim(tmp_path, script, count=3, seed=7)
+    first = lua_sim(tmp_path, runtime=runtime, source=script, count=3, seed=7)
     first.step()
-    again = lua_sim(tmp_path, script, count=3, seed=7)
+    again = lua_sim(tmp_path, runtime=runtime, source=script, count=3, seed=7)
     again.step()
-    other = lua_sim(tmp_path, script, count=3, seed=8)
+    other = lua_sim(tmp_path, runtime=runtime, source=script, count=3, seed=8)
     other.step()
     u = [list(t.values()) for t in lua_globals(first, "u")]
     assert u == [list(t.values()) for t in lua_globals(again, "u")]
@@ -194,8 +194,8 @@ function step() end"""
         assert lua_globals(first, "m")[k] in range(1, 7)
 
 
-def test_log_logerr_and_print_reach_the_run_log(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_log_logerr_and_print_reach_the_run_log(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step()
   if robot.id == "g1" then log("speed ", 3, " ", true) logerr("bad") print("a", 1) end
 end""", count=2)
@@ -207,18 +207,18 @@ end""", count=2)
     assert all(rid == 1 for rid, _, _ in lines)
 
 
-def test_require_loads_modules_next_to_the_script_into_the_robots_globals(tmp_path):
+def test_require_loads_modules_next_to_the_script_into_the_robots_globals(tmp_path, runtime):
     (tmp_path / "helper.lua").write_text(
         "local M = {}\nfunction M.name() return 'robot ' .. robot.id end\nreturn M\n")
-    sim = lua_sim(tmp_path, """
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 local helper = require("helper")
 function step() name = helper.name() end""", count=2)
     sim.step()
     assert lua_globals(sim, "name") == ["robot g0", "robot g1"]
 
 
-def test_reset_calls_reset_and_replays_the_random_streams(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_reset_calls_reset_and_replays_the_random_streams(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function init() resets = 0 end
 function step() last = robot.random.uniform() end
 function reset() resets = resets + 1 end""", count=2)
@@ -230,8 +230,8 @@ function reset() resets = resets + 1 end""", count=2)
     assert lua_globals(sim, "last") == before
 
 
-def test_destroy_runs_at_the_end_of_a_run(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_destroy_runs_at_the_end_of_a_run(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step() end
 function destroy() log("bye ", robot.id) end""", count=2)
     sim.run(2)
@@ -239,15 +239,15 @@ function destroy() log("bye ", robot.id) end""", count=2)
     assert [t for *_, t in sim.logs] == ["bye g0", "bye g1"]
 
 
-def test_batched_runs_reproduce_runs_simulated_alone(tmp_path):
+def test_batched_runs_reproduce_runs_simulated_alone(tmp_path, runtime):
     script = """
 function step()
   local t = robot.random.uniform(-10, 10)
   robot.wheels.set_velocity(8 + t, 8 - t)
 end"""
-    batch = lua_sim(tmp_path, script, count=4, seed=3, runs=2, sensors={"proximity": True})
+    batch = lua_sim(tmp_path, runtime=runtime, source=script, count=4, seed=3, runs=2, sensors={"proximity": True})
     batch.run(40)
-    alone = lua_sim(tmp_path, script, count=4, seed=4, sensors={"proximity": True})
+    alone = lua_sim(tmp_path, runtime=runtime, source=script, count=4, seed=4, sensors={"proximity": True})
     alone.run(40)
     b = batch.world.bodies
     rows = np.flatnonzero(b.run == 1)
@@ -255,8 +255,8 @@ end"""
     assert np.array_equal(b.yaw[rows], alone.world.bodies.yaw)
 
 
-def test_reset_reloads_only_the_robots_whose_script_failed(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_reset_reloads_only_the_robots_whose_script_failed(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function init() inits = (inits or 0) + 1; resets = 0; n = 0 end
 function step()
   n = n + 1
@@ -271,3 +271,17 @@ function reset() resets = resets + 1 end""", count=3)
     assert lua_globals(sim, "inits") == [1, 1, 1]
     sim.run(3)
     assert [f["robot"] for f in sim.robot_failures()] == [1]   # and it runs (and fails) again
+
+
+def test_both_runtimes_draw_the_same_random_numbers(tmp_path):
+    script = """
+function init() u = {} for i = 1, 50 do u[i] = robot.random.uniform() end
+  g = robot.random.gaussian(1) end
+function step() end"""
+    draws = []
+    for runtime in ("lua5.3", "luajit"):
+        sim = lua_sim(tmp_path, script, count=2, seed=11, runtime=runtime)
+        sim.step()
+        draws.append([(list(t.values()), g) for t, g in zip(lua_globals(sim, "u"),
+                                                             lua_globals(sim, "g"))])
+    assert draws[0] == draws[1]
