@@ -285,3 +285,27 @@ function step() end"""
         draws.append([(list(t.values()), g) for t, g in zip(lua_globals(sim, "u"),
                                                              lua_globals(sim, "g"))])
     assert draws[0] == draws[1]
+
+
+def test_readings_of_varying_shape_arrive_too(tmp_path, runtime):
+    # the camera's blob list changes length with what the robot sees: converted per robot
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
+function step()
+  blobs = {}
+  for i = 1, #robot.camera do
+    local b = robot.camera[i]
+    blobs[i] = {b.column, b.row, b.color.red, b.color.green, b.color.blue}
+  end
+  robot.leds.set_all_colors("red")
+end""", count=6, sensors={"camera": True},
+                  top={"lights": [{"position": [0.2, 0.0, 0.05], "intensity": 1.0}]})
+    sim.run(4)
+    g = sim.groups[0]
+    g.controllers[0].step(g.views[0])
+    seen = 0
+    for k, blobs in enumerate(lua_globals(sim, "blobs")):
+        rows = [r for r in g.readings["camera"][k].tolist() if r[0] >= 0]
+        got = [[b[j] for j in range(1, 6)] for b in blobs.values()]
+        assert got == rows
+        seen += len(rows)
+    assert seen > 0
