@@ -35,6 +35,7 @@ from swarmstack.world.rng import STREAM
 LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
 # one reception as runtime.lua's fill_rab unpacks it ("<dddi4", packed)
 _HEARD = np.dtype([("d", "<f8"), ("az", "<f8"), ("el", "<f8"), ("size", "<i4")])
+_COUNTS = {float(n): n for n in range(256)}   # argument counts, as recorded (doubles)
 MAX_MEMORY_BYTES = 1 << 30   # a group's Lua state: beyond, allocations fail as Lua errors
 _CHUNK = 100   # values one string.unpack returns at most (Lua's register limit is ~250)
 
@@ -196,6 +197,8 @@ class LuaController:
         self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
         self._host = list(rt.host_api)
         self._host_fns = [h.fn for h in self._host]
+        self._fn_of = {float(i): fn for i, fn in enumerate(self._host_fns)}
+        self._view_of = {float(k + 1): v for k, v in enumerate(views)}
         # readings whose shape is learnt travel as bytes; the others are converted per robot
         self._fast: list[tuple[str, np.ndarray, Shape]] = []
         self._slow: list[tuple[str, np.ndarray, Callable]] = []
@@ -313,21 +316,25 @@ class LuaController:
             self.port.send_all(data)
 
     def _replay(self, values: list) -> None:
-        views, fns, failed = self.views, self._host_fns, self.failed
+        # the recorded numbers are doubles: small dicts keyed by them save the int() calls
+        views, fns, counts = self._view_of, self._fn_of, _COUNTS
+        failed = self.failed
+        any_failed = failed.any()
         i, end = 0, len(values)
         while i < end:
-            k = int(values[i]) - 1
-            f = int(values[i + 1])
-            n = int(values[i + 2])
-            args = values[i + 3:i + 3 + n]
-            i += 3 + n
-            if failed[k]:
+            key = values[i]
+            n = counts[values[i + 2]]
+            start = i + 3
+            i = start + n
+            if any_failed and failed[int(key) - 1]:
                 continue
             try:
-                fns[f](views[k], *args)
+                fns[values[start - 2]](views[key], *values[start:i])
             except (TypeError, ValueError, IndexError, OverflowError, RuntimeError) as exc:
+                k, f = int(key) - 1, int(values[start - 2])
                 self.M.fail(k + 1)
                 self._failed(k, "step", f"robot.{self._host[f].name}(): {exc}")
+                any_failed = True
 
     # ------------------------------------------------------------------ failures
     def _report(self, failures) -> None:

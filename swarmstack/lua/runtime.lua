@@ -162,6 +162,7 @@ local function host_stub(k, name)
   local fi, fewest, most, lengths = h.index, h.fewest, h.most, h.lengths
   return function(...)
     local n = select("#", ...)
+    if n > 255 then error(sformat("robot.%s(): at most 255 arguments", name), 2) end
     if n < fewest or (most >= 0 and n > most) then
       local want = fewest == most and tostring(fewest) or
                    (most >= 0 and (fewest .. " to " .. most) or ("at least " .. fewest))
