@@ -89,7 +89,7 @@ function step()
 end""", sensors={"positioning": True, "encoders": True, "tof": True}, count=2)
     sim.run(5)
     g = sim.groups[0]
-    pose = g.readings["pose"] if "pose" in g.readings else g.readings["positioning"]
+    pose = g.readings["pose"]
     ctrl = g.controllers[0]
     ctrl.step(g.views[0])   # the tables now hold the current readings
     b = sim.world.bodies
@@ -105,8 +105,7 @@ end""", sensors={"positioning": True, "encoders": True, "tof": True}, count=2)
         assert [lua_globals(sim, "left")[k], lua_globals(sim, "right")[k]] == \
             g.readings["encoders"][k].tolist()
         assert lua_globals(sim, "left")[k] > 0
-        assert lua_globals(sim, "tof")[k] == int(g.readings["tof_mm"][k]) \
-            if "tof_mm" in g.readings else True
+        assert lua_globals(sim, "tof")[k] == int(g.readings["tof_mm"][k])
 
 
 def test_host_functions_of_any_type_are_robot_methods(tmp_path, runtime):
@@ -133,9 +132,7 @@ function step()
 end""", count=3, radio={"range": 3.0})
     sim.run(3)
     g = sim.groups[0]
-    inbox = g.views[0].inbox if hasattr(g.views[0], "inbox") else None
-    port = sim.ports[0]
-    box = port.robot_inbox(0)
+    box = sim.ports[0].robot_inbox(0)
     sim.groups[0].controllers[0].step(g.views[0])
     heard = lua_globals(sim, "heard")[0]
     assert len(heard) == len(box) == 2
@@ -144,7 +141,6 @@ end""", count=3, radio={"range": 3.0})
         assert rng == pytest.approx(box.distance_m[i] * 100)
         assert bearing == pytest.approx(box.azimuth_rad[i])
         assert (b1, b2, size) == (7, 42, 2)
-    del inbox
 
 
 def test_set_data_checks_its_array_as_argos_does(tmp_path, runtime):
