@@ -108,7 +108,7 @@ def build_floor(cfg: ExperimentCfg, base_dir: Path, source: str) -> Floor:
     return Floor(np.full((1, 1, 3), f.background, dtype=np.uint8))
 
 
-MAX_SCRIPT_BYTES = 16 << 20   # a Buzz script
+MAX_SCRIPT_BYTES = 16 << 20   # a Buzz or Lua script
 MAX_FRAME_BYTES = 1 << 28     # radio frame buffers of a batch (bodies × largest payload)
 MAX_READING_BYTES = 1 << 30   # one sensor's readings of a group (all runs of a batch)
 
@@ -117,16 +117,21 @@ def check_scripts(cfg: ExperimentCfg, base_dir: Path, source: str) -> None:
     """Buzz scripts the groups name must be regular files of a sane size (a device such as
     ``/dev/zero`` would be read forever); a missing one is reported where it is read."""
     for gi, g in enumerate(cfg.robots):
-        if g.controller is None or g.controller.buzz is None:
+        c = g.controller
+        key = None if c is None else "buzz" if c.buzz is not None else \
+            "lua" if c.lua is not None else None
+        if key is None:
             continue
+        script = getattr(c, key)
         try:
-            regular_file(base_dir / g.controller.buzz, MAX_SCRIPT_BYTES, "the Buzz script")
+            regular_file(base_dir / script, MAX_SCRIPT_BYTES,
+                         "the Buzz script" if key == "buzz" else "the Lua script")
         except FileNotFoundError:
             continue
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise ConfigError([f"{source}: robots[{gi}].controller.buzz: cannot read "
-                               f"{str(base_dir / g.controller.buzz)!r} ({one_line(reason)})"]) \
+            raise ConfigError([f"{source}: robots[{gi}].controller.{key}: cannot read "
+                               f"{str(base_dir / script)!r} ({one_line(reason)})"]) \
                 from None
 
 

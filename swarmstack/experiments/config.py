@@ -258,6 +258,9 @@ class ControllerCfg(Strict):
                                                     "file) or 'package.module:Class'")
     buzz: Optional[FilePath] = Field(None, description="Buzz script, relative to the experiment "
                                                        "file")
+    # a Lua script with ARGoS's robot API (docs/lua.md): lengths in cm, speeds in cm/s
+    lua: Optional[FilePath] = Field(None, description="Lua script, relative to the experiment "
+                                                      "file")
     # an AutoMoDe PFSM (swarmstack.design): its command-line string, or a file holding one
     pfsm: Optional[str] = Field(None, description="AutoMoDe PFSM, e.g. '--nstates 1 --s0 1'")
     pfsm_file: Optional[FilePath] = Field(None, description="file with an AutoMoDe PFSM string, "
@@ -265,6 +268,7 @@ class ControllerCfg(Strict):
     params: dict[str, Any] = {}
     distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
     profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
+    runtime: Literal["lua5.3", "luajit"] = "lua5.3"  # Lua: ARGoS's Lua 5.3, or LuaJIT 2.1
 
     @field_validator("python")
     @classmethod
@@ -289,18 +293,23 @@ class ControllerCfg(Strict):
 
     @model_validator(mode="after")
     def _one_language(self):
-        given = [k for k in ("python", "buzz", "pfsm", "pfsm_file")
+        given = [k for k in ("python", "buzz", "lua", "pfsm", "pfsm_file")
                  if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("a controller needs exactly one of python = \"file.py:Class\", "
-                             "buzz = \"file.bzz\", pfsm = \"--nstates …\" or pfsm_file = "
+                             "buzz = \"file.bzz\", lua = \"file.lua\", pfsm = \"--nstates …\" "
+                             "or pfsm_file = "
                              "\"file.txt\"" + (f"; found {' and '.join(given)}" if given
                                                 else ""))
         if self.buzz is None and ("distance_unit" in self.model_fields_set
                                         or "profile" in self.model_fields_set):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
-        # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit
-        per_unit = 1.0 if self.buzz is None else DISTANCE_METRES[self.distance_unit]
+        if self.lua is None and "runtime" in self.model_fields_set:
+            raise ValueError("runtime applies to Lua controllers only")
+        # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit,
+        # Lua centimetres (ARGoS's unit)
+        per_unit = DISTANCE_METRES[self.distance_unit] if self.buzz is not None else \
+            DISTANCE_METRES["cm"] if self.lua is not None else 1.0
         object.__setattr__(self, "params", with_units_resolved(self.params, per_unit))
         return self
 

@@ -250,6 +250,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
                     recorder.frame()
                 if progress is not None:
                     progress(done, ticks)
+            sim.finish()
     except BaseException as exc:  # classified below, re-raised after the summary is written
         error = exc
     stop.finishing = True

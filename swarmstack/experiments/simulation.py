@@ -137,10 +137,20 @@ class Simulation:
         return cls(load_experiment(path), base_dir=path.parent, source=str(path), **kw)
 
     def _controller_class(self, gi: int, g: Group):
-        """The Python controller class, or ``(script path, source)`` of a Buzz script."""
+        """The Python controller class, ``(script path, source)`` of a Buzz script or
+        ``(script path, source, "lua")`` of a Lua script."""
         ccfg = g.cfg.controller
         if ccfg is None:
             return None
+        if ccfg.lua is not None:
+            from swarmstack.controllers.lua import LuaScriptError, compile_script as lua_compile
+
+            path = self.base_dir / ccfg.lua
+            try:
+                return path, lua_compile(path, ccfg.runtime), "lua"
+            except LuaScriptError as exc:
+                raise ConfigError([f"{self.source}: robots[{gi}].controller.lua: "
+                                   f"{one_line(exc)}"]) from None
         if ccfg.buzz is not None:
             from swarmstack.controllers.buzz import BuzzScriptError, compile_script
 
@@ -186,7 +196,12 @@ class Simulation:
                 view._radio = port
                 view._log = self.on_log
                 g.views = [view]
-                if isinstance(cls, tuple):
+                if isinstance(cls, tuple) and cls[-1] == "lua":
+                    from swarmstack.controllers.lua import LuaController
+
+                    g.controllers = [LuaController(g, cls[0], cls[1], self._robot_views(g, port),
+                                                   port, self.on_log, self.strict)]
+                elif isinstance(cls, tuple):
                     from swarmstack.controllers.buzz import BuzzController
 
                     path, text = cls
@@ -565,6 +580,14 @@ class Simulation:
         for _ in range(ticks):
             self.step()
 
+    def finish(self) -> None:
+        """The run is over: script controllers run their end hook (a Lua script's
+        ``destroy()``). ``swarmstack run`` calls it after the last tick."""
+        for g in self.groups:
+            for c in g.controllers:
+                if getattr(c, "has_destroy", False):
+                    c.destroy()
+
     # ------------------------------------------------------------------ access
     @property
     def tick(self) -> int:
@@ -606,7 +629,7 @@ class Simulation:
         return out
 
     def robot_failures(self) -> list[dict]:
-        """Robots whose Buzz VM failed: group, run, robot, tick, where, error, report (not
+        """Robots whose Buzz VM or Lua script failed: group, run, robot, tick, where, error, report (not
         those of a stopped run after it stopped)."""
         stop = self.stop_tick
         return [f for g in self.groups for c in g.controllers

@@ -9,7 +9,7 @@ Python namespace per document. By the fence's language:
   test`` is this suite and is not run again);
 - ``console``: ``$ command`` lines run; the lines after each are output that must appear;
 - ``python``: executed; ``toml``: a whole experiment is validated and built, a fragment (no
-  ``[arena]``) is checked against the schema; ``buzz``: compiled;
+  ``[arena]``) is checked against the schema; ``buzz`` and ``lua``: compiled;
 - no language or ``text``: diagrams, synopses and output — not run.
 
 An HTML comment on the line before a fence adds: ``<!-- file: PATH -->`` (the block is also
@@ -40,7 +40,7 @@ DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
              *sorted((ROOT / "examples").rglob("*.md"))]
 FENCE = re.compile(r"^```\s*([A-Za-z0-9_-]*)\s*$")
 NOTE = re.compile(r"^<!--\s*(file|excerpt|needs):\s*(\S+)\s*-->\s*$")
-RUN = {"sh", "console", "python", "toml", "buzz"}
+RUN = {"sh", "console", "python", "toml", "buzz", "lua"}
 QUIET = {"text", ""}
 
 
@@ -188,6 +188,17 @@ def run_buzz(block: Block, work: Path) -> None:
     assert r.returncode == 0, f"{block.where}: {r.stdout}{r.stderr}"
 
 
+def run_lua(block: Block, work: Path) -> None:
+    from swarmstack.controllers.lua import LuaScriptError, compile_script
+
+    path = work / block.notes.get("file", "doc_snippet.lua")
+    path.write_text(block.text)
+    try:
+        compile_script(path)
+    except LuaScriptError as exc:
+        pytest.fail(f"{block.where}: {exc}")
+
+
 def check_excerpt(block: Block) -> None:
     source = (ROOT / block.notes["excerpt"]).read_text().splitlines()
     at = 0
@@ -246,6 +257,8 @@ def test_code_blocks_run(doc, tmp_path):
             run_toml(block, work)
         elif block.lang == "buzz":
             run_buzz(block, work)
+        elif block.lang == "lua":
+            run_lua(block, work)
 
 
 def test_the_docs_test_finds_the_blocks():

@@ -1,0 +1,420 @@
+"""Lua controllers on simulated robots: ``controller = { lua = "ctrl.lua" }`` on a group.
+
+Every robot of the group (in every run of a batch) runs the script with its own globals, as
+under ARGoS's Lua controller: the top level, then ``init()``; ``step()`` every tick;
+``reset()`` when the simulation is reset; ``destroy()`` at the end. The ``robot`` table is built
+from the robot type (``docs/lua.md``): each device's reading under its script name with 1-based
+indices (``robot.proximity[i].value/angle``), each host function as ``robot.<name>(…)``, and
+ARGoS's tables over them (``robot.wheels.set_velocity`` in cm/s, ``robot.leds.set_all_colors``,
+``robot.range_and_bearing``, ``robot.positioning``, ``robot.random``, ``robot.id``).
+
+The whole group is one Lua state stepped by one Python→Lua call per tick: readings go in as
+byte strings (one per device), the robots' host-function calls and radio data come back as
+byte strings, and the calls are replayed on the robots' views in the order made.
+
+A runtime error stops that robot only: its commands go to the type's safe values, it falls
+silent on the radio, and the error (``FILE:LINE: message`` and the Lua traceback) is logged with
+tick and robot id; ``strict`` stops the run with a ControllerError. A syntax error fails the
+run before tick 0 with ``FILE:LINE``.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from swarmstack.controllers.api import ControllerError
+from swarmstack.controllers.buzz import _arity
+from swarmstack.lua.layout import Shape, probe, shift_keys
+from swarmstack.world.rng import STREAM
+
+LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
+# one reception as runtime.lua's fill_rab unpacks it ("<dddi4", packed)
+_HEARD = np.dtype([("d", "<f8"), ("az", "<f8"), ("el", "<f8"), ("size", "<i4")])
+_COUNTS = {float(n): n for n in range(256)}   # argument counts, as recorded (doubles)
+MAX_MEMORY_BYTES = 1 << 30   # a group's Lua state: beyond, allocations fail as Lua errors
+_CHUNK = 100   # values one string.unpack returns at most (Lua's register limit is ~250)
+
+
+class LuaScriptError(ValueError):
+    """The script cannot be read or compiled: a located ``FILE:LINE: message``."""
+
+
+RUNTIMES = ("lua5.3", "luajit")   # the controller's ``runtime`` key; Lua 5.3 is ARGoS's
+
+
+def _source(name: str) -> bytes:
+    return resources.files("swarmstack.lua").joinpath(name).read_bytes()
+
+
+def new_state(runtime: str = "lua5.3"):
+    """A fresh Lua state without Python's builtins in it: Lua 5.3 (ARGoS's) or LuaJIT 2.1."""
+    if runtime == "luajit":
+        from lupa import luajit21 as lua
+    else:
+        from lupa import lua53 as lua
+    return lua.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
+                          register_builtins=False, max_memory=MAX_MEMORY_BYTES)
+
+
+SCRIPT_TOKEN = b"lua#1"   # the script's chunk name (see runtime.lua: M.file_token)
+_TOKEN = re.compile(r"lua#(\d+)")
+
+
+def chunkname(path: Path) -> bytes:
+    return b"@" + SCRIPT_TOKEN
+
+
+def located(text: str, files: list[str]) -> str:
+    """``text`` with every file token turned back into its path."""
+    return _TOKEN.sub(lambda m: files[int(m.group(1)) - 1]
+                      if 0 < int(m.group(1)) <= len(files) else m.group(0), text)
+
+
+def compile_script(path: Path, runtime: str = "lua5.3") -> bytes:
+    """Read and compile once, so that a broken script fails before tick 0 with FILE:LINE."""
+    try:
+        source = Path(path).read_bytes()
+    except OSError as exc:
+        raise LuaScriptError(f"cannot read Lua script {path}: {exc.strerror}") from None
+    if source.startswith(b"\x1b"):   # what Lua takes for a precompiled chunk
+        raise LuaScriptError(f"{path}: starts with byte 0x1B, the mark of a precompiled Lua "
+                             "chunk; only Lua source is accepted")
+    lua = new_state(runtime)
+    check = lua.eval(b"function(s, n) local f, msg = load(s, n, 't') return msg end")
+    msg = check(source, chunkname(path))
+    if msg is not None:
+        text = located(_text(msg), [str(path)])
+        raise LuaScriptError(text if text.startswith(str(path)) else f"{path}: {text}")
+    return source
+
+
+def _text(value) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _lua_key(key) -> str:
+    if isinstance(key, int):
+        return f"[{key}]"
+    text = str(key)
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        return f'["{text}"]'
+    return "[\"" + "".join(f"\\{b}" for b in text.encode()) + "\"]"
+
+
+def fill_source(shapes: list[tuple[str, Shape]], runtime: str = "lua5.3") -> str:
+    """Lua source of ``fill(robots, n, blob1, …)``: every robot's tables from one byte string
+    per device (robot k's reading at bytes ``(k − 1)·row + 1 …``)."""
+    if runtime == "luajit":
+        return _fill_source_ffi(shapes)
+    lines = ["local unpack = string.unpack",
+             "return function(robots, n, " + ", ".join(f"b{i}" for i in range(len(shapes)))
+             + ")" if shapes else "return function(robots, n)",
+             "  for k = 1, n do",
+             "    local R = robots[k].robot"]
+    for i, (name, shape) in enumerate(shapes):
+        row = shape.size * _size(shape.code)
+        by_index: dict[int, list[tuple]] = {}
+        for path, j in shape.leaves:
+            by_index.setdefault(j, []).append(path)
+        lines.append(f"    local p{i} = (k - 1) * {row} + 1")
+        for lo in range(0, shape.size, _CHUNK):
+            hi = min(lo + _CHUNK, shape.size)
+            wanted = [j for j in range(lo, hi) if j in by_index]
+            if not wanted:
+                continue
+            last = max(wanted)
+            names = [f"v{j}" for j in range(lo, last + 1)]
+            fmt = "<" + shape.code * (last + 1 - lo)
+            lines.append("    do")
+            lines.append(f"      local {', '.join(names)} = unpack(\"{fmt}\", b{i}, "
+                         f"p{i} + {lo * _size(shape.code)})")
+            for j in wanted:
+                for path in by_index[j]:
+                    target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
+                    lines.append(f"      {target} = v{j}")
+            lines.append("    end")
+    lines += ["  end", "end"]
+    return "\n".join(lines) + "\n"
+
+
+_CTYPES = {"b": "int8_t", "B": "uint8_t", "h": "int16_t", "H": "uint16_t", "i4": "int32_t",
+           "I4": "uint32_t", "i8": "int64_t", "I8": "uint64_t", "f": "float", "d": "double"}
+
+
+def _fill_source_ffi(shapes: list[tuple[str, Shape]]) -> str:
+    """The same for LuaJIT: each byte string read in place as a C array through the FFI."""
+    lines = ["local ffi = require('ffi')",
+             "return function(robots, n, " + ", ".join(f"b{i}" for i in range(len(shapes)))
+             + ")" if shapes else "return function(robots, n)"]
+    for i, (name, shape) in enumerate(shapes):
+        lines.append(f"  local a{i} = ffi.cast('const {_CTYPES[shape.code]}*', b{i})")
+    lines += ["  for k = 1, n do", "    local R = robots[k].robot"]
+    for i, (name, shape) in enumerate(shapes):
+        wide = shape.code in ("i8", "I8")   # 64-bit cdata: made plain numbers
+        lines.append(f"    local o{i} = (k - 1) * {shape.size}")
+        for path, j in shape.leaves:
+            target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
+            value = f"a{i}[o{i} + {j}]"
+            lines.append(f"    {target} = " + (f"tonumber({value})" if wide else value))
+    lines += ["  end", "end"]
+    return "\n".join(lines) + "\n"
+
+
+def _size(code: str) -> int:
+    return {"b": 1, "B": 1, "h": 2, "H": 2, "f": 4, "d": 8}.get(code) or int(code[1:])
+
+
+class LuaController:
+    """The Lua controller of one group (all its robots in all runs); driven by the simulation
+    like a batched controller (``init`` / ``step`` / ``reset`` on the group view)."""
+
+    batched = True
+    has_destroy = True   # Simulation.finish() calls destroy()
+
+    def __init__(self, group, script: Path, source: bytes, views: list, port, log: LogFn,
+                 strict: bool = False):
+        self.group = group
+        self.cfg = group.cfg.controller
+        self.script = Path(script)
+        self.source = source
+        self.views = views
+        self.port = port
+        self.log = log
+        self.strict = strict
+        self.failures: list[dict] = []
+        self.failed = np.zeros(len(views), dtype=bool)
+        self.clock = None
+        self.lua = None
+        self.runtime = getattr(self.cfg, "runtime", "lua5.3")
+        rt = group.robot_type
+        self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
+        self._host = list(rt.host_api)
+        self._host_fns = [h.fn for h in self._host]
+        self._fn_of = {float(i): fn for i, fn in enumerate(self._host_fns)}
+        self._view_of = {float(k + 1): v for k, v in enumerate(views)}
+        # readings whose shape is learnt travel as bytes; the others are converted per robot
+        self._fast: list[tuple[str, np.ndarray, Shape]] = []
+        self._slow: list[tuple[str, np.ndarray, Callable]] = []
+        for name, spec in rt.devices.items():
+            dev = group.devices.get(name)
+            if spec.script is None or dev is None:
+                continue
+            arr = group.readings[dev.name]
+            shape = probe(spec.script.convert, arr.shape[1:], arr.dtype)
+            if shape is not None:
+                self._fast.append((spec.script.name, arr, _scalar_as_table(shape)))
+            else:
+                self._slow.append((spec.script.name, arr, spec.script.convert))
+        self._cap = 0
+        if port is not None and len(views):
+            self._cap = int(min(int(port.cap[0]), port.outbox.shape[1]))
+
+    # ------------------------------------------------------------------ lifecycle
+    def init(self, group_view, params: dict) -> None:
+        self.clock = group_view._clock
+        self._load()
+
+    def reset(self, group_view) -> None:
+        """ARGoS's reset: healthy robots restart their random streams and run ``reset()``; a
+        robot whose script failed is loaded afresh (top level and ``init()``)."""
+        if self.lua is None:
+            self._load()
+            return
+        self.failures = []
+        renewed = self.M.renew_failed()
+        self.failed[:] = False
+        self._sense_only()
+        self._report(self.M.reset_all())
+        if len(renewed):
+            self._report(self.M.load_all(self.source, chunkname(self.script), renewed))
+
+    def destroy(self) -> None:
+        """Runs every healthy robot's ``destroy()`` (at the end of a run)."""
+        if self.lua is not None:
+            self._report(self.M.destroy_all())
+
+    def _load(self) -> None:
+        g = self.group
+        lua = self.lua = new_state(self.runtime)
+        dialect = "dialect_luajit.lua" if self.runtime == "luajit" else "dialect_lua53.lua"
+        D = lua.execute(_source(dialect), name=f"=swarmstack/lua/{dialect}")
+        M = self.M = lua.execute(_source("runtime.lua"), D, name="=swarmstack/lua/runtime.lua")
+        self.failures = []
+        self.failed[:] = False
+        hosts = []
+        for h in self._host:
+            fewest, most = _arity(h.fn)
+            hosts.append({b"name": h.name.encode(), b"fewest": fewest, b"most": most,
+                          b"lengths": [i + 1 for i in h.lengths]})
+        emitters = g.robot_type.emitters
+        setup = lua.table_from({b"hosts": hosts, b"cap": self._cap,
+                                b"n_leds": emitters.n_leds if emitters is not None else 0},
+                               recursive=True)
+        setup[b"log"] = self._lua_log
+        M.setup(setup)
+        templates = {name.encode(): _bytes_keys(shape.template)
+                     for name, _, shape in self._fast}
+        keys = g.keys[:, STREAM["controller"]]
+        per_run: dict[int, int] = {}
+        directory = str(self.script.parent).encode("utf-8", "surrogateescape")
+        M.file_token(str(self.script).encode("utf-8", "surrogateescape"))   # lua#1
+        for k, view in enumerate(self.views):
+            index = per_run.get(view.run, 0)
+            per_run[view.run] = index + 1
+            key = int(keys[k])
+            spec = lua.table_from({
+                b"id": f"{g.name}{index}".encode(), b"type": g.robot_type.name.encode(),
+                b"group": g.name.encode(), b"seed_hi": key >> 32, b"seed_lo": key & 0xFFFFFFFF,
+                b"params": _bytes_keys(g.params[view.run]),
+                b"sensors": templates, b"dir": directory}, recursive=True)
+            M.add_robot(k + 1, spec)
+        M.set_fill(lua.execute(fill_source([(n, s) for n, _, s in self._fast],
+                                           self.runtime).encode(), name="=readings"))
+        self._sense_only()
+        self._report(M.load_all(self.source, chunkname(self.script)))
+
+    # ------------------------------------------------------------------ the tick
+    def _inputs(self) -> list:
+        slow = None
+        if self._slow:
+            slow = self.lua.table_from(
+                [{name.encode(): _bytes_keys(shift_keys(_tableish(convert(arr[k]))))
+                  for name, arr, convert in self._slow} for k in range(len(self.views))],
+                recursive=True)
+        rab = [None] * 4
+        if self.port is not None and self._cap > 0:
+            inbox = self.port.group_inbox()
+            width = self.port.outbox.shape[1]
+            heard = np.empty(len(inbox), dtype=_HEARD)
+            heard["d"] = inbox.distance_m
+            heard["az"] = inbox.azimuth_rad
+            heard["el"] = inbox.elevation_rad
+            heard["size"] = inbox.size if len(inbox) else 0
+            payload = inbox.payload[:, :width] if len(inbox) else np.zeros((0, width), np.uint8)
+            rab = [inbox.start.astype("<i4").tobytes(), heard.tobytes(),
+                   np.ascontiguousarray(payload).tobytes(), width]
+        return [slow, *rab, *(arr.tobytes() for _, arr, _ in self._fast)]
+
+    def _sense_only(self) -> None:
+        self.M.sense(*self._inputs())
+
+    def step(self, group_view) -> None:
+        calls, rab, failures = self.M.step_all(*self._inputs())
+        if calls:
+            self._replay(np.frombuffer(calls, dtype="<f8").tolist())
+        if failures:
+            self._report(failures)
+        if rab is not None and self.port is not None:
+            data = np.frombuffer(rab, dtype=np.uint8).reshape(len(self.views), self._cap)
+            self.port.send_all(data)
+
+    def _replay(self, values: list) -> None:
+        # the recorded numbers are doubles: small dicts keyed by them save the int() calls
+        views, fns, counts = self._view_of, self._fn_of, _COUNTS
+        failed = self.failed
+        any_failed = failed.any()
+        i, end = 0, len(values)
+        while i < end:
+            key = values[i]
+            n = counts[values[i + 2]]
+            start = i + 3
+            i = start + n
+            if any_failed and failed[int(key) - 1]:
+                continue
+            try:
+                fns[values[start - 2]](views[key], *values[start:i])
+            except (TypeError, ValueError, IndexError, OverflowError, RuntimeError) as exc:
+                k, f = int(key) - 1, int(values[start - 2])
+                self.M.fail(k + 1)
+                self._failed(k, "step", f"robot.{self._host[f].name}(): {exc}")
+                any_failed = True
+
+    # ------------------------------------------------------------------ failures
+    def _report(self, failures) -> None:
+        if not failures:
+            return
+        for _, f in sorted(failures.items()):
+            self._failed(int(f[b"k"]) - 1, _text(f[b"where"]), _text(f[b"message"]))
+
+    def _failed(self, k: int, where: str, message: str) -> None:
+        self.failed[k] = True
+        view = self.views[k]
+        for arr, safe in self._safe:
+            arr[k] = safe
+        if self.port is not None:
+            self.port.medium.enabled[self.port.rows.start + k] = False
+            self.port.out_size[k] = -1
+        tick = self.clock.tick if self.clock is not None else 0
+        message = located(message, self._files())
+        if message == "not enough memory":   # Lua gives no position for this one
+            message = (f"{self.script}: not enough memory (the group's Lua scripts together "
+                       f"may use {MAX_MEMORY_BYTES >> 20} MiB)")
+        # the traceback's frames inside the runtime say nothing to the script's author
+        message = "\n".join(line for line in message.split("\n")
+                            if "swarmstack/lua/runtime.lua" not in line
+                            and "in function 'xpcall'" not in line)
+        first = message.split("\n", 1)[0]
+        self.failures.append({"group": self.group.name, "run": view.run, "robot": view.id,
+                              "tick": tick, "where": where, "error": first,
+                              "report": message})
+        self.log(self.group.name, view.run, view.id, tick, f"Lua error ({where}): {message}")
+        if self.strict:
+            raise ControllerError(self.group.name, view.run, view.id,
+                                  f"Lua error ({where}): {message}")
+
+    def _files(self) -> list[str]:
+        files = self.M.files
+        return [_text(files[i]) for i in range(1, len(files) + 1)]
+
+    def _lua_log(self, k: int, text) -> None:
+        view = self.views[int(k) - 1]
+        self.log(self.group.name, view.run, view.id,
+                 self.clock.tick if self.clock is not None else 0, _text(text))
+
+    # ------------------------------------------------------------------ inspection
+    def get_global(self, k: int, name: str) -> Any:
+        """Robot ``k``'s (row in the group) global ``name``, as Python values."""
+        return _python(self.M.robots()[k + 1][b"env"][name.encode()])
+
+
+def _scalar_as_table(shape: Shape) -> Shape:
+    """A reading that is one number appears as ``robot.NAME[1]`` (ARGoS's ``robot.tof[1]``)."""
+    if isinstance(shape.template, dict):
+        return shape
+    return Shape({1: shape.template}, tuple(((1,) + p, j) for p, j in shape.leaves),
+                 shape.code, shape.size)
+
+
+def _tableish(value):
+    return value if isinstance(value, (dict, list, tuple)) else [value]
+
+
+def _bytes_keys(value):
+    if isinstance(value, dict):
+        return {(k.encode() if isinstance(k, str) else k): _bytes_keys(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return {i + 1: _bytes_keys(v) for i, v in enumerate(value)}
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    return value
+
+
+def _python(value, depth: int = 0):
+    """A Lua value as plain Python (tables as dicts; strings as str)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if depth < 32 and type(value).__name__ == "_LuaTable":
+        return {_python(k, depth + 1): _python(v, depth + 1) for k, v in value.items()}
+    return value

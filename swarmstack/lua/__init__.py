@@ -1,0 +1,9 @@
+"""Lua controllers with ARGoS's robot API (``controller = { lua = "ctrl.lua" }``).
+
+``runtime.lua`` is the Lua side: one Lua 5.3 state (lupa) per group, one global environment
+per robot, ``robot.*`` tables, ``robot.random``, ``log``/``logerr``, and the per-tick driver
+that steps every robot of the group in one call. ``layout.py`` learns, from each device's
+``ScriptGlobal`` of the robot type, how a reading maps onto those tables so readings travel
+as raw bytes. The controller that the simulation drives is
+:class:`swarmstack.controllers.lua.LuaController`; the user's reference is ``docs/lua.md``.
+"""

@@ -1,0 +1,681 @@
+-- The Lua side of a group of robots running one Lua controller (see swarmstack/lua/__init__.py).
+--
+-- One Lua state holds the whole group; each robot has its own global environment, so scripts
+-- keep per-robot globals as they do in ARGoS (one Lua state per robot there). Python calls
+-- M.step_all once per tick: it unpacks the readings of every robot from byte strings, runs each
+-- robot's step() and returns what they asked for (host-function calls and range-and-bearing
+-- data) as byte strings.
+
+local D = ...   -- what Lua 5.3 and LuaJIT spell differently (dialect_*.lua)
+local M = {}
+
+local sbyte, schar, sformat = string.byte, string.char, string.format
+local floor, log_, sqrt, cos, exp = math.floor, math.log, math.sqrt, math.cos, math.exp
+local select, type, error, tostring, pairs = select, type, error, tostring, pairs
+local xpcall, traceback = xpcall, debug.traceback
+local handler_ref   -- the error handler (defined below, used by protected())
+local PI = math.pi
+
+local py = nil          -- Python callbacks: py.log(k, text)
+local robots = {}       -- robots[k] = { env = …, robot = …, failed = bool, rab_out = … }
+local n_robots = 0
+local calls, ncalls = {}, 0   -- host-function calls of this tick: k, function, nargs, args…
+local hosts = {}        -- name → { index, fewest, most, lengths = {[i] = true} }
+local cap = 0           -- range-and-bearing payload bytes (0: no radio)
+local n_leds = 0
+local SCALE = 0.01      -- script lengths are cm
+
+-- ------------------------------------------------------------------ random numbers
+-- SplitMix64 over the robot's own 64-bit key (D.rng): the same seed gives the same numbers
+-- whatever else runs; Gaussians by Box-Muller, two per pair of uniforms.
+local function new_rng(hi, lo)
+  local u01, seed, restart = D.rng(hi, lo)
+  local spare = nil
+  local function gauss()
+    if spare then local g = spare; spare = nil; return g end
+    local r = sqrt(-2.0 * log_(1.0 - u01()))
+    local a = 2.0 * PI * u01()
+    spare = r * math.sin(a)
+    return r * cos(a)
+  end
+  local function reseed(s) seed(s); spare = nil end
+  local function again() restart(); spare = nil end
+  return u01, gauss, reseed, again
+end
+
+local function need_number(fname, i, v)
+  if type(v) ~= "number" then
+    error(sformat("bad argument #%d to '%s' (number expected, got %s)", i, fname,
+                  v == nil and "no value" or type(v)), 3)
+  end
+end
+
+local function random_table(u01, gauss)
+  local R = {}
+  function R.uniform(...)
+    local n = select("#", ...)
+    local a, b = ...
+    if n == 0 then return u01() end
+    if n == 1 then need_number("uniform", 1, a); return u01() * a end
+    if n == 2 then
+      need_number("uniform", 1, a); need_number("uniform", 2, b)
+      return a + u01() * (b - a)
+    end
+    error("robot.random.uniform() expects 0, 1, or 2 arguments", 2)
+  end
+  function R.uniform_int(...)
+    local n = select("#", ...)
+    local a, b = ...
+    if n == 1 then
+      need_number("uniform_int", 1, a)
+      return floor(u01() * floor(a))
+    end
+    if n == 2 then
+      need_number("uniform_int", 1, a); need_number("uniform_int", 2, b)
+      local lo, hi = floor(a), floor(b)
+      return lo + floor(u01() * (hi - lo))
+    end
+    error("robot.random.uniform_int() expects 1 or 2 arguments", 2)
+  end
+  function R.gaussian(...)
+    local n = select("#", ...)
+    local sd, mean = ...
+    if n == 1 then need_number("gaussian", 1, sd); return sd * gauss() end
+    if n == 2 then
+      need_number("gaussian", 1, sd); need_number("gaussian", 2, mean)
+      return mean + sd * gauss()
+    end
+    error("robot.random.gaussian() expects 1 or 2 arguments", 2)
+  end
+  function R.bernoulli(...)
+    local n = select("#", ...)
+    local p = ...
+    if n == 0 then return u01() < 0.5 end
+    if n == 1 then need_number("bernoulli", 1, p); return u01() < p end
+    error("robot.random.bernoulli() expects 0 or 1 arguments", 2)
+  end
+  function R.exponential(...)
+    if select("#", ...) ~= 1 then
+      error("robot.random.exponential() expects 1 argument", 2)
+    end
+    local mean = ...
+    need_number("exponential", 1, mean)
+    return -mean * log_(1.0 - u01())
+  end
+  function R.poisson(...)
+    if select("#", ...) ~= 1 then error("robot.random.poisson() expects 1 argument", 2) end
+    local mean = ...
+    need_number("poisson", 1, mean)
+    -- Knuth's product of uniforms, in slices of 500 (a sum of Poissons is a Poisson) so that
+    -- exp(-mean) never underflows
+    local count, left = 0, mean
+    while left > 0 do
+      local m = left < 500 and left or 500
+      left = left - m
+      local limit, p = exp(-m), u01()
+      while p > limit do count = count + 1; p = p * u01() end
+    end
+    return count
+  end
+  return R
+end
+
+-- math.random / math.randomseed on the robot's own stream (Lua 5.3's use one C rand() for the
+-- whole process, which would tie robots together and break reproducibility)
+local function math_random(u01, reseed)
+  local function random(...)
+    local n = select("#", ...)
+    local m, k = ...
+    if n == 0 then return u01() end
+    if n == 1 then m, k = 1, m end
+    if n > 2 then error("wrong number of arguments", 2) end
+    need_number("random", 1, m); need_number("random", 2, k)
+    m, k = floor(m), floor(k)
+    if m > k then error("bad argument #" .. n .. " to 'random' (interval is empty)", 2) end
+    return m + floor(u01() * (k - m + 1))
+  end
+  local function randomseed(s)
+    need_number("randomseed", 1, s)
+    reseed(s)
+  end
+  return random, randomseed
+end
+
+-- ------------------------------------------------------------------ host functions
+local function record(k, fi, lengths, n, a1, a2, a3, a4, ...)
+  local m = ncalls
+  calls[m + 1] = k; calls[m + 2] = fi; calls[m + 3] = n
+  if n > 0 then calls[m + 4] = lengths[1] and a1 * SCALE or a1 end
+  if n > 1 then calls[m + 5] = lengths[2] and a2 * SCALE or a2 end
+  if n > 2 then calls[m + 6] = lengths[3] and a3 * SCALE or a3 end
+  if n > 3 then calls[m + 7] = lengths[4] and a4 * SCALE or a4 end
+  for i = 5, n do
+    local a = (select(i - 4, ...))
+    calls[m + 3 + i] = lengths[i] and a * SCALE or a
+  end
+  ncalls = m + 3 + n
+end
+
+-- robot.<name>(…): checks its arguments, then records the call for Python to replay
+local function host_stub(k, name)
+  local h = hosts[name]
+  local fi, fewest, most, lengths = h.index, h.fewest, h.most, h.lengths
+  return function(...)
+    local n = select("#", ...)
+    if n > 255 then error(sformat("robot.%s(): at most 255 arguments", name), 2) end
+    if n < fewest or (most >= 0 and n > most) then
+      local want = fewest == most and tostring(fewest) or
+                   (most >= 0 and (fewest .. " to " .. most) or ("at least " .. fewest))
+      error(sformat("robot.%s() takes %s argument%s, found %d", name, want,
+                    most == 1 and "" or "s", n), 2)
+    end
+    for i = 1, n do
+      local a = (select(i, ...))
+      if type(a) ~= "number" then
+        error(sformat("robot.%s(): argument %d must be a number, found %s", name, i,
+                      a == nil and "nil" or type(a)), 2)
+      end
+    end
+    record(k, fi, lengths, n, ...)
+  end
+end
+
+-- the same without checks, for ARGoS's tables that check their arguments themselves
+local function host_raw(k, name)
+  local h = hosts[name]
+  local fi, lengths = h.index, h.lengths
+  return function(...) record(k, fi, lengths, select("#", ...), ...) end
+end
+
+-- colours as ARGoS's CColor reads them: a name, "r,g,b", or three numbers 0-255
+local COLORS = {
+  black = {0, 0, 0}, white = {255, 255, 255}, red = {255, 0, 0}, green = {0, 255, 0},
+  blue = {0, 0, 255}, magenta = {255, 0, 255}, cyan = {0, 255, 255},
+  yellow = {255, 255, 0}, orange = {255, 140, 0}, brown = {165, 42, 42},
+  purple = {160, 32, 240}, gray10 = {26, 26, 26}, gray20 = {51, 51, 51},
+  gray30 = {77, 77, 77}, gray40 = {102, 102, 102}, gray50 = {127, 127, 127},
+  gray60 = {153, 153, 153}, gray70 = {179, 179, 179}, gray80 = {204, 204, 204},
+  gray90 = {229, 229, 229},
+}
+
+local function byte_value(fname, v)
+  if type(v) ~= "number" then
+    error(sformat("%s: colour components must be numbers, found %s", fname, type(v)), 3)
+  end
+  if v < 0 or v > 255 or v ~= v then
+    error(sformat("%s: colour component %s is outside 0-255", fname, tostring(v)), 3)
+  end
+  return floor(v)
+end
+
+local function color(fname, n, a, b, c)
+  if n == 1 then
+    if type(a) ~= "string" then
+      error(sformat("%s: expected a colour name or three numbers, found %s", fname, type(a)), 3)
+    end
+    local rgb = COLORS[a]
+    if rgb then return rgb[1], rgb[2], rgb[3] end
+    local r, g, bl = a:match("^%s*(%d+)%s*,%s*(%d+)%s*,%s*(%d+)%s*$")
+    if r then
+      return byte_value(fname, tonumber(r)), byte_value(fname, tonumber(g)),
+             byte_value(fname, tonumber(bl))
+    end
+    error(sformat("%s: unknown colour %q", fname, a), 3)
+  end
+  return byte_value(fname, a), byte_value(fname, b), byte_value(fname, c)
+end
+
+-- ARGoS's actuator tables over the type's host functions (wheels, LEDs)
+local function argos_actuators(robot_k, robot, stubs)
+  if stubs.set_wheels then
+    local set = stubs.set_wheels
+    local fi, lengths = hosts.set_wheels.index, hosts.set_wheels.lengths
+    robot.wheels = robot.wheels or {}
+    robot.wheels.set_velocity = function(...)
+      if select("#", ...) ~= 2 then
+        error("robot.wheels.set_velocity() expects 2 arguments", 2)
+      end
+      local l, r = ...
+      if type(l) ~= "number" or type(r) ~= "number" then
+        need_number("set_velocity", 1, l); need_number("set_velocity", 2, r)
+      end
+      record(robot_k, fi, lengths, 2, l, r)
+    end
+  end
+  if stubs.set_leds or stubs.set_led then
+    local all, one = stubs.set_leds, stubs.set_led
+    robot.leds = {}
+    if all then
+      robot.leds.set_all_colors = function(...)
+        local n = select("#", ...)
+        if n ~= 1 and n ~= 3 then
+          error("robot.leds.set_all_colors() expects 1 or 3 arguments", 2)
+        end
+        all(color("set_all_colors", n, ...))
+      end
+    end
+    if one then
+      robot.leds.set_single_color = function(...)
+        local n = select("#", ...)
+        if n ~= 2 and n ~= 4 then
+          error("robot.leds.set_single_color() expects 2 or 4 arguments", 2)
+        end
+        local i = ...
+        need_number("set_single_color", 1, i)
+        if i < 1 or i > n_leds or i ~= floor(i) then
+          error(sformat("passed index %s out of bounds [1,%d]", tostring(i), n_leds), 2)
+        end
+        one(i - 1, color("set_single_color", n - 1, select(2, ...)))
+      end
+    end
+  end
+end
+
+-- ------------------------------------------------------------------ positioning
+-- robot.positioning.orientation answers like ARGoS's quaternion: :toangleaxis(),
+-- :toeulerangles() (z, y, x) and the fields w, x, y, z
+local function quaternion(o)
+  local hy, hp, hr = o.yaw * 0.5, o.pitch * 0.5, o.roll * 0.5
+  local cy, sy, cp, sp, cr, sr = cos(hy), math.sin(hy), cos(hp), math.sin(hp), cos(hr),
+    math.sin(hr)
+  return cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy,
+         cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy
+end
+
+local ORIENTATION = {
+  toeulerangles = function(o) return o.yaw, o.pitch, o.roll end,
+  toangleaxis = function(o)
+    local w, x, y, z = quaternion(o)
+    if w < 0 then w, x, y, z = -w, -x, -y, -z end
+    local s = sqrt(x * x + y * y + z * z)
+    if s < 1e-12 then return 0.0, {x = 1.0, y = 0.0, z = 0.0} end
+    return 2.0 * (math.atan2 or math.atan)(s, w), {x = x / s, y = y / s, z = z / s}
+  end,
+}
+local QINDEX = {w = 1, x = 2, y = 3, z = 4}
+local ORIENTATION_MT = {
+  __index = function(o, key)
+    local f = ORIENTATION[key]
+    if f then return f end
+    local i = QINDEX[key]
+    if i then return (select(i, quaternion(o))) end
+  end,
+}
+
+-- ------------------------------------------------------------------ robots
+local function deep_copy(t)
+  if type(t) ~= "table" then return t end
+  local out = {}
+  for k, v in pairs(t) do out[k] = deep_copy(v) end
+  return out
+end
+
+local LIBS = {"string", "table", "math", "os", "io", "coroutine", "utf8", "debug", "package"}
+
+local function new_env(k, robot, u01, reseed, dir)
+  local env = {}
+  for name, v in pairs(_G) do env[name] = v end
+  for _, lib in pairs(LIBS) do   -- one level: the functions are shared, the tables not
+    local src = _G[lib]
+    if type(src) == "table" then
+      local copy = {}
+      for name, v in pairs(src) do copy[name] = v end
+      env[lib] = copy
+    end
+  end
+  env._G = env
+  env.robot = robot
+  env.math.random, env.math.randomseed = math_random(u01, reseed)
+  -- os.exit would end the whole simulation
+  env.os.exit = function() error("os.exit() is not available to robot controllers", 2) end
+  local function text(sep, ...)
+    local parts = {}
+    for i = 1, select("#", ...) do
+      local v = (select(i, ...))
+      local t = type(v)
+      parts[i] = (t == "number" or t == "string" or t == "boolean") and tostring(v) or t
+    end
+    return table.concat(parts, sep)
+  end
+  -- ARGoS's log/logerr write their arguments one after the other; print separates by tabs
+  env.log = function(...) py.log(k, text("", ...)) end
+  env.logerr = function(...) py.log(k, "error: " .. text("", ...)) end
+  env.print = function(...) py.log(k, text("\t", ...)) end
+  -- require: modules next to the script, loaded into this robot's own globals
+  local loaded = {}
+  local path = dir .. "/?.lua;" .. dir .. "/?/init.lua;" .. package.path
+  env.package.path = path
+  env.package.loaded = loaded
+  env.require = function(name)
+    if type(name) ~= "string" then
+      error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2)
+    end
+    if loaded[name] ~= nil then return loaded[name] end
+    if _G.package.loaded[name] ~= nil and name ~= "_G" then return env[name] end
+    local file, err = package.searchpath(name, env.package.path)
+    if not file then error("module '" .. name .. "' not found:" .. err, 2) end
+    local f, why = io.open(file, "rb")
+    if not f then error(why, 2) end
+    local text = f:read("*a")
+    f:close()
+    local chunk, msg = load(text, "@" .. M.file_token(file), "t", env)
+    if not chunk then error(msg, 0) end
+    local result = chunk(name, file)
+    if result == nil then result = true end
+    loaded[name] = result
+    return result
+  end
+  return env
+end
+
+-- Lua cuts chunk names to 60 characters in its messages: files are named by a short token
+-- (lua#N) that Python turns back into the full path
+M.files = {}
+function M.file_token(path)
+  for i, p in ipairs(M.files) do
+    if p == path then return "lua#" .. i end
+  end
+  M.files[#M.files + 1] = path
+  return "lua#" .. #M.files
+end
+
+-- setup(spec): spec.hosts = list of {name, fewest, most, lengths = list of 1-based indices},
+-- spec.cap, spec.n_leds, spec.log (Python)
+function M.setup(spec)
+  py = {log = spec.log}
+  cap = spec.cap
+  n_leds = spec.n_leds
+  hosts = {}
+  for i, h in ipairs(spec.hosts) do
+    local lengths = {}
+    for _, j in ipairs(h.lengths) do lengths[j] = true end
+    hosts[h.name] = {index = i - 1, fewest = h.fewest, most = h.most, lengths = lengths}
+  end
+  robots = {}
+  n_robots = 0
+end
+
+local KEYWORDS = {}
+for w in ("and break do else elseif end false for function goto if in local nil not or "
+          .. "repeat return then true until while"):gmatch("%a+") do KEYWORDS[w] = true end
+
+local NO_RADIO = setmetatable({}, {
+  __index = function(_, key)
+    error("robot.range_and_bearing: this robot's group has no radio; set radio = true on it "
+          .. "in the experiment file", 2)
+  end,
+})
+
+-- add_robot(k, spec): spec.id, spec.type, spec.group, spec.seed, spec.params, spec.sensors
+-- (name → template table), spec.dir
+function M.add_robot(k, spec)
+  local u01, gauss, reseed, again = new_rng(spec.seed_hi, spec.seed_lo)
+  local robot = {id = spec.id, type = spec.type, group = spec.group,
+                 params = spec.params, random = random_table(u01, gauss)}
+  for name, template in pairs(spec.sensors) do robot[name] = deep_copy(template) end
+  -- ARGoS's names for readings the robot type calls otherwise
+  if type(robot.encoders) == "table" then robot.encoder = {robot.encoders} end
+  if type(robot.pose) == "table" then
+    robot.positioning = robot.pose
+    if type(robot.pose.orientation) == "table" then
+      setmetatable(robot.pose.orientation, ORIENTATION_MT)
+    end
+  end
+  local stubs = {}
+  for name in pairs(hosts) do
+    stubs[name] = host_stub(k, name)
+    if robot[name] == nil then robot[name] = stubs[name] end
+    -- a name that is a Lua keyword (goto) also answers with a trailing underscore
+    if KEYWORDS[name] and robot[name .. "_"] == nil then robot[name .. "_"] = stubs[name] end
+  end
+  argos_actuators(k, robot, stubs)
+  local entry = {robot = robot, failed = false, restart = again, spec = spec}
+  if cap > 0 then
+    local out = {}
+    for i = 1, cap do out[i] = 0 end
+    entry.rab_out = out
+    local rab = {}
+    rab.set_data = function(...)
+      local n = select("#", ...)
+      if n == 1 then
+        local t = ...
+        if type(t) ~= "table" then
+          error("bad argument #1 to 'set_data' (table expected, got " .. type(t) .. ")", 2)
+        end
+        if #t ~= cap then
+          error(sformat("robot.range_and_bearing.set_data(array) expects an array of %d "
+                        .. "numbers", cap), 2)
+        end
+        for i = 1, cap do
+          local v = t[i]
+          if type(v) ~= "number" then
+            error(sformat("element #%d of the array is not a number", i), 2)
+          end
+          out[i] = D.byte(v)
+        end
+      elseif n == 2 then
+        local i, v = ...
+        need_number("set_data", 1, i); need_number("set_data", 2, v)
+        if i < 1 or i > cap then
+          error(sformat("passed index %s out of bounds [1,%d]", tostring(i), cap), 2)
+        end
+        out[floor(i)] = D.byte(v)
+      else
+        error("robot.range_and_bearing.set_data() expects either one or two arguments", 2)
+      end
+    end
+    rab.clear_data = function(...)
+      if select("#", ...) ~= 0 then
+        error("robot.range_and_bearing.clear_data() expects no arguments", 2)
+      end
+      for i = 1, cap do out[i] = 0 end
+    end
+    robot.range_and_bearing = rab
+  else
+    robot.range_and_bearing = NO_RADIO
+  end
+  entry.env = new_env(k, robot, u01, reseed, spec.dir)
+  robots[k] = entry
+  if k > n_robots then n_robots = k end
+end
+
+-- a script stuck in a loop would hang the simulation: a robot whose call runs more than
+-- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing)
+local MAX_STEPS = 100
+local budget = 0
+local function guard()
+  budget = budget + 1
+  if budget > MAX_STEPS then
+    budget = 0
+    error(sformat("ran for more than %d million Lua instructions in one call (an endless "
+                  .. "loop?)", MAX_STEPS), 2)
+  end
+end
+debug.sethook(guard, "", 1000000)
+
+local function protected(fn, ...)
+  budget = 0
+  return xpcall(fn, handler_ref, ...)
+end
+
+local function handler(e)
+  if type(e) ~= "string" then
+    e = (type(e) == "table" or type(e) == "userdata") and
+        ("(error object is a " .. type(e) .. " value)") or tostring(e)
+    -- error(non-string) carries no position: name the script line that raised it
+    for level = 2, 20 do
+      local info = debug.getinfo(level, "Sl")
+      if info == nil then break end
+      if info.what ~= "C" and info.currentline > 0 then
+        e = info.short_src .. ":" .. info.currentline .. ": " .. e
+        break
+      end
+    end
+  end
+  return traceback(e, 2)
+end
+
+handler_ref = handler
+local failures = {}
+
+local function fail(k, where, message)
+  robots[k].failed = true
+  failures[#failures + 1] = {k = k, where = where, message = message}
+end
+
+function M.fail(k) robots[k].failed = true end
+
+local function call(k, name, where)
+  local fn = robots[k].env[name]
+  if fn == nil then return true end
+  if type(fn) ~= "function" then
+    fail(k, where, name .. " is a " .. type(fn) .. " value, not a function")
+    return false
+  end
+  local ok, err = protected(fn)
+  if not ok then fail(k, where, err) end
+  return ok
+end
+
+-- load_all(source, chunkname, only): the script's top level, init() and a check for step()
+-- on every robot (or on those listed in ``only``); returns the failures
+function M.load_all(source, chunkname, only)
+  failures = {}
+  local list = only
+  if list == nil then
+    list = {}
+    for k = 1, n_robots do list[k] = k end
+  end
+  for _, k in ipairs(list) do
+    local r = robots[k]
+    local chunk, msg = load(source, chunkname, "t", r.env)
+    if not chunk then
+      fail(k, "load", msg)
+    else
+      local ok, err = protected(chunk)
+      if not ok then
+        fail(k, "top level", err)
+      elseif type(r.env.step) ~= "function" then
+        fail(k, "load", chunkname:sub(2) .. ": the script defines no function step() "
+             .. "(called every tick)")
+      else
+        call(k, "init", "init")
+      end
+    end
+  end
+  return failures
+end
+
+-- renew_failed(): every failed robot gets a fresh state (Python then senses and loads them);
+-- returns their indices
+function M.renew_failed()
+  local renewed = {}
+  for k = 1, n_robots do
+    if robots[k].failed then
+      M.add_robot(k, robots[k].spec)
+      renewed[#renewed + 1] = k
+    end
+  end
+  return renewed
+end
+
+-- reset_all(): ARGoS's reset: the random streams restart and reset() runs on every robot whose
+-- script is fine (failed robots are renewed and loaded again instead, see renew_failed)
+function M.reset_all()
+  failures = {}
+  for k = 1, n_robots do
+    local r = robots[k]
+    if not r.failed then
+      r.restart()
+      if r.rab_out then for i = 1, cap do r.rab_out[i] = 0 end end
+      call(k, "reset", "reset")
+    end
+  end
+  return failures
+end
+
+function M.destroy_all()
+  failures = {}
+  for k = 1, n_robots do
+    if not robots[k].failed then call(k, "destroy", "destroy") end
+  end
+  return failures
+end
+
+-- ------------------------------------------------------------------ the tick
+local fill = function() end   -- set by M.set_fill: readings → every robot's tables
+function M.set_fill(f) fill = f end
+M.robots = function() return robots end
+
+-- one call per robot table of the slow readings: values[k] = {name = table, …}
+local function fill_slow(values)
+  if values == nil then return end
+  for k = 1, n_robots do
+    local v = values[k]
+    local robot = robots[k].robot
+    for name, t in pairs(v) do robot[name] = t end
+  end
+end
+
+-- range and bearing: what each robot heard (cm, rad, the sender's bytes). ``start`` holds
+-- n + 1 int32 offsets into the receptions, ``heard`` one record per reception (distance m,
+-- azimuth, elevation, frame size), ``payload`` the frames, ``width`` bytes apart.
+local function fill_rab(start, heard, payload, width)
+  start, heard = D.offsets(start), D.records(heard)
+  local offset, record = D.offset, D.record
+  local base = offset(start, 0)
+  local from = 0
+  for k = 1, n_robots do
+    local rab = robots[k].robot.range_and_bearing
+    local to = offset(start, k) - base
+    local old = #rab
+    local n = 0
+    for m = from, to - 1 do
+      n = n + 1
+      local d, az, el, s = record(heard, m)
+      local at = m * width
+      rab[n] = {range = d * 100.0, horizontal_bearing = az, vertical_bearing = el,
+                data = s > 0 and {sbyte(payload, at + 1, at + s)} or {}}
+    end
+    for i = n + 1, old do rab[i] = nil end
+    from = to
+  end
+end
+
+local function pack_calls() return D.pack_doubles(calls, ncalls) end
+
+local function pack_rab()
+  if cap == 0 then return nil end
+  local parts = {}
+  for k = 1, n_robots do
+    local out = robots[k].rab_out
+    parts[k] = schar(D.unpack(out, 1, cap))
+  end
+  return table.concat(parts)
+end
+
+-- fill the tables, nothing else (before init and after reset)
+function M.sense(slow, start, heard, payload, width, ...)
+  fill(robots, n_robots, ...)
+  fill_slow(slow)
+  if start ~= nil then fill_rab(start, heard, payload, width) end
+end
+
+-- one tick: readings in, step() on every robot, (calls, range-and-bearing data, failures) out
+function M.step_all(slow, start, heard, payload, width, ...)
+  fill(robots, n_robots, ...)
+  fill_slow(slow)
+  if start ~= nil then fill_rab(start, heard, payload, width) end
+  failures = {}
+  ncalls = 0
+  for k = 1, n_robots do
+    local r = robots[k]
+    if not r.failed then
+      local ok, err = protected(r.env.step)
+      if not ok then fail(k, "step", err) end
+    end
+  end
+  return pack_calls(), pack_rab(), #failures > 0 and failures or nil
+end
+
+return M
