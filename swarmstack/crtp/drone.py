@@ -173,6 +173,8 @@ class Plan:
     def setpoint(self, now: float) -> tuple:
         tau = 1.0 if self.duration <= 0 else (now - self.t0) / self.duration
         s = min(max(tau, 0.0), 1.0) if self.linear else smooth(tau)
+        if s >= 1.0:
+            return self.goal
         x0, y0, z0, w0 = self.start
         x1, y1, z1, w1 = self.goal
         return (x0 + (x1 - x0) * s, y0 + (y1 - y0) * s, z0 + (z1 - z0) * s,
