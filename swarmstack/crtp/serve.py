@@ -79,18 +79,21 @@ class CflibServer:
         self._t0: Optional[float] = None
         self._stepped = 0
         self.malformed = 0
+        # robot ids run on across groups, in file order (as in the results)
+        first_id = [sum(g.n for g in cfg.robots[:k]) for k in range(len(cfg.robots))]
         try:
             for gi, g in groups:
-                camera = bool(getattr(g.sensors, "camera", None))
+                camera = bool(g.sensors.get("camera"))
                 for j in range(g.n):
+                    rid = first_id[gi] + j
                     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                    self.drones.append(Served(g.name, gi, j, j, Drone(f"{g.name}/{j}", camera),
-                                              sock))
+                    self.drones.append(Served(g.name, gi, j, rid,
+                                              Drone(f"{g.name}/{rid}", camera), sock))
                     port = 0 if base_port == 0 else base_port + len(self.drones) - 1
                     try:
                         sock.bind((host, port))
                     except OSError as exc:
-                        raise ServeError(f"cannot serve {g.name}/{j} on {host}:{port}: "
+                        raise ServeError(f"cannot serve {g.name}/{rid} on {host}:{port}: "
                                          f"{exc.strerror or exc}") from None
                     sock.setblocking(False)
         except BaseException:
@@ -104,7 +107,7 @@ class CflibServer:
         return [f"udp://{self.host}:{d.port}" for d in self.drones]
 
     def lines(self) -> list[str]:
-        """One line per drone: who it is and its URI."""
+        """One line per drone: ``GROUP/ROBOT_ID: URI``."""
         return [f"{d.group}/{d.robot_id}: udp://{self.host}:{d.port}" for d in self.drones]
 
     def counters(self) -> dict:

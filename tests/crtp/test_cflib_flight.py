@@ -199,3 +199,19 @@ def test_what_cannot_be_served_is_said(tmp_path):
             CflibServer(experiment(), base_port=first.drones[0].port)
     finally:
         first.close()
+
+
+def test_drones_are_named_by_group_and_robot_id_as_in_the_results():
+    cfg = parse_experiment({
+        "simulation": {"ticks_per_second": 10, "duration": "1 s"},
+        "arena": {"size": [2.0, 2.0]},
+        "robots": [{"name": "ground", "type": "epuck2", "count": 2},
+                   {"name": "air", "type": "crazyflie", "count": 2,
+                    "sensors": {"camera": True}}],
+    }, "mixed.toml")
+    server = CflibServer(cfg, base_port=0)
+    try:
+        assert [line.split(":")[0] for line in server.lines()] == ["air/2", "air/3"]
+        assert [d.drone.param("deck.bcAI") for d in server.drones] == [1, 1]
+    finally:
+        server.close()
