@@ -114,6 +114,27 @@ def test_leds_are_the_recorded_colours(drones):
             int(c) for c in frames["leds"][f][row])
 
 
+def test_a_rosbag2_reader_opens_the_file(drones, tmp_path):
+    """rosbags (its own CDR decoder and rosbag2's MCAP conventions) reads what we wrote."""
+    from rosbags.highlevel import AnyReader
+
+    folder, messages = drones
+    target = tmp_path / "again.mcap"
+    assert export(folder, target).exit_code == 0
+    with AnyReader([target]) as reader:
+        types = {c.topic: c.msgtype for c in reader.connections}
+        counts: dict = {}
+        for conn, t, raw in reader.messages():
+            counts[conn.topic] = counts.get(conn.topic, 0) + 1
+            if conn.topic == "/drones_3/pose" and counts[conn.topic] == 121:
+                last = reader.deserialize(raw, conn.msgtype)
+    assert types == {topic: kind for topic, kind, _, _ in messages}
+    assert counts == {topic: sum(1 for m in messages if m[0] == topic) for topic in types}
+    mine = [m for topic, _, _, m in messages if topic == "/drones_3/pose"][-1]
+    assert last.pose.position.x == mine.pose.position.x
+    assert last.pose.orientation.w == mine.pose.orientation.w
+
+
 def test_arrays_and_several_runs(tmp_path):
     folder = run(tmp_path, "epuck2_diffusion.toml", 3, runs=2, sensors=["proximity"])
     target = tmp_path / "d.mcap"
@@ -140,6 +161,12 @@ def test_arrays_and_several_runs(tmp_path):
                 d / "bad")[2], "summary.json: cannot be read"),
     (lambda d: ((d / "nt").mkdir(), (d / "nt" / "summary.json").write_text("{}"),
                 d / "nt")[2], "no trajectories folder"),
+    (lambda d: ((d / "ls").mkdir(), (d / "ls" / "summary.json").write_text("[1]"),
+                d / "ls")[2], "not a run summary"),
+    (lambda d: ((d / "cp" / "trajectories").mkdir(parents=True),
+                (d / "cp" / "summary.json").write_text("{}"),
+                (d / "cp" / "trajectories" / "part-00000.parquet").write_bytes(b"PAR1 no"),
+                d / "cp")[3], "unreadable Parquet"),
 ])
 def test_a_bad_folder_is_one_clear_line(tmp_path, make, says):
     folder = make(tmp_path)
@@ -148,3 +175,10 @@ def test_a_bad_folder_is_one_clear_line(tmp_path, make, says):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0]
     assert not (tmp_path / "x.mcap").exists()
+
+
+def test_an_output_that_cannot_be_written_is_one_line(drones, tmp_path):
+    folder, _ = drones
+    result = export(folder, tmp_path / "no" / "such" / "dir" / "x.mcap")
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0 and "cannot be written" in result.output
