@@ -226,6 +226,9 @@ class CflibServer:
         except p.Malformed:
             d.drone.counters.malformed += 1
             return
+        except Exception:   # noqa: BLE001 - whatever a client sends, the server goes on
+            d.drone.counters.malformed += 1
+            return
         for a in answers:
             self._send(d, a)
 

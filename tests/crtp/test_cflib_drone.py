@@ -89,19 +89,34 @@ def test_log_blocks_refuse_what_the_firmware_refuses():
     assert struct.unpack("<B3sff", pk.data) == (1, (1000).to_bytes(3, "little"), 1.0, 2.0)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.binary(min_size=0, max_size=40))
-def test_any_datagram_is_answered_or_dropped_never_a_crash(data):
+PORTS = st.sampled_from([p.CONSOLE, p.PARAM, p.COMMANDER, p.MEM, p.LOG, p.LOCALIZATION,
+                          p.GENERIC_COMMANDER, p.HIGH_LEVEL, p.SUPERVISOR, p.PLATFORM, p.LINK])
+NAMES = st.sampled_from([b"ring\0effect\0", b"deck\0bcAI\0", b"no\0such\0", b"ring\0"])
+PACKETS = st.one_of(
+    st.binary(min_size=0, max_size=40),
+    st.builds(lambda port, ch, body: p.encode(port, ch, body), PORTS, st.integers(0, 3),
+              st.binary(max_size=30)),
+    # commands the drone knows, with random arguments
+    st.builds(lambda port, ch, cmd, body: p.encode(port, ch, (bytes((cmd,)) + body)[:30]),
+              PORTS, st.integers(0, 3), st.integers(0, 13), st.binary(max_size=29)),
+    st.builds(lambda name, body: p.encode(p.PARAM, 3, (b"\0" + name + body)[:30]), NAMES,
+              st.binary(max_size=8)),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PACKETS, min_size=1, max_size=6), st.booleans())
+def test_any_datagram_is_answered_or_dropped_never_a_crash(datagrams, flying):
     d, c = Drone("cf/0"), commands()
-    try:
-        pk = p.decode(data)
-    except p.Malformed:
-        return
-    try:
-        answers = d.handle(pk, 0.5, FLYING)
-    except p.Malformed:
-        return
-    assert all(1 <= len(a) <= p.MAX_PAYLOAD + 1 for a in answers)
-    d.command(0.6, FLYING, c, 0)
-    assert 0 <= int(c["mode"][0, 0]) <= 5
-    assert not np.isinf(c["target"]).any() and not np.isnan(c["velocity"]).any()
+    state = FLYING if flying else State()
+    for k, data in enumerate(datagrams):
+        try:
+            answers = d.handle(p.decode(data), 0.1 * k, state)
+        except p.Malformed:
+            continue
+        assert all(1 <= len(a) <= p.MAX_PAYLOAD + 1 for a in answers)
+        d.command(0.1 * k + 0.05, state, c, 0)
+        assert 0 <= int(c["mode"][0, 0]) <= 5
+        assert not np.isinf(c["target"]).any() and not np.isnan(c["velocity"]).any()
+        for pkt in d.logs(0.1 * k, state):
+            assert len(pkt) <= p.MAX_PAYLOAD + 1
