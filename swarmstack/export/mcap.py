@@ -18,9 +18,14 @@ topic                              type                           from
                                    std_msgs/msg/Float64MultiArray or its values in file order
                                                                   (one layout dimension per
                                                                   array axis)
+``/G_R/velocity``                  geometry_msgs/msg/             trajectories' vx, vy, vz
+                                   Vector3Stamped                 (``output.velocities``)
 ``/G_R/leds/I``                    std_msgs/msg/ColorRGBA         LED ``I``'s colour (0–1) from
                                                                   the recording, when it
                                                                   changes
+``/rosout``                        rcl_interfaces/msg/Log         script ``log`` lines (INFO,
+                                                                  ``name`` G_R) and robots that
+                                                                  failed (ERROR)
 =================================  =============================  ============================
 
 Time stamps (message ``log_time`` and header ``stamp``) are the run's start (``started_at``
@@ -43,9 +48,6 @@ import numpy as np
 DISTRO = "ROS2_HUMBLE"
 WORLD = "world"
 _AXES = re.compile(r"^(.*?)((?:_\d+)+)$")
-TYPES = ("tf2_msgs/msg/TFMessage", "geometry_msgs/msg/PoseStamped",
-         "sensor_msgs/msg/BatteryState", "std_msgs/msg/Float64",
-         "std_msgs/msg/Float64MultiArray", "std_msgs/msg/ColorRGBA")
 
 
 class ExportError(ValueError):
@@ -238,6 +240,7 @@ def export_mcap(results_dir: Path | str, out_path: Path | str) -> dict[str, int]
                 _write_sensors(out, table, ns_of, space)
             if recording is not None:
                 _write_leds(out, recording, t0, space)
+            _write_logs(out, folder, summary, ns_of, space)
             out.writer.add_metadata("swarmstack", {
                 k: str(summary.get(k)) for k in ("experiment", "seed", "runs", "ticks_done",
                                                  "dt_s", "status", "started_at",
@@ -275,6 +278,11 @@ def _write_trajectories(out: _Out, t: dict, ns_of, space) -> None:
                                              "rotation": quaternion(0.0, 0.0, yaw)}})
             out.write(f"/{name}/pose", "geometry_msgs/msg/PoseStamped",
                       _pose(ns, x, y, z, 0.0, 0.0, yaw), ns)
+            if "vx" in t:
+                out.write(f"/{name}/velocity", "geometry_msgs/msg/Vector3Stamped",
+                          {"header": {"stamp": _stamp(ns), "frame_id": WORLD},
+                           "vector": {"x": float(t["vx"][i]), "y": float(t["vy"][i]),
+                                      "z": float(t["vz"][i])}}, ns)
         out.write("/tf", "tf2_msgs/msg/TFMessage", {"transforms": transforms}, ns)
         start = stop
 
@@ -325,6 +333,45 @@ def _write_leds(out: _Out, rec, t0: int, space) -> None:
                                   "std_msgs/msg/ColorRGBA",
                                   {"r": rgb[0] / 255.0, "g": rgb[1] / 255.0,
                                    "b": rgb[2] / 255.0, "a": 1.0}, ns)
+
+
+_LOG_LINE = re.compile(r"tick (\d+) robot (\d+) \((.*?)\): (.*)$")
+INFO, ERROR = 20, 40
+
+
+def _log(ns: int, level: int, name: str, text: str) -> dict:
+    return {"stamp": _stamp(ns), "level": level, "name": name, "msg": text, "file": "",
+            "function": "", "line": 0}
+
+
+def _write_logs(out: _Out, folder: Path, summary: dict, ns_of, space) -> None:
+    """Script log lines (``logs/run-K.log``) and the robots that failed, on ``/rosout``."""
+    dt = float(summary.get("dt_s") or 0.0)
+    entries = []
+    logs = folder / "logs"
+    for path in sorted(logs.glob("run-*.log")) if logs.is_dir() else ():
+        run = int(path.stem.split("-")[1])
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            raise ExportError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        for line in lines:
+            m = _LOG_LINE.match(line)
+            if m:
+                tick, robot, group, text = m.groups()
+                entries.append([int(tick), INFO, space(run, group, robot), text])
+            elif entries:    # a line of a text that held line breaks
+                entries[-1][3] += "\n" + line
+    for f in summary.get("robot_failures") or ():
+        try:
+            entries.append([int(f["tick"]), ERROR, space(f["run"], f["group"], f["robot"]),
+                            str(f.get("report") or f.get("error") or "failed")])
+        except (KeyError, TypeError, ValueError):
+            continue
+    entries.sort(key=lambda e: e[0])
+    for tick, level, name, text in entries:
+        ns = ns_of(tick * dt)
+        out.write("/rosout", "rcl_interfaces/msg/Log", _log(ns, level, name, text), ns)
 
 
 def read_back(path: Path | str) -> list[tuple[str, str, int, object]]:

@@ -182,3 +182,33 @@ def test_an_output_that_cannot_be_written_is_one_line(drones, tmp_path):
     result = export(folder, tmp_path / "no" / "such" / "dir" / "x.mcap")
     assert result.exit_code == 1
     assert result.output.strip().count("\n") == 0 and "cannot be written" in result.output
+
+
+def test_script_logs_go_to_rosout_and_velocities_have_a_topic(tmp_path):
+    folder = run(tmp_path, "epuck2_buzz_gradient.toml", 6, velocities=True)
+    target = tmp_path / "g.mcap"
+    assert export(folder, target).exit_code == 0
+    messages = read_back(target)
+    lines = (folder / "logs" / "run-00000.log").read_text().splitlines()
+    rosout = [m for topic, kind, _, m in messages if topic == "/rosout"
+              and kind == "rcl_interfaces/msg/Log"]
+    assert len(rosout) == len(lines) > 0
+    for m, line in zip(rosout, lines):
+        tick, robot = int(line.split()[1]), int(line.split()[3])
+        assert line.endswith(f": {m.msg}") and m.name == f"gradient_{robot}" and m.level == 20
+        assert ns(m.stamp) - ns(rosout[0].stamp) == round((tick - int(lines[0].split()[1]))
+                                                          * 0.1 * 1e9)
+    traj = read_table(folder / "trajectories")
+    vel = [m for topic, _, _, m in messages if topic == "/gradient_4/velocity"]
+    rows = np.flatnonzero(traj["robot"] == 4)
+    assert [m.vector.x for m in vel] == list(traj["vx"][rows])
+
+    # a robot whose VM failed (as summary.json reports it) is an ERROR line at its tick
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["robot_failures"] = [{"group": "gradient", "run": 0, "robot": 7, "tick": 3,
+                                  "report": "gradient.bzz:26:7: unknown symbol"}]
+    (folder / "summary.json").write_text(json.dumps(summary))
+    assert export(folder, target).exit_code == 0
+    errors = [m for topic, _, _, m in read_back(target) if topic == "/rosout" and m.level == 40]
+    assert [(m.name, m.msg) for m in errors] == [("gradient_7",
+                                                  "gradient.bzz:26:7: unknown symbol")]
