@@ -78,7 +78,7 @@ class CflibServer:
         self._sim = None
         self._t0: Optional[float] = None
         self._stepped = 0
-        self.malformed = 0
+        self.malformed = 0       # datagrams that are no CRTP packet (the drones count the rest)
         # robot ids run on across groups, in file order (as in the results)
         first_id = [sum(g.n for g in cfg.robots[:k]) for k in range(len(cfg.robots))]
         try:
@@ -92,9 +92,10 @@ class CflibServer:
                     port = 0 if base_port == 0 else base_port + len(self.drones) - 1
                     try:
                         sock.bind((host, port))
-                    except OSError as exc:
+                    except (OSError, OverflowError) as exc:
+                        why = getattr(exc, "strerror", None) or exc
                         raise ServeError(f"cannot serve {g.name}/{rid} on {host}:{port}: "
-                                         f"{exc.strerror or exc}") from None
+                                         f"{why}") from None
                     sock.setblocking(False)
         except BaseException:
             self.close()
@@ -111,8 +112,9 @@ class CflibServer:
         return [f"{d.group}/{d.robot_id}: udp://{self.host}:{d.port}" for d in self.drones]
 
     def counters(self) -> dict:
-        """Totals over every drone: packets received, malformed (dropped), unsupported
-        (dropped), high-level commands refused in the drone's state."""
+        """Totals over every drone: datagrams received, malformed (not a CRTP packet, or a
+        payload that does not fit its command: dropped), unsupported (dropped), high-level
+        commands refused in the drone's state."""
         out = {"received": 0, "malformed": 0, "unsupported": 0, "rejected": 0}
         for d in self.drones:
             c = d.drone.counters
@@ -120,12 +122,13 @@ class CflibServer:
             out["malformed"] += c.malformed
             out["unsupported"] += c.unsupported
             out["rejected"] += c.rejected
+        out["received"] += self.malformed
         out["malformed"] += self.malformed
         return out
 
     def report(self) -> str:
         c = self.counters()
-        return (f"cflib: {c['received']} packets received, {c['malformed']} malformed and "
+        return (f"cflib: {c['received']} datagrams received, {c['malformed']} malformed and "
                 f"{c['unsupported']} unsupported dropped, {c['rejected']} high-level commands "
                 "refused in the drone's state")
 

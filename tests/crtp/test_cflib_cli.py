@@ -76,7 +76,7 @@ def test_serve_cflib_from_the_command_line(tmp_path: Path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
-    assert re.search(r"cflib: \d+ packets received, 1 malformed and 0 unsupported dropped",
+    assert re.search(r"cflib: \d+ datagrams received, 1 malformed and 0 unsupported dropped",
                      err), err
     traj = read_table(out / "trajectories")
     assert traj["z"][traj["robot"] == 1].max() >= 0.69
