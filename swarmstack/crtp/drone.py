@@ -626,6 +626,8 @@ class Drone:
                 if z > TAKEOFF_FROM_FLOOR_M:
                     mode[row, 0] = fl.TAKEOFF
                     target[row] = (math.nan, math.nan, z, math.nan)
+                else:
+                    mode[row, 0] = fl.HOLD
                 return
             mode[row, 0] = fl.CMD_POSITION
             target[row] = (x, y, z, math.radians(yaw_deg) if yaw_deg == yaw_deg else math.nan)
@@ -636,6 +638,8 @@ class Drone:
                 if zd > TAKEOFF_FROM_FLOOR_M:
                     mode[row, 0] = fl.TAKEOFF
                     target[row] = (math.nan, math.nan, zd, math.nan)
+                else:
+                    mode[row, 0] = fl.HOLD
                 return
             c, s = math.cos(state.yaw), math.sin(state.yaw)
             vz = max(-qr.LAND_SPEED_M_S, min(1.0, HOVER_Z_GAIN * (zd - state.z)))
