@@ -107,7 +107,8 @@ def main() -> None:
         rows.append({"robots": n, "alone_us_per_tick": alone * 1e6,
                      "served_us_per_tick": served * 1e6,
                      "server_us_per_drone_tick": (served - alone) * 1e6 / n})
-    print(f"{'drones':>6} {'alone µs/tick':>14} {'served µs/tick':>15} {'server µs/drone-tick':>21}")
+    print(f"{'drones':>6} {'alone µs/tick':>14} {'served µs/tick':>15} "
+          f"{'server µs/drone-tick':>21}")
     for r in rows:
         print(f"{r['robots']:>6} {r['alone_us_per_tick']:>14.1f} {r['served_us_per_tick']:>15.1f} "
               f"{r['server_us_per_drone_tick']:>21.1f}")

@@ -85,7 +85,7 @@ def pack_value(code: str, value: float) -> bytes:
         return struct.pack(code, value)
     size = struct.calcsize(code)
     signed = code[1].islower()
-    lo, hi = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if signed else (0,
-                                                                                 (1 << 8 * size) - 1)
+    bits = 8 * size
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     v = 0 if value != value else int(round(max(lo, min(hi, value))))
     return struct.pack(code, v)
