@@ -100,7 +100,7 @@ LOG_VARIABLES: dict[str, tuple[str, Callable[[State], float]]] = {
     "stabilizer.roll": ("float", lambda s: _deg(s.roll)),
     "stabilizer.pitch": ("float", lambda s: _deg(s.pitch)),
     "stabilizer.yaw": ("float", lambda s: _deg(s.yaw)),
-    # the estimate is the tracking system's pose: no uncertainty to report
+    # no estimator converging: scripts waiting for small variances go on at once
     "kalman.varPX": ("float", lambda s: 0.0),
     "kalman.varPY": ("float", lambda s: 0.0),
     "kalman.varPZ": ("float", lambda s: 0.0),

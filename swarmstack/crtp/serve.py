@@ -156,13 +156,16 @@ class CflibServer:
         sim = self._sim
         g = sim.groups[d.group_index]
         i = g.slice.start + d.row
-        pose = sim.world.bodies.pose
+        # the estimate is the tracking system's reading (its noise included) when the group
+        # has one, else the true pose
+        seen = g.readings.get("pose")
+        x, y, z, roll, pitch, yaw = (seen[d.row] if seen is not None
+                                     else sim.world.bodies.pose[:, i])
         drive = sim.world.drive[d.group_index]
         v = drive["velocity"][d.row]
         m = int(drive["mode"][d.row])
-        return State(float(pose[0, i]), float(pose[1, i]), float(pose[2, i]), float(pose[3, i]),
-                     float(pose[4, i]), float(pose[5, i]), float(v[0]), float(v[1]),
-                     float(v[2]), float(drive["battery"][d.row]),
+        return State(float(x), float(y), float(z), float(roll), float(pitch), float(yaw),
+                     float(v[0]), float(v[1]), float(v[2]), float(drive["battery"][d.row]),
                      m in (qr.POSITION, qr.VELOCITY), self.now())
 
     def before_tick(self, sim) -> bool:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import socket
+import struct
 import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 cflib_crtp = pytest.importorskip("cflib.crtp")
@@ -25,25 +27,26 @@ from swarmstack.experiments.runner import run_experiment  # noqa: E402
 SPEED = 8.0   # simulated seconds per second
 
 
-def experiment(n: int = 1, controller: bool = False):
+def experiment(n: int = 1, controller: bool = False, noise: float = 0.0):
     group = {"name": "cf", "type": "crazyflie",
              "placement": {"kind": "explicit",
                            "poses": [[0.3 * k, 0.0, 0.0] for k in range(n)]},
-             "sensors": {"positioning": True, "battery": True}}
+             "sensors": {"positioning": {"position_noise": noise}, "battery": True}}
     if controller:
         group["controller"] = {"python": "controllers/crazyflie_hover.py:Hover"}
     return parse_experiment({
         "simulation": {"ticks_per_second": 20, "duration": "300 s", "seed": 5},
         "arena": {"size": [4.0, 4.0], "walls": True},
         "robots": [group],
+        "output": {"sensors": ["positioning"]},
     }, "flight.toml")
 
 
 class Served:
     """A run in a thread with its drones served; ``close`` ends it and gives the summary."""
 
-    def __init__(self, tmp_path: Path, n: int = 1):
-        self.cfg = experiment(n)
+    def __init__(self, tmp_path: Path, n: int = 1, noise: float = 0.0):
+        self.cfg = experiment(n, noise=noise)
         self.server = CflibServer(self.cfg, base_port=0, speed=SPEED)
         self.out = tmp_path / "run"
         self.result: dict = {}
@@ -217,3 +220,31 @@ def test_drones_are_named_by_group_and_robot_id_as_in_the_results():
         assert [d.drone.param("deck.bcAI") for d in server.drones] == [1, 1]
     finally:
         server.close()
+
+
+def test_the_estimate_is_the_tracking_systems_reading_noise_included(tmp_path):
+    served = Served(tmp_path, noise=0.05)
+    try:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.settimeout(30)
+        addr = ("127.0.0.1", served.server.drones[0].port)
+        sock.sendto(p.encode(p.LOG, 1, struct.pack("<BBBH", 6, 1, 0x07, 0)), addr)  # x
+        assert sock.recv(64) == p.encode(p.LOG, 1, bytes((6, 1, 0)))
+        sock.sendto(p.encode(p.LOG, 1, bytes((3, 1, 5))), addr)                    # 50 ms
+        assert sock.recv(64) == p.encode(p.LOG, 1, bytes((3, 1, 0)))
+        logged = []
+        while len(logged) < 5:
+            pk = p.decode(sock.recv(64))
+            if pk.channel == 2:
+                stamp = int.from_bytes(pk.data[1:4], "little")
+                logged.append((stamp, struct.unpack_from("<f", pk.data, 4)[0]))
+        sock.close()
+    finally:
+        served.close()
+    dt = 0.05
+    sensors = read_table(served.out / "sensors" / "cf")
+    traj = read_table(served.out / "trajectories")
+    for stamp, x in logged:
+        k = list(sensors["tick"]).index(round(stamp / 1000 / dt))
+        assert x == np.float32(sensors["pose_0"][k])     # what the positioning device read
+    assert any(abs(x - traj["x"][0]) > 1e-3 for _, x in logged)   # … not the true pose
