@@ -8,6 +8,7 @@ from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
 from swarmstack.cli import compile as compile_cli
 from swarmstack.cli import design as design_cli
+from swarmstack.cli import export as export_cli
 from swarmstack.cli import help_format
 from swarmstack.cli import importer as importer_cli
 from swarmstack.cli import reproduce as reproduce_cli
@@ -47,6 +48,7 @@ view_cli.register(app)
 study_cli.register(app)
 compile_cli.register(app)
 importer_cli.register(app)
+export_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

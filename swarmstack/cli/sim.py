@@ -139,6 +139,16 @@ def register(app: typer.Typer) -> None:
         view_port: int = typer.Option(8765, "--view-port", min=0, max=65535,
                                       help="port of --view (taken: a free one is used)"),
         n_threads: Optional[int] = threads_option.option(),
+        serve: Optional[str] = typer.Option(None, "--serve",
+                                            help="serve the robots to outside clients while "
+                                                 "the run goes: cflib (Crazyflies over UDP, "
+                                                 "docs/cflib-and-mcap.md)"),
+        serve_port: int = typer.Option(19850, "--serve-port", min=0, max=65535,
+                                       help="--serve cflib: first drone's UDP port (one per "
+                                            "drone; 0: free ports)"),
+        serve_speed: float = typer.Option(1.0, "--serve-speed", min=0.0,
+                                          help="--serve: simulated seconds per second "
+                                               "(0: as fast as it can)"),
     ) -> None:
         """Run an experiment; writes summary.json and Parquet trajectories to --out.
 
@@ -160,6 +170,14 @@ def register(app: typer.Typer) -> None:
             print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
         robots = runs * sum(g.n for g in cfg.robots)
+        server = None
+        if serve is not None:
+            from swarmstack.crtp.serve import ServeError, open_server
+
+            try:
+                server = open_server(serve, cfg, runs, serve_port, serve_speed)
+            except ServeError as exc:
+                _fail(err, [f"{experiment}: --serve {serve}: {exc}"])
         # signals are held from here until the command exits: a late Ctrl-C interrupts
         # neither the last writes nor the report of how the run ended
         with StopSignals() as signals:
@@ -181,7 +199,8 @@ def register(app: typer.Typer) -> None:
                         source=str(experiment), progress=progress, strict=strict,
                         echo=echo if verbose else None, overwrite=overwrite, signals=signals,
                         record=True if view else record, record_every=record_every,
-                        on_recorder=on_recorder if view else None)
+                        on_recorder=on_recorder if view else None,
+                        on_tick=server.hook(signals, echo) if server is not None else None)
                 except ConfigError as exc:
                     stop_bar()
                     _fail(err, _located(experiment, exc.problems))
@@ -189,6 +208,10 @@ def register(app: typer.Typer) -> None:
                         KeyboardInterrupt) as exc:
                     stop_bar()
                     raise typer.Exit(_stopped(exc, out))
+                finally:
+                    if server is not None:
+                        server.close()
+                        print(server.report(), file=sys.stderr)
             _report(summary, out, as_json)
         if view and live:
             from swarmstack.cli.view import hold

@@ -122,7 +122,8 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
                    overwrite: bool = False,
                    signals: Optional[StopSignals] = None,
                    record: Optional[bool] = None, record_every: Optional[int] = None,
-                   on_recorder: Optional[Callable] = None) -> dict:
+                   on_recorder: Optional[Callable] = None,
+                   on_tick: Optional[Callable[[Simulation], bool]] = None) -> dict:
     """Simulate ``runs`` runs for ``ticks`` ticks into ``out_dir``; returns the summary written
     to ``out_dir/summary.json``.
 
@@ -145,12 +146,15 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
 
     ``record`` (default: the file's ``output.record``) writes the viewer's recording under
     ``out_dir/recording`` every ``record_every``-th tick; ``on_recorder(recorder)`` is called
-    once it exists (a live view serves from it)."""
+    once it exists (a live view serves from it).
+
+    ``on_tick(sim)`` is called before every tick (a server feeding commands from outside and
+    pacing the run); when it returns True the run ends there, completed."""
     out_dir = Path(out_dir)
     prepare_output(out_dir, overwrite)
     kw = dict(seed=seed, runs=runs, ticks=ticks, base_dir=base_dir, source=source,
               progress=progress, strict=strict, echo=echo, record=record,
-              record_every=record_every, on_recorder=on_recorder)
+              record_every=record_every, on_recorder=on_recorder, on_tick=on_tick)
     if signals is not None:
         return _run(cfg, out_dir, signals, **kw)
     with StopSignals() as stop:
@@ -165,7 +169,8 @@ def experiment_hash(config: dict) -> str:
 
 
 def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source, progress,
-         strict, echo, record=None, record_every=None, on_recorder=None) -> dict:
+         strict, echo, record=None, record_every=None, on_recorder=None,
+         on_tick=None) -> dict:
     t_setup = time.perf_counter()
     logs = RunLogs(out_dir / "logs", echo)
     recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
@@ -235,6 +240,8 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
                 recorder.frame()
             for t in range(ticks):
                 if stop.signum is not None or sim.all_stopped:
+                    break
+                if on_tick is not None and on_tick(sim):
                     break
                 stop.in_tick = True
                 sim.step()

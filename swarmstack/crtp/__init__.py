@@ -1,0 +1,1 @@
+"""CRTP endpoints of simulated Crazyflies: cflib flies them over UDP (``--serve cflib``)."""

@@ -1,0 +1,1 @@
+"""Run folders in other formats: MCAP with ROS 2 messages (``swarmstack export``)."""
