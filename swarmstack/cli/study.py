@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
     @app.command("sweep")
     def sweep(
         experiment: Optional[Path] = typer.Argument(
-            None, help="experiment file (TOML); optional with --resume"),
+            None, help="experiment file (TOML, or ARGoS .argos); optional with --resume"),
         param: List[str] = typer.Option(
             [], "--param", help="KEY.PATH=VALUES: a range start:stop:count, a list a,b,c or "
                                 "one value (repeatable; replaces the file's sweep-table entry)"),

@@ -81,8 +81,16 @@ class Batch:
 
 
 def read_experiment(path: Path) -> dict:
-    """The experiment file's tables (TOML), with errors as ConfigError lines."""
+    """The experiment file's tables (TOML, or an ``.argos`` file translated), with errors as
+    ConfigError lines."""
     path = Path(path)
+    if path.suffix == ".argos":
+        from swarmstack.argos import ArgosError, import_argos
+
+        try:
+            return import_argos(path).data()
+        except ArgosError as exc:
+            raise ConfigError(exc.problems) from None
     try:
         text = read_limited(path, MAX_FILE_BYTES, "the experiment file").decode("utf-8")
     except FileNotFoundError:

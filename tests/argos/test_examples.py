@@ -12,18 +12,12 @@ from typer.testing import CliRunner
 
 from swarmstack.argos import import_argos
 from swarmstack.cli import app
-from swarmstack.experiments.config import ControllerCfg
 from swarmstack.experiments.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "argos").glob("*.argos"))
 ANCHORS = sorted((Path(__file__).parent / "anchors").glob("*.argos"))
-LUA = "lua" in ControllerCfg.model_fields   # Lua controllers run where the schema has them
 runner = CliRunner()
-
-
-def _uses_lua(path: Path) -> bool:
-    return any("lua" in g.get("controller", {}) for g in import_argos(path).data()["robots"])
 
 
 @pytest.mark.parametrize("path", EXAMPLES + ANCHORS, ids=lambda p: p.stem)
@@ -36,19 +30,16 @@ def test_imports_to_a_valid_experiment(path, tmp_path):
     assert text.startswith(f"# Imported from {path.name}")
     data = tomllib.loads(text)
     assert data["robots"]
-    if _uses_lua(path) and not LUA:
-        # the script, relative to the TOML file, is where the .argos file said
-        (script,) = {g["controller"]["lua"] for g in data["robots"] if "controller" in g}
-        assert (out.parent / script).resolve().is_file()
-        return
+    for group in data["robots"]:   # scripts, relative to the TOML file, where the .argos said
+        for key in ("lua", "buzz"):
+            if key in group.get("controller", {}):
+                assert (out.parent / group["controller"][key]).resolve().is_file()
     result = runner.invoke(app, ["validate", str(out)])
     assert result.exit_code == 0, result.output
 
 
 @pytest.mark.parametrize("path", EXAMPLES + ANCHORS, ids=lambda p: p.stem)
 def test_runs_from_the_cli(path, tmp_path):
-    if _uses_lua(path) and not LUA:
-        pytest.skip("Lua controllers are not part of this build")
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path), "--ticks", "20",
                                  "--quiet"])
     assert result.exit_code == 0, result.output
@@ -76,3 +67,12 @@ def test_running_an_argos_file_is_deterministic():
     other = Simulation.from_file(path, seed=8)
     b = other.world.bodies
     assert not np.array_equal(poses[0][:, :2], np.column_stack([b.x, b.y]))
+
+
+def test_sweeps_an_argos_file(tmp_path):
+    path = ROOT / "examples" / "argos" / "epuck2_lua_diffusion.argos"
+    out = tmp_path / "study"
+    result = runner.invoke(app, ["sweep", str(path), "--out", str(out), "--seeds", "2", "--workers", "1",
+                                 "--ticks", "15", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert len(list(out.glob("runs/*/summary.json"))) == 2
