@@ -153,7 +153,7 @@ class Node:
         self._next_id = 1
         self.graph = Graph()
         self.graph_dropped = 0
-        self._on_graph = on_graph
+        self.on_graph = on_graph
         self._entities: list = []
         self._graph_sub = self.session.liveliness().declare_subscriber(
             f"{wire.ADMIN_SPACE}/{self.domain}/**", self._on_token, history=True)
@@ -182,8 +182,8 @@ class Node:
                 self.graph.entities[key] = entity
             else:
                 self.graph.entities.pop(key, None)
-        if self._on_graph is not None:
-            self._on_graph(entity, alive)
+        if self.on_graph is not None:
+            self.on_graph(entity, alive)
 
     def publisher(self, topic: str, ros_type: str, qos: wire.QoS = wire.QoS()) -> Publisher:
         pub = Publisher(self, resolve(topic, self.namespace), ros_type, qos)

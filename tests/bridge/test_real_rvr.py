@@ -1,0 +1,134 @@
+"""`swarmstack real` end to end: an experiment's Python controller drives two fake RVR drivers
+(another process, two ROS 2 nodes speaking the Mercator topics over zenoh on loopback)."""
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from swarmstack.bridge.real import RealRunError, open_real
+from swarmstack.experiments.config import load_experiment
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+class Fake:
+    def __init__(self, endpoint, names):
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.p = subprocess.Popen([sys.executable, str(HERE / "fake_rvr.py"), endpoint,
+                                   ",".join(names)], env=env, cwd=ROOT, text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.put(line.split())
+
+    def tell(self, text):
+        self.p.stdin.write(text + "\n")
+        self.p.stdin.flush()
+
+    def close(self):
+        if self.p.poll() is None:
+            try:
+                self.tell("quit")
+                self.p.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.p.kill()
+                self.p.wait()
+
+
+def run_until(run, fake, predicate, seconds=10.0, what=""):
+    """Tick the real run (at its own rate) until predicate(received lines so far)."""
+    end = time.monotonic() + seconds
+    seen = []
+    while time.monotonic() < end:
+        run.tick()
+        while not fake.lines.empty():
+            seen.append(fake.lines.get())
+        if predicate(seen):
+            return seen
+        time.sleep(run.dt)
+    raise AssertionError(f"timed out: {what}; last lines {seen[-5:]}; "
+                         f"stderr {fake.p.stderr.read() if fake.p.poll() is not None else ''}")
+
+
+@pytest.fixture
+def fake(endpoint):
+    f = Fake(endpoint, ["rvr_1", "rvr_2"])
+    yield f
+    f.close()
+
+
+def wheels(seen, name):
+    return [tuple(float(v) for v in s[2:]) for s in seen if s[:2] == ["wheels", name]]
+
+
+def test_controller_drives_fake_robots_with_units_link_loss_and_departure(endpoint, fake):
+    cfg = load_experiment(HERE / "rvr_real.toml")
+    events = []
+    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, listen=(endpoint,),
+                    link_timeout_s=0.3, on_event=lambda n, s, t: events.append((n, s)))
+    try:
+        assert fake.lines.get(timeout=15) == ["ready"]
+        # readings in: red 100 / 150 → 10 / 15 cm/s = 0.1 / 0.15 m/s on the topic; locator
+        # x 0.25 m → 25 cm/s = 0.25 m/s
+        seen = run_until(run, fake, lambda s: wheels(s, "rvr_1") and wheels(s, "rvr_2"),
+                         what="wheel commands for both robots")
+        assert wheels(seen, "rvr_1")[-1] == pytest.approx((0.1, 0.25), abs=1e-4)
+        assert wheels(seen, "rvr_2")[-1] == pytest.approx((0.15, 0.25), abs=1e-4)
+        leds = [s for s in seen if s[:2] == ["leds", "rvr_1"]]
+        assert leds and [float(v) for v in leds[-1][2:5]] == [100, 0, 0]
+        assert ("rvr_1", "live") in events and ("rvr_2", "live") in events
+        g = run.sim.groups[0]
+        assert g.readings["ground_color"][1].tolist() == [150, 0, 0]
+        assert g.readings["locator"][0].tolist() == [0.25, -0.5]
+
+        # a lost link: the robot's wheels get the stop command and its controller pauses
+        fake.tell("silence rvr_2")
+        seen = run_until(run, fake, lambda s: (0.0, 0.0) in wheels(s, "rvr_2"),
+                         what="stop command after the link timeout")
+        assert ("rvr_2", "lost") in events
+        assert wheels(seen, "rvr_1")[-1] == pytest.approx((0.1, 0.25), abs=1e-4)
+        # ... and resumes when readings come back
+        fake.tell("resume rvr_2")
+        run_until(run, fake, lambda s: any(w[0] > 0.1 for w in wheels(s, "rvr_2")),
+                  what="commands again after reconnection")
+        assert events.count(("rvr_2", "live")) == 2
+
+        # a robot whose driver leaves the graph is reported gone and stopped
+        fake.tell("kill rvr_2")
+        run_until(run, fake, lambda s: ("rvr_2", "gone") in events, what="departure reported")
+        assert [link.state for link in run.links.links] == ["live", "gone"]
+        assert run.summary()["robots"][1] == {"robot": "rvr_2", "state": "gone", "dropped": 0}
+    finally:
+        run.close()
+
+
+def test_no_command_before_a_robot_is_heard(endpoint):
+    cfg = load_experiment(HERE / "rvr_real.toml")
+    run = open_real(cfg, ["ghost"], base_dir=HERE, listen=(endpoint,))
+    try:
+        for _ in range(3):
+            run.tick()
+        assert run.links.links[0].state == "waiting"
+        assert run.links.links[0].publishers == {}    # nothing was ever declared or sent
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("robots, message", [(["rvr-1"], "ROS name"), (["a", "a"], "twice"),
+                                             ([], "no robots")])
+def test_bad_robot_lists_are_refused(robots, message):
+    cfg = load_experiment(HERE / "rvr_real.toml")
+    with pytest.raises(RealRunError, match=message):
+        open_real(cfg, robots, base_dir=HERE)
