@@ -9,6 +9,7 @@ from swarmstack.cli import buzz as buzz_cli
 from swarmstack.cli import compile as compile_cli
 from swarmstack.cli import design as design_cli
 from swarmstack.cli import help_format
+from swarmstack.cli import real as real_cli
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
@@ -45,6 +46,7 @@ design_cli.register(app)
 view_cli.register(app)
 study_cli.register(app)
 compile_cli.register(app)
+real_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

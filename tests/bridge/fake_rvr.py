@@ -5,6 +5,7 @@ printing every wheels_speed and rgb_leds command it takes.
 stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``kill NAME``
 (close its node: it leaves the graph), ``quit``."""
 
+import os
 import sys
 import threading
 import time
@@ -59,6 +60,9 @@ def main(endpoint: str, names: list[str]) -> None:
             r["on"] = False
             robots.pop(arg[0])["node"].close()
         say("ok", cmd, arg[0])
+    for r in robots.values():
+        r["node"].close()
+    os._exit(0)     # the publishing thread may be inside a put
 
 
 if __name__ == "__main__":

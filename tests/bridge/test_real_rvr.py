@@ -132,3 +132,40 @@ def test_bad_robot_lists_are_refused(robots, message):
     cfg = load_experiment(HERE / "rvr_real.toml")
     with pytest.raises(RealRunError, match=message):
         open_real(cfg, robots, base_dir=HERE)
+
+
+def test_cli_real_drives_a_robot_and_reports(endpoint):
+    import json
+
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    f = Fake(endpoint, ["rvr_1"])
+    try:
+        res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr_1",
+                                       "--ticks", "60", "--listen", endpoint, "--json"])
+        assert res.exit_code == 0, res.output
+        summary = json.loads(res.stdout[res.stdout.index("{"):])
+        assert summary["ticks"] == 60
+        assert summary["robots"] == [{"robot": "rvr_1", "state": "lost", "dropped": 0}]
+        assert {"robot": "rvr_1", "state": "live", "tick": summary["events"][0]["tick"]} \
+            in summary["events"]
+        lines = []
+        while not f.lines.empty():
+            lines.append(f.lines.get())
+        w = wheels(lines, "rvr_1")
+        assert (0.1, 0.25) in [tuple(round(v, 4) for v in x) for x in w]
+        assert w[-1] == (0.0, 0.0)     # the end of the run stops the robot
+    finally:
+        f.close()
+
+
+def test_cli_real_refuses_bad_robot_names():
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr 1"])
+    assert res.exit_code == 1
+    assert "robot name 'rvr 1'" in res.output
