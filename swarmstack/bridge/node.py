@@ -10,7 +10,9 @@ A ROS 2 system whose nodes use rmw_zenoh's default configuration connects to the
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,11 +21,26 @@ from typing import Any, Callable, Iterable, Optional
 from swarmstack.bridge import messages, wire
 
 
+# rmw_zenoh's default session: a peer that connects to the router on this host and listens on
+# a port of the OS's choosing, without multicast scouting
+ROUTER_ENDPOINT = "tcp/localhost:7447"
+CONFIG_ENV = "ZENOH_SESSION_CONFIG_URI"
+_ids = itertools.count(1)     # node and entity ids, unique in the process
+
+
 def peer_config(listen: Iterable[str] = (), connect: Iterable[str] = (),
                 multicast: bool = False):
-    """A zenoh configuration for a peer with explicit endpoints."""
+    """A zenoh configuration for a peer with explicit endpoints. With neither ``listen`` nor
+    ``connect``, rmw_zenoh's own choice: the file named by ``ZENOH_SESSION_CONFIG_URI`` if set,
+    else connect to the router at ``tcp/localhost:7447``."""
     import zenoh
 
+    listen, connect = list(listen), list(connect)
+    if not listen and not connect:
+        path = os.environ.get(CONFIG_ENV)
+        if path:
+            return zenoh.Config.from_file(path)
+        connect, listen = [ROUTER_ENDPOINT], ["tcp/localhost:0"]
     conf = zenoh.Config()
     conf.insert_json5("mode", '"peer"')
     conf.insert_json5("listen/endpoints", json.dumps(list(listen)))
@@ -140,7 +157,8 @@ class Node:
     def __init__(self, name: str, namespace: str = "", domain: int = 0,
                  listen: Iterable[str] = (), connect: Iterable[str] = (),
                  multicast: bool = False,
-                 on_graph: Optional[Callable[[wire.Entity, bool], None]] = None):
+                 on_graph: Optional[Callable[[wire.Entity, bool], None]] = None,
+                 session=None):
         import zenoh
 
         if not name or "/" in name:
@@ -148,22 +166,25 @@ class Node:
         self.name = name
         self.namespace = "/" + namespace.strip("/") if namespace.strip("/") else ""
         self.domain = int(domain)
-        self.session = zenoh.open(peer_config(listen, connect, multicast))
+        # several nodes may share one session (as nodes of one ROS context do)
+        self._own_session = session is None
+        self.session = zenoh.open(peer_config(listen, connect, multicast)) \
+            if session is None else session
         self.zid = str(self.session.zid())
-        self._next_id = 1
+        self.node_id = next(_ids)
         self.graph = Graph()
         self.graph_dropped = 0
         self.on_graph = on_graph
         self._entities: list = []
         self._graph_sub = self.session.liveliness().declare_subscriber(
             f"{wire.ADMIN_SPACE}/{self.domain}/**", self._on_token, history=True)
-        node = wire.Entity(self.domain, self.zid, 0, 0, wire.NODE, self.namespace, self.name)
+        node = wire.Entity(self.domain, self.zid, self.node_id, 0, wire.NODE, self.namespace,
+                           self.name)
         self.entity = node
         self._token = self.session.liveliness().declare_token(node.key())
 
     def _entity(self, kind: str, topic: str, ros_type: str, qos: wire.QoS) -> wire.Entity:
-        self._next_id += 1
-        return wire.Entity(self.domain, self.zid, 0, self._next_id, kind, self.namespace,
+        return wire.Entity(self.domain, self.zid, self.node_id, next(_ids), kind, self.namespace,
                            self.name, topic=topic, dds_type=messages.dds_name(ros_type),
                            type_hash=messages.type_hash(ros_type), qos=qos)
 
@@ -203,7 +224,8 @@ class Node:
         self._entities.clear()
         self._token.undeclare()
         self._graph_sub.undeclare()
-        self.session.close()
+        if self._own_session:
+            self.session.close()
 
     def __enter__(self) -> "Node":
         return self

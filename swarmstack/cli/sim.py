@@ -93,6 +93,25 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
     raise typer.Exit(1)
 
 
+def _server(serve: Optional[str], runs: int):
+    """``on_simulation`` for ``--serve``: a function starting the server on the simulation."""
+    if serve is None:
+        return None
+    if serve != "ros2":
+        print(f"error: --serve: one of ros2, not {serve!r}", file=sys.stderr)
+        raise typer.Exit(2)
+    if runs != 1:
+        print("error: --serve ros2 serves one run; drop --runs", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        from swarmstack.bridge.serve import serve_ros2
+    except ImportError as exc:
+        print(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): "
+              f"{exc}", file=sys.stderr)
+        raise typer.Exit(1)
+    return serve_ros2
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -125,6 +144,10 @@ def register(app: typer.Typer) -> None:
         view_port: int = typer.Option(8765, "--view-port", min=0, max=65535,
                                       help="port of --view (taken: a free one is used)"),
         n_threads: Optional[int] = threads_option.option(),
+        serve: Optional[str] = typer.Option(None, "--serve", metavar="ros2",
+                                            help="serve the simulated robots to other programs "
+                                                 "in real time: ros2 (their sensor and command "
+                                                 "topics, rmw_zenoh; docs/real-robots.md)"),
     ) -> None:
         """Run an experiment; writes summary.json and Parquet trajectories to --out.
 
@@ -146,6 +169,7 @@ def register(app: typer.Typer) -> None:
             print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
         robots = runs * sum(g.n for g in cfg.robots)
+        on_simulation = _server(serve, runs)
         # signals are held from here until the command exits: a late Ctrl-C interrupts
         # neither the last writes nor the report of how the run ended
         with StopSignals() as signals:
@@ -167,7 +191,7 @@ def register(app: typer.Typer) -> None:
                         source=str(experiment), progress=progress, strict=strict,
                         echo=echo if verbose else None, overwrite=overwrite, signals=signals,
                         record=True if view else record, record_every=record_every,
-                        on_recorder=on_recorder if view else None)
+                        on_recorder=on_recorder if view else None, on_simulation=on_simulation)
                 except ConfigError as exc:
                     stop_bar()
                     _fail(err, exc.problems)
