@@ -60,6 +60,7 @@ class RobotLink:
     in_graph: bool = False
     gone_pending: bool = False
     latest: dict = field(default_factory=dict)      # topic -> newest message
+    heard: set = field(default_factory=set)         # topics read at least once
     dropped: int = 0                                # well-formed but unreadable messages
     subscriptions: list = field(default_factory=list)
     publishers: dict = field(default_factory=dict)  # command -> (CommandTopic, Publisher)
@@ -74,7 +75,7 @@ class RobotLinks:
     def __init__(self, node: Node, topics: RobotTopics, group, names: list[str],
                  link_timeout_s: float = 0.5,
                  on_event: Optional[Callable[[str, str, str], None]] = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, extra_readings=()):
         self.node = node
         self.topics = topics
         self.group = group
@@ -87,7 +88,7 @@ class RobotLinks:
         for ct in topics.commands:    # no command leaves in a unit nobody checked
             convert(np.zeros(1), units[ct.command], ct.unit)
         self.devices = self._devices(rt, group)
-        wanted = set(group.readings)
+        wanted = set(group.readings) | set(extra_readings)
         for d in topics.derived:
             if d in wanted:
                 wanted |= set(REFERENCE_INPUTS.get(rt.name, ()))
@@ -108,16 +109,16 @@ class RobotLinks:
 
     @staticmethod
     def _devices(rt, group) -> dict:
-        """The group's devices, and the type's defaults for readings it does not log."""
+        """Reading name → device: the group's, and the type's defaults for the others."""
         out = {}
         for name, spec in rt.devices.items():
-            if name in group.devices:
-                out[name] = group.devices[name]
-            else:
+            dev = group.devices.get(name)
+            if dev is None:
                 try:
-                    out[name] = spec.make(spec.options(), None)
+                    dev = spec.make(spec.options(), None)
                 except Exception:   # a device that needs files or options to exist
                     continue
+            out[dev.name] = dev
         return out
 
     # ---------------------------------------------------------------- zenoh threads
@@ -162,6 +163,8 @@ class RobotLinks:
                     st.read(msg, rows, self.devices)
                 except ValueError:
                     link.dropped += 1
+                else:
+                    link.heard.add(st.topic)
             for name, arr in rows.items():
                 if name in g.readings:
                     g.readings[name][link.row] = arr[0]
@@ -216,6 +219,10 @@ class RobotLinks:
             if link.state != WAITING:
                 link.state = LOST
         self.send(np.zeros(len(self.links), dtype=bool))
+
+    def rows(self, name: str) -> dict:
+        """The newest readings of robot ``name`` its topics brought (reading → [1, …])."""
+        return self._rows[name]
 
     def status(self) -> list[dict]:
         return [{"robot": link.name, "state": link.state, "dropped": link.dropped

@@ -1,7 +1,8 @@
 """ROS 2 message types: CDR (de)serialisation and RIHS01 type hashes through rosbags' typestore.
 
-The store holds the Jazzy standard messages plus the two the Mercator robot adds: its LED
-message (``rvr_ros/msg/Leds``) and the TeraRanger driver's ``RangeArray``.
+The store holds the Jazzy standard messages plus the two the Mercator robot adds (its LED
+message ``rvr_ros/msg/Leds``, the TeraRanger driver's ``RangeArray``) and swarmstack's radio
+frame (``swarmstack_msgs/msg/RadioFrame``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from typing import Any
 _EXTRA_MSGS = {
     "rvr_ros/msg/Leds": "std_msgs/ColorRGBA[5] led_colors\n",
     "teraranger_array/msg/RangeArray": "std_msgs/Header header\nsensor_msgs/Range[] ranges\n",
+    # one robot's range-and-bearing frame of one tick on the swarm's radio topic: who sent it,
+    # from where (a frame shared by the swarm, m and rad), and the bytes
+    "swarmstack_msgs/msg/RadioFrame": ("std_msgs/Header header\nstring robot\nfloat64 x\n"
+                                       "float64 y\nfloat64 z\nfloat64 yaw\nuint8[] payload\n"),
 }
 
 

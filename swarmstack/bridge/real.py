@@ -4,7 +4,9 @@ The experiment is built as a one-run simulation of the bridged group only, with 
 name given; the simulated world is never stepped. Each tick (at the experiment's
 ``ticks_per_second``, in real time): the robots' newest readings replace the simulated ones,
 the controllers of live robots step exactly as in simulation (Python per robot or batched,
-Buzz, a designed PFSM), and the commands go out to the drivers in the units they take.
+Buzz, a designed PFSM), and the commands go out to the drivers in the units they take. A group
+with a radio (Buzz always has one) talks through the ``/swarm/radio`` topic
+(:mod:`swarmstack.bridge.radio`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from swarmstack.bridge.links import RobotLinks
 from swarmstack.bridge.node import Node
+from swarmstack.bridge.radio import TopicRadio
 from swarmstack.bridge.topics import topics_for
 
 
@@ -69,6 +72,7 @@ class RealRun:
     links: RobotLinks
     node: Node
     events: list = field(default_factory=list)
+    radio: object = None          # TopicRadio when the group uses the radio
     ticks: int = 0
 
     @property
@@ -77,9 +81,13 @@ class RealRun:
 
     def tick(self) -> None:
         live = self.links.refresh()
+        if self.radio is not None:
+            self.radio.deliver(live)      # what was sent last tick
         _control(self.sim, self.links.group, live)
         self.sim.world.tick += 1
         self.links.send(live)
+        if self.radio is not None:
+            self.radio.publish(live, time.time())
         self.ticks += 1
 
     def run(self, ticks: int, should_stop: Callable[[], bool] = lambda: False) -> None:
@@ -102,7 +110,11 @@ class RealRun:
         self.node.close()
 
     def summary(self) -> dict:
-        return {"ticks": self.ticks, "robots": self.links.status(), "events": self.events}
+        out = {"ticks": self.ticks, "robots": self.links.status(), "events": self.events}
+        if self.radio is not None:
+            out["radio"] = {"frames_sent": self.radio.sent, "receptions": self.radio.heard,
+                            "frames_ignored": self.radio.ignored}
+        return out
 
 
 def _control(sim, g, live: np.ndarray) -> None:
@@ -160,8 +172,9 @@ def open_real(cfg, robots: list[str], base_dir: Path | str = ".", source: str = 
 
     try:
         links = RobotLinks(node, topics_for(g.robot_type.name), g, robots, link_timeout_s,
-                           event)
+                           event, extra_readings=("pose",) if sim.medium is not None else ())
+        radio = TopicRadio(node, links, sim.medium) if sim.medium is not None else None
     except Exception:
         node.close()
         raise
-    return RealRun(sim, links, node, events)
+    return RealRun(sim, links, node, events, radio)

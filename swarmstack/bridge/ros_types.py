@@ -45,3 +45,24 @@ def range_msg(stamp_s: float, frame: str, value: float, lo: float, hi: float, fo
                                       radiation_type=1 if infrared else 0,
                                       field_of_view=float(fov), min_range=float(lo),
                                       max_range=float(hi), range=float(value), variance=0.0)
+
+
+def read_pose(msg, rows, devices) -> None:
+    """geometry_msgs/PoseStamped → the positioning reading x, y, z, roll, pitch, yaw."""
+    from swarmstack.bridge.topics import finite, rpy_from_quaternion
+
+    p, q = msg.pose.position, msg.pose.orientation
+    xyz = tuple(finite(v, "a position") for v in (p.x, p.y, p.z))
+    rows["pose"][0] = (*xyz, *rpy_from_quaternion(*(finite(v, "an orientation")
+                                                    for v in (q.w, q.x, q.y, q.z))))
+
+
+def write_pose(rows, stamp_s: float):
+    from swarmstack.bridge.topics import quaternion_from_rpy
+
+    x, y, z, roll, pitch, yaw = (float(v) for v in rows["pose"][0])
+    return M("geometry_msgs/msg/PoseStamped")(
+        header=header(stamp_s, "world"),
+        pose=M("geometry_msgs/msg/Pose")(
+            position=M("geometry_msgs/msg/Point")(x=x, y=y, z=z),
+            orientation=quaternion(*quaternion_from_rpy(roll, pitch, yaw))))

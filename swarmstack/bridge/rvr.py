@@ -9,7 +9,9 @@ RangeArray, 8 ranges in m) and ``scan`` (the YDLIDAR node's LaserScan, 719 range
 Commands (controller → driver): ``rvr/wheels_speed`` (Float32MultiArray ``[left, right]`` in
 **m/s**: the driver calls the SDK's SI tank drive; the ARGoS controllers write cm/s, Table 1's
 unit, which ``set_treads`` converts before the command array) and ``rvr/rgb_leds``
-(``rvr_ros/Leds``: five ColorRGBA, channels 0–255).
+(``rvr_ros/Leds``: five ColorRGBA, channels 0–255). ``pose`` (PoseStamped, in a frame the
+swarm shares, e.g. from motion capture) is the positioning reading and places the robot for
+the radio.
 """
 
 from __future__ import annotations
@@ -189,8 +191,10 @@ def _derive_reference(devices, rows, out) -> None:
 
 # --- commands --------------------------------------------------------------------------------
 def _wheels_msg(v):
-    # the driver rounds to 0.01 m/s itself; we send what the controller asked, as float32
-    return R.float32_array(v)
+    # the driver rounds to 0.01 m/s itself; the firmware's limit is enforced here, as the
+    # simulated actuator does (commands are not passed through the simulated actuators)
+    lim = model.MAX_TREAD_SPEED_M_S
+    return R.float32_array(np.clip(v, -lim, lim))
 
 
 def _wheels_from(msg):
@@ -228,6 +232,9 @@ RVR_TOPICS = register(RobotTopics(
         SensorTopic("ranges", "teraranger_array/msg/RangeArray", ("proximity",),
                     _read_ranges, _write_ranges),
         SensorTopic("scan", "sensor_msgs/msg/LaserScan", ("lidar",), _read_scan, _write_scan),
+        # the pose in a frame the swarm shares (motion capture …): positioning, and the radio
+        SensorTopic("pose", "geometry_msgs/msg/PoseStamped", ("pose",), R.read_pose,
+                    R.write_pose),
     ),
     commands=(
         CommandTopic("rvr/wheels_speed", "std_msgs/msg/Float32MultiArray", "wheels", "m/s",

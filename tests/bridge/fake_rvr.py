@@ -1,6 +1,6 @@
 """Fake Mercator drivers for the end-to-end tests: one ROS 2 node per robot (its own zenoh
-session, namespace /<name>) publishing ground colour, ambient light and odometry at 20 Hz,
-printing every wheels_speed and rgb_leds command it takes.
+session, namespace /<name>) publishing ground colour, ambient light, odometry and a pose (robot
+k at x = k m) at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
 
 stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``kill NAME``
 (close its node: it leaves the graph), ``quit``."""
@@ -28,9 +28,10 @@ def main(endpoint: str, names: list[str]) -> None:
         node = Node("rvr_driver", namespace=name, connect=(endpoint,))
         rows = {"ground_color": np.array([[100 + 50 * k, 0, 0]]), "light": np.array([42.0]),
                 "locator": np.array([[0.25, -0.5]]), "quaternion": np.array([[1.0, 0, 0, 0]]),
-                "velocity": np.zeros((1, 2))}
+                "velocity": np.zeros((1, 2)),
+                "pose": np.array([[1.0 * k, 0.0, 0.0, 0.0, 0.0, 0.0]])}   # 1 m apart on x
         pubs = [(node.publisher(st.topic, st.ros_type), st) for st in RVR_TOPICS.sensors
-                if st.topic in ("rvr/ground_color", "rvr/ambient_light", "rvr/odom")]
+                if st.topic in ("rvr/ground_color", "rvr/ambient_light", "rvr/odom", "pose")]
         for ct in RVR_TOPICS.commands:
             def on_cmd(msg, att, ct=ct, name=name):
                 say(ct.command, name, *[f"{v:.4f}" for v in ct.from_msg(msg).ravel()])

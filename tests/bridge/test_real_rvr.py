@@ -169,3 +169,24 @@ def test_cli_real_refuses_bad_robot_names():
     res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr 1"])
     assert res.exit_code == 1
     assert "robot name 'rvr 1'" in res.output
+
+
+def test_buzz_script_on_real_robots_through_the_radio_topic(endpoint, fake):
+    """ROSBuzz-style: neighbours and their messages come from /swarm/radio, placed by the
+    robots' pose topics (rvr_1 at x = 0, rvr_2 at x = 1 m)."""
+    cfg = load_experiment(HERE / "rvr_buzz_real.toml")
+    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, listen=(endpoint,))
+    try:
+        assert fake.lines.get(timeout=15) == ["ready"]
+        # one neighbour each → left 0.1 m/s; rvr_1 heard id 1 → 0.2, rvr_2 heard id 0 → 0.1
+        seen = run_until(run, fake, lambda s: (wheels(s, "rvr_1") or [()])[-1] == (0.1, 0.2)
+                         and (wheels(s, "rvr_2") or [()])[-1] == (0.1, 0.1),
+                         what="Buzz wheel commands from the radio")
+        inbox = run.sim.medium.inbox
+        assert inbox.count(0) == 1 and inbox.count(1) == 1
+        assert inbox.distance_m.tolist() == pytest.approx([1.0, 1.0])
+        assert inbox.azimuth_rad.tolist() == pytest.approx([0.0, np.pi], abs=1e-9) or \
+            inbox.azimuth_rad.tolist() == pytest.approx([0.0, -np.pi], abs=1e-9)
+        assert run.summary()["radio"]["frames_sent"] > 0
+    finally:
+        run.close()
