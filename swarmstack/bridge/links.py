@@ -7,7 +7,8 @@ group's readings, so controllers always see one consistent snapshot.
 
 A robot is, in turn:
 
-- ``waiting`` — nothing heard yet: no command is ever sent to it, its controller does not run;
+- ``waiting`` — not every topic its controller reads has been heard yet: no command is ever
+  sent to it, its controller does not run (``status()`` lists the topics still missing);
 - ``live`` — readings arrive: its controller runs and its commands are sent each tick;
 - ``lost`` — no reading for ``link_timeout_s``: its wheels are sent the stop command every
   tick (if the link half-works they stop), its controller is paused;
@@ -175,9 +176,10 @@ class RobotLinks:
                                            g.readings[d][link.row:link.row + 1])
             state = link.state
             fresh = heard is not None and now - heard <= self.link_timeout_s
+            complete = len(link.heard) == len(self.sensor_topics)
             if gone and state in (LIVE, LOST):
                 state = GONE
-            elif fresh and (latest or state == LIVE):
+            elif fresh and complete and (latest or state == LIVE):
                 state = LIVE
             elif state == LIVE and not fresh:
                 state = LOST
@@ -226,7 +228,9 @@ class RobotLinks:
 
     def status(self) -> list[dict]:
         return [{"robot": link.name, "state": link.state, "dropped": link.dropped
-                 + sum(s.counters.dropped for s in link.subscriptions)}
+                 + sum(s.counters.dropped for s in link.subscriptions),
+                 "missing": sorted(st.topic for st in self.sensor_topics
+                                   if st.topic not in link.heard)}
                 for link in self.links]
 
 

@@ -89,6 +89,7 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(summary, indent=1))
         else:
             for r in summary["robots"]:
+                missing = f"; never heard: {', '.join(r['missing'])}" if r["missing"] else ""
                 print(f"{r['robot']}: {r['state']}, {r['dropped']} malformed message(s) "
-                      "dropped")
+                      f"dropped{missing}")
         raise typer.Exit(code)

@@ -109,7 +109,8 @@ def test_controller_drives_fake_robots_with_units_link_loss_and_departure(endpoi
         fake.tell("kill rvr_2")
         run_until(run, fake, lambda s: ("rvr_2", "gone") in events, what="departure reported")
         assert [link.state for link in run.links.links] == ["live", "gone"]
-        assert run.summary()["robots"][1] == {"robot": "rvr_2", "state": "gone", "dropped": 0}
+        assert run.summary()["robots"][1] == {"robot": "rvr_2", "state": "gone", "dropped": 0,
+                                              "missing": []}
     finally:
         run.close()
 
@@ -122,6 +123,7 @@ def test_no_command_before_a_robot_is_heard(endpoint):
             run.tick()
         assert run.links.links[0].state == "waiting"
         assert run.links.links[0].publishers == {}    # nothing was ever declared or sent
+        assert run.summary()["robots"][0]["missing"] == ["rvr/ground_color", "rvr/odom"]
     finally:
         run.close()
 
@@ -148,7 +150,8 @@ def test_cli_real_drives_a_robot_and_reports(endpoint):
         assert res.exit_code == 0, res.output
         summary = json.loads(res.stdout[res.stdout.index("{"):])
         assert summary["ticks"] == 60
-        assert summary["robots"] == [{"robot": "rvr_1", "state": "lost", "dropped": 0}]
+        assert summary["robots"] == [{"robot": "rvr_1", "state": "lost", "dropped": 0,
+                                      "missing": []}]
         assert {"robot": "rvr_1", "state": "live", "tick": summary["events"][0]["tick"]} \
             in summary["events"]
         lines = []
