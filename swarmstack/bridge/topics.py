@@ -91,7 +91,7 @@ def register(t: RobotTopics) -> RobotTopics:
 
 def topics_for(robot_type: str) -> RobotTopics:
     # the modules register on import
-    from swarmstack.bridge import rvr  # noqa: F401
+    from swarmstack.bridge import epuck2, rvr  # noqa: F401
 
     try:
         return TOPICS[robot_type]
