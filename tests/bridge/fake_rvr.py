@@ -2,6 +2,7 @@
 session, namespace /<name>) publishing ground colour, ambient light, odometry and a pose (robot
 k at x = k m) at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
 
+With a third argument ``listen`` the first robot listens on the endpoint (else all connect).
 stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``kill NAME``
 (close its node: it leaves the graph), ``quit``."""
 
@@ -16,7 +17,7 @@ from swarmstack.bridge.node import Node
 from swarmstack.bridge.rvr import RVR_TOPICS
 
 
-def main(endpoint: str, names: list[str]) -> None:
+def main(endpoint: str, names: list[str], listen: bool = False) -> None:
     out_lock = threading.Lock()
 
     def say(*parts):
@@ -25,7 +26,9 @@ def main(endpoint: str, names: list[str]) -> None:
 
     robots = {}
     for k, name in enumerate(names):
-        node = Node("rvr_driver", namespace=name, connect=(endpoint,))
+        # the first robot listens when the bridge is the one that connects
+        where = {"listen": (endpoint,)} if listen and k == 0 else {"connect": (endpoint,)}
+        node = Node("rvr_driver", namespace=name, **where)
         rows = {"ground_color": np.array([[100 + 50 * k, 0, 0]]), "light": np.array([42.0]),
                 "locator": np.array([[0.25, -0.5]]), "quaternion": np.array([[1.0, 0, 0, 0]]),
                 "velocity": np.zeros((1, 2)),
@@ -67,4 +70,4 @@ def main(endpoint: str, names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2].split(","))
+    main(sys.argv[1], sys.argv[2].split(","), sys.argv[3:] == ["listen"])

@@ -20,10 +20,10 @@ ROOT = HERE.parents[1]
 
 
 class Fake:
-    def __init__(self, endpoint, names):
+    def __init__(self, endpoint, names, listen=False):
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.p = subprocess.Popen([sys.executable, str(HERE / "fake_rvr.py"), endpoint,
-                                   ",".join(names)], env=env, cwd=ROOT, text=True,
+                                   ",".join(names)] + (["listen"] if listen else []), env=env, cwd=ROOT, text=True,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
         self.lines = queue.Queue()
@@ -143,13 +143,14 @@ def test_cli_real_drives_a_robot_and_reports(endpoint):
 
     from swarmstack.cli import app
 
-    f = Fake(endpoint, ["rvr_1"])
+    f = Fake(endpoint, ["rvr_1"], listen=True)
     try:
+        assert f.lines.get(timeout=15) == ["ready"]
         res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr_1",
-                                       "--ticks", "60", "--listen", endpoint, "--json"])
+                                       "--ticks", "30", "--connect", endpoint, "--json"])
         assert res.exit_code == 0, res.output
         summary = json.loads(res.stdout[res.stdout.index("{"):])
-        assert summary["ticks"] == 60
+        assert summary["ticks"] == 30
         assert summary["robots"] == [{"robot": "rvr_1", "state": "lost", "dropped": 0,
                                       "missing": []}]
         assert {"robot": "rvr_1", "state": "live", "tick": summary["events"][0]["tick"]} \
