@@ -3,8 +3,9 @@ session, namespace /<name>) publishing ground colour, ambient light, odometry an
 k at x = k m) at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
 
 With a third argument ``listen`` the first robot listens on the endpoint (else all connect).
-stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``kill NAME``
-(close its node: it leaves the graph), ``quit``."""
+stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``garbage
+NAME`` (two malformed odometry samples), ``kill NAME`` (close its node: it leaves the graph),
+``quit``."""
 
 import os
 import sys
@@ -60,6 +61,10 @@ def main(endpoint: str, names: list[str], listen: bool = False) -> None:
             r["on"] = False
         elif cmd == "resume":
             r["on"] = True
+        elif cmd == "garbage":   # a truncated odometry sample and one with a NaN position
+            pub, st = next((p, st) for p, st in r["pubs"] if st.topic == "rvr/odom")
+            pub.put_bytes(b"\x00\x01\x00\x00\x01\x02")
+            pub.put(st.write({**r["rows"], "locator": np.array([[np.nan, 0.0]])}, time.time()))
         elif cmd == "kill":
             r["on"] = False
             robots.pop(arg[0])["node"].close()

@@ -93,6 +93,14 @@ def test_controller_drives_fake_robots_with_units_link_loss_and_departure(endpoi
         assert g.readings["ground_color"][1].tolist() == [150, 0, 0]
         assert g.readings["locator"][0].tolist() == [0.25, -0.5]
 
+        # malformed messages are dropped and counted; the robot goes on
+        fake.tell("garbage rvr_1")
+        run_until(run, fake, lambda s: ["ok", "garbage", "rvr_1"] in s, what="garbage sent")
+        run_until(run, fake, lambda s: run.summary()["robots"][0]["dropped"] == 2,
+                  what="two malformed messages counted")
+        assert run.links.links[0].state == "live"
+        assert g.readings["locator"][0].tolist() == [0.25, -0.5]
+
         # a lost link: the robot's wheels get the stop command and its controller pauses
         fake.tell("silence rvr_2")
         seen = run_until(run, fake, lambda s: (0.0, 0.0) in wheels(s, "rvr_2"),

@@ -104,3 +104,18 @@ def test_any_bytes_decode_or_raise_value_error(data):
         wire.Attachment.decode(data)
     except ValueError:
         pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=4))
+def test_robot_lists_are_accepted_or_refused_with_a_reason(names):
+    from swarmstack.bridge.links import ROBOT_NAME, check_names
+
+    try:
+        assert check_names(names) == names
+    except ValueError as exc:
+        assert str(exc)
+        assert not names or len(set(names)) < len(names) or \
+            not all(ROBOT_NAME.match(n) for n in names)
+    else:
+        assert all(ROBOT_NAME.match(n) for n in names)
