@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,6 +27,38 @@ from swarmstack.bridge import messages, wire
 ROUTER_ENDPOINT = "tcp/localhost:7447"
 CONFIG_ENV = "ZENOH_SESSION_CONFIG_URI"
 _ids = itertools.count(1)     # node and entity ids, unique in the process
+
+
+class SessionError(ValueError):
+    """A zenoh session cannot be opened as asked (a bad endpoint, an unreadable config)."""
+
+
+_ENDPOINT = re.compile(r"[a-z0-9]+/[^/\s].*\Z")
+_RUST_LOCATION = re.compile(r" at /\S+\.rs:\d+\.?")
+
+
+def check_endpoints(what: str, endpoints: Iterable[str]) -> list[str]:
+    out = []
+    for ep in endpoints:
+        if not isinstance(ep, str) or not _ENDPOINT.match(ep):
+            raise SessionError(f"{what} {ep!r}: a zenoh endpoint is <protocol>/<address>, "
+                               "e.g. tcp/192.168.1.20:7447")
+        out.append(ep)
+    return out
+
+
+def open_session(listen: Iterable[str] = (), connect: Iterable[str] = (),
+                 multicast: bool = False):
+    """A zenoh session (see :func:`peer_config`); SessionError saying why it cannot open."""
+    import zenoh
+
+    listen = check_endpoints("listen endpoint", listen)
+    connect = check_endpoints("connect endpoint", connect)
+    try:
+        return zenoh.open(peer_config(listen, connect, multicast))
+    except Exception as exc:   # zenoh.ZError, with the Rust source location appended
+        text = _RUST_LOCATION.sub("", str(exc)).strip()
+        raise SessionError(f"cannot open a zenoh session: {text}") from None
 
 
 def peer_config(listen: Iterable[str] = (), connect: Iterable[str] = (),
@@ -168,8 +201,7 @@ class Node:
         self.domain = int(domain)
         # several nodes may share one session (as nodes of one ROS context do)
         self._own_session = session is None
-        self.session = zenoh.open(peer_config(listen, connect, multicast)) \
-            if session is None else session
+        self.session = open_session(listen, connect, multicast) if session is None else session
         self.zid = str(self.session.zid())
         self.node_id = next(_ids)
         self.graph = Graph()

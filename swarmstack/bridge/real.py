@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Optional
 import numpy as np
 
 from swarmstack.bridge.links import RobotLinks
-from swarmstack.bridge.node import Node
+from swarmstack.bridge.node import Node, SessionError
 from swarmstack.bridge.radio import TopicRadio
 from swarmstack.bridge.topics import topics_for
 
@@ -161,8 +161,11 @@ def open_real(cfg, robots: list[str], base_dir: Path | str = ".", source: str = 
     sim = Simulation(rcfg, runs=1, base_dir=base_dir, source=source, strict=True)
     sim.start()       # kernels compiled, controllers' init called
     g = sim.groups[0]
-    node = Node("swarmstack_bridge", domain=domain, listen=listen, connect=connect,
-                multicast=multicast)
+    try:
+        node = Node("swarmstack_bridge", domain=domain, listen=listen, connect=connect,
+                    multicast=multicast)
+    except SessionError as exc:
+        raise RealRunError(str(exc)) from None
     events: list = []
 
     def event(name, state, text):

@@ -25,15 +25,20 @@ class Ros2Server:
 
     def __init__(self, sim, domain: int = 0, listen: Iterable[str] = (),
                  connect: Iterable[str] = (), multicast: bool = False, realtime: bool = True):
-        import zenoh
-
-        from swarmstack.bridge.node import peer_config
+        from swarmstack.bridge.node import SessionError, open_session
+        from swarmstack.experiments.config import ConfigError
 
         if sim.runs != 1:
-            raise ValueError("--serve ros2 serves one run (--runs 1)")
+            raise ConfigError(["--serve ros2 serves one run (--runs 1)"])
+        if not any(_bridged(g.robot_type.name) for g in sim.groups):
+            raise ConfigError([f"{sim.source}: --serve ros2: no group of a robot type with a "
+                               "ROS 2 bridge (rvr, epuck2)"])
         self.sim = sim
         self.realtime = realtime
-        self.session = zenoh.open(peer_config(listen, connect, multicast))
+        try:
+            self.session = open_session(listen, connect, multicast)
+        except SessionError as exc:
+            raise ConfigError([f"--serve ros2: {exc}"]) from None
         self._lock = threading.Lock()
         self.robots = []     # (group, row, name, node, publishers, pending commands)
         self.dropped = 0
@@ -111,6 +116,14 @@ class Ros2Server:
         for r in self.robots:
             r[3].close()
         self.session.close()
+
+
+def _bridged(robot_type: str) -> bool:
+    try:
+        topics_for(robot_type)
+    except ValueError:
+        return False
+    return True
 
 
 def serve_ros2(sim, **kw) -> Ros2Server:

@@ -202,3 +202,16 @@ def test_buzz_script_on_real_robots_through_the_radio_topic(endpoint, fake):
         assert run.summary()["radio"]["frames_sent"] > 0
     finally:
         run.close()
+
+
+@pytest.mark.parametrize("endpoint, message", [("foo", "a zenoh endpoint is"),
+                                               ("tcp/127.0.0.1:99999", "cannot open")])
+def test_cli_real_refuses_bad_endpoints(endpoint, message):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr_1",
+                                   "--listen", endpoint])
+    assert res.exit_code == 1
+    assert message in res.output and "Traceback" not in res.output

@@ -60,3 +60,19 @@ def test_a_ros_node_drives_a_served_simulated_rvr(endpoint, tmp_path):
         if sim.poll() is None:
             sim.kill()
             sim.wait()
+
+
+def test_serve_refuses_what_it_cannot_serve(tmp_path):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    exp = tmp_path / "cf.toml"
+    exp.write_text('[simulation]\nticks = 3\n[arena]\nsize = [2.0, 2.0]\n'
+                   '[[robots]]\nname = "cf"\ntype = "crazyflie"\ncount = 1\n')
+    res = CliRunner().invoke(app, ["run", str(exp), "--serve", "ros2", "--quiet",
+                                   "--out", str(tmp_path / "out")])
+    assert res.exit_code == 1 and "no group of a robot type with a ROS 2 bridge" in res.output
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--runs", "2", "--out", str(tmp_path / "out2")])
+    assert res.exit_code == 2 and "serves one run" in res.output
