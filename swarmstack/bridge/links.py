@@ -1,9 +1,10 @@
 """The robots of one group, linked to their ROS 2 drivers: readings in, commands out.
 
 Each robot ``name`` is reached under the namespace ``/name`` (its driver's topics are
-``/name/rvr/odom`` …). Samples arrive on zenoh threads and are only stored; :meth:`refresh`,
-called by the control loop at the start of a tick, moves the newest of each topic into the
-group's readings, so controllers always see one consistent snapshot.
+``/name/rvr/odom`` …). Samples are read as they arrive on zenoh threads, into the robot's
+staging rows (a malformed one is dropped and counted there); :meth:`refresh`, called by the
+control loop at the start of a tick, copies them into the group's readings, so controllers
+always see one consistent snapshot.
 
 A robot is, in turn:
 
@@ -60,8 +61,9 @@ class RobotLink:
     last_heard: Optional[float] = None
     in_graph: bool = False
     gone_pending: bool = False
-    latest: dict = field(default_factory=dict)      # topic -> newest message
+    updated: bool = False                           # readings arrived since last tick
     heard: set = field(default_factory=set)         # topics read at least once
+    heard_at_tick: frozenset = frozenset()          # … as of this tick's snapshot
     dropped: int = 0                                # well-formed but unreadable messages
     subscriptions: list = field(default_factory=list)
     publishers: dict = field(default_factory=dict)  # command -> (CommandTopic, Publisher)
@@ -97,12 +99,15 @@ class RobotLinks:
         carried = {r for s in self.sensor_topics for r in s.readings}
         self.links = [RobotLink(n, i) for i, n in enumerate(check_names(list(names)))]
         self._by_ns = {f"/{link.name}": link for link in self.links}
+        # staging rows (written as samples arrive) and the snapshot of the current tick
         self._rows = {link.name: {r: self.devices[r].allocate(1) for r in carried}
                       for link in self.links}
+        self._snap = {name: {r: a.copy() for r, a in rows.items()}
+                      for name, rows in self._rows.items()}
         for link in self.links:
             for st in self.sensor_topics:
                 link.subscriptions.append(node.subscribe(
-                    f"/{link.name}/{st.topic}", st.ros_type, self._store(link, st.topic)))
+                    f"/{link.name}/{st.topic}", st.ros_type, self._store(link, st)))
         node.on_graph = self._on_graph
         for e in list(node.graph.entities.values()):
             self._on_graph(e, True)
@@ -123,10 +128,26 @@ class RobotLinks:
         return out
 
     # ---------------------------------------------------------------- zenoh threads
-    def _store(self, link: RobotLink, topic: str):
+    def _store(self, link: RobotLink, st):
+        """Read each sample as it arrives (so every malformed one is counted) into the robot's
+        staging rows; the control thread copies them at the start of a tick."""
+        rows = self._rows[link.name]
+
+        mine = [r for r in st.readings if r in rows]
+
         def on_msg(msg, att) -> None:
             with self._lock:
-                link.latest[topic] = msg
+                # into copies first: a message that fails half-way leaves nothing behind
+                tmp = {r: rows[r].copy() for r in mine}
+                try:
+                    st.read(msg, tmp, self.devices)
+                except ValueError:
+                    link.dropped += 1
+                    return
+                for r in mine:
+                    rows[r][...] = tmp[r]
+                link.heard.add(st.topic)
+                link.updated = True
                 link.last_heard = self.clock()
         return on_msg
 
@@ -151,35 +172,29 @@ class RobotLinks:
         events = []
         for link in self.links:
             with self._lock:
-                latest, link.latest = link.latest, {}
+                updated, link.updated = link.updated, False
                 heard = link.last_heard
                 gone = link.gone_pending
                 link.gone_pending = False
-            rows = self._rows[link.name]
-            for st in self.sensor_topics:
-                msg = latest.get(st.topic)
-                if msg is None:
-                    continue
-                try:
-                    st.read(msg, rows, self.devices)
-                except ValueError:
-                    link.dropped += 1
-                else:
-                    link.heard.add(st.topic)
-            for name, arr in rows.items():
-                if name in g.readings:
-                    g.readings[name][link.row] = arr[0]
-            if self.topics.derive is not None and heard is not None:
-                for d in self.topics.derived:
-                    if d in g.readings:
-                        self.topics.derive(self.devices, rows,
-                                           g.readings[d][link.row:link.row + 1])
+                complete = len(link.heard) == len(self.sensor_topics)
+                link.heard_at_tick = frozenset(link.heard)
+                rows = {k: v.copy() for k, v in self._rows[link.name].items()} \
+                    if updated else None
+            if rows is not None:
+                self._snap[link.name] = rows
+                for name, arr in rows.items():
+                    if name in g.readings:
+                        g.readings[name][link.row] = arr[0]
+                if self.topics.derive is not None:
+                    for d in self.topics.derived:
+                        if d in g.readings:
+                            self.topics.derive(self.devices, rows,
+                                               g.readings[d][link.row:link.row + 1])
             state = link.state
             fresh = heard is not None and now - heard <= self.link_timeout_s
-            complete = len(link.heard) == len(self.sensor_topics)
             if gone and state in (LIVE, LOST):
                 state = GONE
-            elif fresh and complete and (latest or state == LIVE):
+            elif fresh and complete and (updated or state == LIVE):
                 state = LIVE
             elif state == LIVE and not fresh:
                 state = LOST
@@ -223,8 +238,9 @@ class RobotLinks:
         self.send(np.zeros(len(self.links), dtype=bool))
 
     def rows(self, name: str) -> dict:
-        """The newest readings of robot ``name`` its topics brought (reading → [1, …])."""
-        return self._rows[name]
+        """Robot ``name``'s readings of this tick as its topics brought them (reading →
+        [1, …])."""
+        return self._snap[name]
 
     def status(self) -> list[dict]:
         return [{"robot": link.name, "state": link.state, "dropped": link.dropped

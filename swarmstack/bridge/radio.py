@@ -50,7 +50,7 @@ class TopicRadio:
             self._frames[row] = (*values, bytes(msg.payload))
 
     def _pose(self, link):
-        if POSE_TOPIC not in link.heard:
+        if POSE_TOPIC not in link.heard_at_tick:
             return None
         return self.links.rows(link.name)["pose"][0]
 
