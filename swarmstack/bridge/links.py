@@ -97,6 +97,13 @@ class RobotLinks:
                 wanted |= set(REFERENCE_INPUTS.get(rt.name, ()))
         self.sensor_topics = [s for s in topics.sensors if wanted & set(s.readings)]
         carried = {r for s in self.sensor_topics for r in s.readings}
+        # a reading no topic brings would keep a simulated value: refuse rather than fake it
+        unbridged = sorted(set(group.readings) - carried - set(topics.derived))
+        if unbridged:
+            them = "it" if len(unbridged) == 1 else "them"
+            raise ValueError(f"the {rt.name}'s ROS 2 bridge has no topic for "
+                             f"{', '.join(unbridged)}: remove {them} from the group's sensors "
+                             "to run on real robots")
         self.links = [RobotLink(n, i) for i, n in enumerate(check_names(list(names)))]
         self._by_ns = {f"/{link.name}": link for link in self.links}
         # staging rows (written as samples arrive) and the snapshot of the current tick

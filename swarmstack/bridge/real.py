@@ -177,6 +177,9 @@ def open_real(cfg, robots: list[str], base_dir: Path | str = ".", source: str = 
         links = RobotLinks(node, topics_for(g.robot_type.name), g, robots, link_timeout_s,
                            event, extra_readings=("pose",) if sim.medium is not None else ())
         radio = TopicRadio(node, links, sim.medium) if sim.medium is not None else None
+    except ValueError as exc:
+        node.close()
+        raise RealRunError(f"{source}: {exc}") from None
     except Exception:
         node.close()
         raise

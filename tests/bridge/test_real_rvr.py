@@ -215,3 +215,12 @@ def test_cli_real_refuses_bad_endpoints(endpoint, message):
                                    "--listen", endpoint])
     assert res.exit_code == 1
     assert message in res.output and "Traceback" not in res.output
+
+
+def test_readings_without_a_topic_are_refused(tmp_path):
+    exp = tmp_path / "e.toml"
+    exp.write_text('[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "e"\ntype = "epuck2"\n'
+                   'count = 1\nsensors = { proximity = true, light = true }\n'
+                   'controller = { python = "swarmstack.controllers.api:Controller" }\n')
+    with pytest.raises(RealRunError, match="no topic for light"):
+        open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)
