@@ -108,7 +108,11 @@ class Publisher:
                              messages.type_hash(ros_type))
         self.key = key
         self.gid = wire.gid_of(self.entity.key())
-        self._pub = node.session.declare_publisher(key)
+        import zenoh
+
+        # as rmw_zenoh: a keep-all publisher blocks when the link is congested, others drop
+        cc = zenoh.CongestionControl.BLOCK if qos.keep_all else zenoh.CongestionControl.DROP
+        self._pub = node.session.declare_publisher(key, congestion_control=cc)
         self._token = node.session.liveliness().declare_token(self.entity.key())
         self._seq = 0
         self.sent = 0
