@@ -26,7 +26,7 @@ from swarmstack.bridge import messages, wire
 # a port of the OS's choosing, without multicast scouting
 ROUTER_ENDPOINT = "tcp/localhost:7447"
 CONFIG_ENV = "ZENOH_SESSION_CONFIG_URI"
-_ids = itertools.count(1)     # node and entity ids, unique in the process
+_ids = itertools.count(0)     # node and entity ids, unique in the process
 
 
 class SessionError(ValueError):
@@ -214,8 +214,8 @@ class Node:
         self._entities: list = []
         self._graph_sub = self.session.liveliness().declare_subscriber(
             f"{wire.ADMIN_SPACE}/{self.domain}/**", self._on_token, history=True)
-        node = wire.Entity(self.domain, self.zid, self.node_id, 0, wire.NODE, self.namespace,
-                           self.name)
+        node = wire.Entity(self.domain, self.zid, self.node_id, self.node_id, wire.NODE,
+                           self.namespace, self.name)
         self.entity = node
         self._token = self.session.liveliness().declare_token(node.key())
 

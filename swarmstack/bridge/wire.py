@@ -9,14 +9,18 @@ Derived from the rmw_zenoh design document and its liveliness/attachment code (J
   <namespace>/<node>[/<topic>/<type>/<hash>/<qos>]``, each name with ``/`` replaced by ``%``
   (an empty name is ``%``);
 - QoS: ``reliability:durability:history,depth:deadline s,ns:lifespan s,ns:liveliness,s,ns``,
-  a field left empty when it has the ROS default value (reliable, volatile, keep last 10 …);
-- attachment: zenoh-ext serialisation of ``int64 sequence number``, ``int64 source
-  timestamp (ns)``, and the 16-byte publisher GID (a fixed array: no length prefix).
+  a field left empty when it has rmw_zenoh's default value (reliable, volatile, keep last,
+  depth 42, infinite durations, automatic liveliness);
+- a node's token repeats its id in the entity-id chunk;
+- attachment (33 bytes): zenoh-ext serialisation of ``int64 sequence number`` (from 1),
+  ``int64 source timestamp (ns)`` and the 16-byte publisher GID as a sequence (a LEB128
+  length byte 0x10, then the bytes);
+- GID: XXH3-128 of the entity's liveliness key, low 64 bits then high 64 bits, each
+  little-endian.
 """
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from dataclasses import dataclass
 from typing import Optional
@@ -29,7 +33,8 @@ GID_BYTES = 16
 RELIABLE, BEST_EFFORT = 1, 2
 TRANSIENT_LOCAL, VOLATILE = 1, 2
 KEEP_LAST, KEEP_ALL = 1, 2
-DEFAULT_DEPTH = 10
+KEY_DEFAULT_DEPTH = 42     # rmw_zenoh's default depth: left out of QoS strings
+DEFAULT_DEPTH = 10         # ROS 2's default profile (rclcpp, rclpy): what our entities use
 
 
 def strip_slashes(name: str) -> str:
@@ -61,7 +66,7 @@ class QoS:
         rel = "" if self.reliable else str(BEST_EFFORT)
         dur = str(TRANSIENT_LOCAL) if self.transient_local else ""
         hist = str(KEEP_ALL) if self.keep_all else ""
-        depth = "" if self.depth == DEFAULT_DEPTH else str(int(self.depth))
+        depth = "" if self.depth == KEY_DEFAULT_DEPTH else str(int(self.depth))
         return f"{rel}:{dur}:{hist},{depth}:,:,:,,"
 
     @staticmethod
@@ -74,7 +79,7 @@ class QoS:
             raise ValueError(f"not an rmw_zenoh QoS string: {text!r}")
         return QoS(reliable=parts[0] != str(BEST_EFFORT),
                    transient_local=parts[1] == str(TRANSIENT_LOCAL),
-                   depth=int(hist[1]) if hist[1] else DEFAULT_DEPTH,
+                   depth=int(hist[1]) if hist[1] else KEY_DEFAULT_DEPTH,
                    keep_all=hist[0] == str(KEEP_ALL))
 
 
@@ -131,8 +136,11 @@ def parse_liveliness(key: str) -> Entity:
 
 
 def gid_of(entity_key: str) -> bytes:
-    """A publisher's 16-byte GID: a hash of its liveliness key, unique per entity."""
-    return hashlib.blake2b(entity_key.encode(), digest_size=GID_BYTES).digest()
+    """An entity's 16-byte GID as rmw_zenoh computes it from its liveliness key."""
+    import xxhash
+
+    v = xxhash.xxh3_128_intdigest(entity_key.encode())
+    return (v & 0xFFFF_FFFF_FFFF_FFFF).to_bytes(8, "little") + (v >> 64).to_bytes(8, "little")
 
 
 @dataclass(frozen=True)
@@ -144,16 +152,18 @@ class Attachment:
     def encode(self) -> bytes:
         if len(self.source_gid) != GID_BYTES:
             raise ValueError("a GID has 16 bytes")
-        return struct.pack("<qq", self.sequence_number, self.source_timestamp_ns) + \
+        return struct.pack("<qqB", self.sequence_number, self.source_timestamp_ns, GID_BYTES) + \
             bytes(self.source_gid)
 
     @staticmethod
     def decode(data: bytes) -> "Attachment":
-        """ValueError unless ``data`` is 32 bytes (or 33 with a sequence-length prefix of 16,
-        as a serialiser that writes the GID as a sequence produces)."""
-        if len(data) == 33 and data[16] == GID_BYTES:
+        """ValueError unless ``data`` is the 33-byte attachment (32 bytes, the GID without its
+        length byte as a fixed-array serialiser writes it, is read too)."""
+        if len(data) == 17 + GID_BYTES:
+            if data[16] != GID_BYTES:
+                raise ValueError(f"the attachment's GID length byte is {data[16]}, not 16")
             data = data[:16] + data[17:]
-        if len(data) != 16 + GID_BYTES:
-            raise ValueError(f"an rmw_zenoh attachment has 32 bytes, not {len(data)}")
+        elif len(data) != 16 + GID_BYTES:
+            raise ValueError(f"an rmw_zenoh attachment has 33 bytes, not {len(data)}")
         seq, stamp = struct.unpack_from("<qq", data)
         return Attachment(seq, stamp, bytes(data[16:]))

@@ -60,13 +60,39 @@ def test_liveliness_tokens():
                       qos=wire.QoS(depth=7))
     assert pub.key() == ("@ros2_lv/0/aabb/0/10/MP/%/%/talker/%chatter/"
                          f"std_msgs::msg::dds_::String_/{STRING_HASH}/::,7:,:,:,,")
-    node = wire.Entity(2, "aabb", 1, 0, wire.NODE, "/rvr_1", "driver")
-    assert node.key() == "@ros2_lv/2/aabb/1/0/NN/%/%rvr_1/driver"
+    node = wire.Entity(2, "aabb", 1, 1, wire.NODE, "/rvr_1", "driver")
+    assert node.key() == "@ros2_lv/2/aabb/1/1/NN/%/%rvr_1/driver"
     assert wire.parse_liveliness(node.key()) == node
     assert wire.parse_liveliness(pub.key()) == pub
-    latched = wire.QoS(reliable=False, transient_local=True)
-    assert latched.key() == "2:1:,:,:,:,,"
+    latched = wire.QoS(reliable=False, transient_local=True)      # depth 10
+    assert latched.key() == "2:1:,10:,:,:,,"
     assert wire.QoS.parse(latched.key()) == latched
+    assert wire.QoS.parse("::,:,:,:,,").depth == 42              # rmw_zenoh's default
+
+
+# the two tokens rmw_zenoh's design document shows verbatim
+DESIGN_NODE = "@ros2_lv/0/aac3178e146ba6f1fc6e6a4085e77f21/0/0/NN/%/%/listener"
+DESIGN_TALKER = ("@ros2_lv/0/8b20917502ee955ac4476e0266340d5c/0/10/MP/%/%/talker/%chatter/"
+                 f"std_msgs::msg::dds_::String_/{STRING_HASH}/::,7:,:,:,,")
+
+
+def test_design_document_tokens_parse_and_rebuild():
+    node = wire.parse_liveliness(DESIGN_NODE)
+    assert (node.kind, node.node_path, node.node_id, node.entity_id) == \
+        (wire.NODE, "/listener", 0, 0)
+    assert node.key() == DESIGN_NODE
+    talker = wire.parse_liveliness(DESIGN_TALKER)
+    assert (talker.topic, talker.dds_type, talker.qos.depth) == \
+        ("/chatter", "std_msgs::msg::dds_::String_", 7)
+    assert talker.key() == DESIGN_TALKER
+
+
+def test_gid_is_xxh3_128_of_the_token_low_half_first():
+    import xxhash
+
+    canonical = bytes.fromhex(xxhash.xxh3_128_hexdigest(DESIGN_TALKER.encode()))  # big-endian
+    gid = wire.gid_of(DESIGN_TALKER)
+    assert gid[:8] == canonical[8:][::-1] and gid[8:] == canonical[:8][::-1]
 
 
 @pytest.mark.parametrize("key", ["", "@ros2_lv", "@ros2_lv/x/z/0/0/NN/%/%/n",
@@ -82,13 +108,17 @@ def test_attachment_bytes_match_zenoh_ext_serialisation():
 
     gid = bytes(range(16))
     att = wire.Attachment(7, 1_700_000_000_000_000_000, gid)
-    ref = ze.z_serialize((ze.Int64(7), ze.Int64(1_700_000_000_000_000_000),
-                          tuple(ze.UInt8(b) for b in gid))).to_bytes()
+    # two int64 then the GID as a sequence: LEB128 length 0x10 and the 16 bytes (33 bytes)
+    ref = ze.z_serialize((ze.Int64(7), ze.Int64(1_700_000_000_000_000_000), gid)).to_bytes()
+    assert len(ref) == 33 and ref[16] == 0x10
     assert att.encode() == ref
     assert wire.Attachment.decode(ref) == att
-    # a GID written as a length-prefixed sequence is read too
-    prefixed = ref[:16] + bytes([16]) + ref[16:]
-    assert wire.Attachment.decode(prefixed) == att
+    # the GID as a fixed array (no length byte) is read too
+    fixed = ze.z_serialize((ze.Int64(7), ze.Int64(1_700_000_000_000_000_000),
+                            tuple(ze.UInt8(b) for b in gid))).to_bytes()
+    assert wire.Attachment.decode(fixed) == att
+    with pytest.raises(ValueError, match="length byte"):
+        wire.Attachment.decode(ref[:16] + b"\x0f" + ref[17:])
 
 
 @settings(max_examples=200, deadline=None)
