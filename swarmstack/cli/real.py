@@ -39,9 +39,10 @@ def register(app: typer.Typer) -> None:
         """Run the experiment's controller (Python, Buzz or a designed PFSM) on real robots.
 
         Each tick the robots' newest ROS 2 readings replace the simulated ones and their
-        commands go to their drivers in the drivers' units. A robot is driven only once its
-        readings arrive; a robot silent for --link-timeout has its wheels stopped and its
-        controller paused until it speaks again. Ctrl-C stops every robot and exits 130."""
+        commands go to their drivers in the drivers' units. A robot is driven once every topic
+        its controller reads has arrived; a robot silent for --link-timeout has its wheels
+        stopped and its controller paused until it speaks again. Ctrl-C stops every robot and
+        exits 130."""
         from swarmstack.experiments.config import ConfigError, load_experiment
 
         try:
