@@ -1,6 +1,6 @@
 """Fake Mercator drivers for the end-to-end tests: one ROS 2 node per robot (its own zenoh
-session, namespace /<name>) publishing ground colour, ambient light, odometry and a pose (robot
-k at x = k m) at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
+session, namespace /<name>) publishing ground colour, ambient light, odometry, a pose (robot
+k at x = k m), 8 ranges and a scan that see nothing, at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
 
 With a third argument ``listen`` the first robot listens on the endpoint (else all connect).
 stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``garbage
@@ -33,9 +33,12 @@ def main(endpoint: str, names: list[str], listen: bool = False) -> None:
         rows = {"ground_color": np.array([[100 + 50 * k, 0, 0]]), "light": np.array([42.0]),
                 "locator": np.array([[0.25, -0.5]]), "quaternion": np.array([[1.0, 0, 0, 0]]),
                 "velocity": np.zeros((1, 2)),
-                "pose": np.array([[1.0 * k, 0.0, 0.0, 0.0, 0.0, 0.0]])}   # 1 m apart on x
+                "pose": np.array([[1.0 * k, 0.0, 0.0, 0.0, 0.0, 0.0]]),   # 1 m apart on x
+                "proximity": np.full((1, 8), np.inf),                     # nothing near
+                "lidar": np.full((1, 719), 12.0)}                         # no return
         pubs = [(node.publisher(st.topic, st.ros_type), st) for st in RVR_TOPICS.sensors
-                if st.topic in ("rvr/ground_color", "rvr/ambient_light", "rvr/odom", "pose")]
+                if st.topic in ("rvr/ground_color", "rvr/ambient_light", "rvr/odom", "pose",
+                                "ranges", "scan")]
         for ct in RVR_TOPICS.commands:
             def on_cmd(msg, att, ct=ct, name=name):
                 say(ct.command, name, *[f"{v:.4f}" for v in ct.from_msg(msg).ravel()])

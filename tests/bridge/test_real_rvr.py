@@ -224,3 +224,21 @@ def test_readings_without_a_topic_are_refused(tmp_path):
                    'controller = { python = "swarmstack.controllers.api:Controller" }\n')
     with pytest.raises(RealRunError, match="no topic for light"):
         open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)
+
+
+def test_designed_pfsm_on_real_robots_reads_the_reference_model_from_topics(endpoint, fake):
+    """A Watermelon PFSM (exploration) reads Table 1's record computed from the ranges, the
+    scan, the light and the ground colour: with nothing around it drives straight at the
+    reference model's 12 cm/s = 0.12 m/s on the driver's topic."""
+    cfg = load_experiment(HERE / "rvr_pfsm_real.toml")
+    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, listen=(endpoint,))
+    try:
+        assert fake.lines.get(timeout=15) == ["ready"]
+        run_until(run, fake, lambda s: (wheels(s, "rvr_1") or [()])[-1] == (0.12, 0.12)
+                  and (wheels(s, "rvr_2") or [()])[-1] == (0.12, 0.12),
+                  what="exploration at the reference model's speed")
+        ref = run.sim.groups[0].readings["reference"]
+        assert ref["prox"].max() == 0.0 and ref["lidar_count"].tolist() == [0, 0]
+        assert ref["light"].tolist() == [42.0, 42.0]
+    finally:
+        run.close()
