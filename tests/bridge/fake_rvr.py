@@ -2,7 +2,8 @@
 session, namespace /<name>) publishing ground colour, ambient light, odometry, a pose (robot
 k at x = k m), 8 ranges and a scan that see nothing, at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
 
-With a third argument ``listen`` the first robot listens on the endpoint (else all connect).
+The first argument is an endpoint all robots connect to, or with a third argument ``listen``
+one endpoint per robot (comma-separated) that each listens on.
 stdin commands: ``silence NAME`` (stop publishing: a lost link), ``resume NAME``, ``garbage
 NAME`` (two malformed odometry samples), ``kill NAME`` (close its node: it leaves the graph),
 ``quit``."""
@@ -18,7 +19,7 @@ from swarmstack.bridge.node import Node
 from swarmstack.bridge.rvr import RVR_TOPICS
 
 
-def main(endpoint: str, names: list[str], listen: bool = False) -> None:
+def main(endpoints: list[str], names: list[str], listen: bool = False) -> None:
     out_lock = threading.Lock()
 
     def say(*parts):
@@ -27,8 +28,8 @@ def main(endpoint: str, names: list[str], listen: bool = False) -> None:
 
     robots = {}
     for k, name in enumerate(names):
-        # the first robot listens when the bridge is the one that connects
-        where = {"listen": (endpoint,)} if listen and k == 0 else {"connect": (endpoint,)}
+        # robot k listens on endpoint k when the bridge is the one that connects
+        where = {"listen": (endpoints[k],)} if listen else {"connect": (endpoints[0],)}
         node = Node("rvr_driver", namespace=name, **where)
         rows = {"ground_color": np.array([[100 + 50 * k, 0, 0]]), "light": np.array([42.0]),
                 "locator": np.array([[0.25, -0.5]]), "quaternion": np.array([[1.0, 0, 0, 0]]),
@@ -78,4 +79,4 @@ def main(endpoint: str, names: list[str], listen: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2].split(","), sys.argv[3:] == ["listen"])
+    main(sys.argv[1].split(","), sys.argv[2].split(","), sys.argv[3:] == ["listen"])

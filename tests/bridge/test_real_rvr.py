@@ -22,6 +22,7 @@ ROOT = HERE.parents[1]
 class Fake:
     def __init__(self, endpoint, names, listen=False):
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        endpoint = ",".join(endpoint) if isinstance(endpoint, list) else endpoint
         self.p = subprocess.Popen([sys.executable, str(HERE / "fake_rvr.py"), endpoint,
                                    ",".join(names)] + (["listen"] if listen else []), env=env, cwd=ROOT, text=True,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -66,6 +67,19 @@ def run_until(run, fake, predicate, seconds=10.0, what=""):
 def fake(endpoint):
     f = Fake(endpoint, ["rvr_1", "rvr_2"])
     yield f
+    f.close()
+
+
+@pytest.fixture(scope="module")
+def listening_fake():
+    """Two fake robots that listen (one endpoint each) and outlive a test: the bridge of each
+    test connects to them. Returns (fake, endpoints)."""
+    from tests.bridge.conftest import free_endpoint
+
+    eps = [free_endpoint(), free_endpoint()]
+    f = Fake(eps, ["rvr_1", "rvr_2"], listen=True)
+    assert f.lines.get(timeout=15) == ["ready"]
+    yield f, eps
     f.close()
 
 
@@ -151,14 +165,14 @@ def test_cli_real_drives_a_robot_and_reports(endpoint):
 
     from swarmstack.cli import app
 
-    f = Fake(endpoint, ["rvr_1"], listen=True)
+    f = Fake([endpoint], ["rvr_1"], listen=True)
     try:
         assert f.lines.get(timeout=15) == ["ready"]
         res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr_1",
-                                       "--ticks", "30", "--connect", endpoint, "--json"])
+                                       "--ticks", "20", "--connect", endpoint, "--json"])
         assert res.exit_code == 0, res.output
         summary = json.loads(res.stdout[res.stdout.index("{"):])
-        assert summary["ticks"] == 30
+        assert summary["ticks"] == 20
         assert summary["robots"] == [{"robot": "rvr_1", "state": "lost", "dropped": 0,
                                       "missing": []}]
         assert {"robot": "rvr_1", "state": "live", "tick": summary["events"][0]["tick"]} \
@@ -183,13 +197,13 @@ def test_cli_real_refuses_bad_robot_names():
     assert "robot name 'rvr 1'" in res.output
 
 
-def test_buzz_script_on_real_robots_through_the_radio_topic(endpoint, fake):
+def test_buzz_script_on_real_robots_through_the_radio_topic(listening_fake):
     """ROSBuzz-style: neighbours and their messages come from /swarm/radio, placed by the
     robots' pose topics (rvr_1 at x = 0, rvr_2 at x = 1 m)."""
+    fake, eps = listening_fake
     cfg = load_experiment(HERE / "rvr_buzz_real.toml")
-    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, listen=(endpoint,))
+    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, connect=eps)
     try:
-        assert fake.lines.get(timeout=15) == ["ready"]
         # one neighbour each → left 0.1 m/s; rvr_1 heard id 1 → 0.2, rvr_2 heard id 0 → 0.1
         seen = run_until(run, fake, lambda s: (wheels(s, "rvr_1") or [()])[-1] == (0.1, 0.2)
                          and (wheels(s, "rvr_2") or [()])[-1] == (0.1, 0.1),
@@ -226,14 +240,14 @@ def test_readings_without_a_topic_are_refused(tmp_path):
         open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)
 
 
-def test_designed_pfsm_on_real_robots_reads_the_reference_model_from_topics(endpoint, fake):
+def test_designed_pfsm_on_real_robots_reads_the_reference_model_from_topics(listening_fake):
     """A Watermelon PFSM (exploration) reads Table 1's record computed from the ranges, the
     scan, the light and the ground colour: with nothing around it drives straight at the
     reference model's 12 cm/s = 0.12 m/s on the driver's topic."""
+    fake, eps = listening_fake
     cfg = load_experiment(HERE / "rvr_pfsm_real.toml")
-    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, listen=(endpoint,))
+    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, connect=eps)
     try:
-        assert fake.lines.get(timeout=15) == ["ready"]
         run_until(run, fake, lambda s: (wheels(s, "rvr_1") or [()])[-1] == (0.12, 0.12)
                   and (wheels(s, "rvr_2") or [()])[-1] == (0.12, 0.12),
                   what="exploration at the reference model's speed")

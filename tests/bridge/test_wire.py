@@ -136,7 +136,7 @@ def test_any_bytes_decode_or_raise_value_error(data):
         pass
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=12), max_size=4))
 def test_robot_lists_are_accepted_or_refused_with_a_reason(names):
     from swarmstack.bridge.links import ROBOT_NAME, check_names
