@@ -25,18 +25,16 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import numpy as np
 
 from swarmstack.bridge import wire
-from swarmstack.bridge.node import Node, Subscription
+from swarmstack.bridge.node import Node
 from swarmstack.bridge.topics import RobotTopics, convert
 
 WAITING, LIVE, LOST, GONE = "waiting", "live", "lost", "gone"
 ROBOT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-# readings the reference model is computed from
-REFERENCE_INPUTS = {"rvr": ("proximity", "light", "ground_color", "lidar")}
 
 
 def check_names(names: list[str]) -> list[str]:
@@ -66,8 +64,8 @@ class RobotLink:
     heard_at_tick: frozenset = frozenset()          # … as of this tick's snapshot
     dropped: int = 0                                # well-formed but unreadable messages
     subscriptions: list = field(default_factory=list)
-    publishers: dict = field(default_factory=dict)  # command -> (CommandTopic, Publisher)
-    leds_sent: Optional[np.ndarray] = None
+    publishers: dict = field(default_factory=dict)  # command -> Publisher
+    last_sent: dict = field(default_factory=dict)   # command -> values (sent on change only)
 
 
 class RobotLinks:
@@ -92,9 +90,8 @@ class RobotLinks:
             convert(np.zeros(1), units[ct.command], ct.unit)
         self.devices = self._devices(rt, group)
         wanted = set(group.readings) | set(extra_readings)
-        for d in topics.derived:
-            if d in wanted:
-                wanted |= set(REFERENCE_INPUTS.get(rt.name, ()))
+        if wanted & set(topics.derived):
+            wanted |= set(topics.derived_from)
         self.sensor_topics = [s for s in topics.sensors if wanted & set(s.readings)]
         carried = {r for s in self.sensor_topics for r in s.readings}
         # a reading no topic brings would keep a simulated value: refuse rather than fake it
@@ -232,9 +229,10 @@ class RobotLinks:
                 else:
                     continue
                 if not ct.every_tick:
-                    if link.leds_sent is not None and np.array_equal(link.leds_sent, values):
+                    last = link.last_sent.get(ct.command)
+                    if last is not None and np.array_equal(last, values):
                         continue
-                    link.leds_sent = values.copy()
+                    link.last_sent[ct.command] = values.copy()
                 pub.put(ct.to_msg(values))
 
     def stop_all(self) -> None:

@@ -244,5 +244,6 @@ RVR_TOPICS = register(RobotTopics(
     ),
     derive=_derive_reference,
     derived=("reference",),
+    derived_from=("proximity", "light", "ground_color", "lidar"),
     stop={"wheels": 0.0},
 ))

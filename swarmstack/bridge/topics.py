@@ -78,6 +78,7 @@ class RobotTopics:
     derive: Optional[Callable[[Mapping[str, Any], Mapping[str, np.ndarray], np.ndarray],
                               None]] = None
     derived: tuple[str, ...] = ()
+    derived_from: tuple[str, ...] = ()   # the readings ``derive`` reads
     stop: Mapping[str, float] = field(default_factory=dict)   # command -> value meaning "stop"
 
 

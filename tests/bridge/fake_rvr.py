@@ -1,6 +1,7 @@
 """Fake Mercator drivers for the end-to-end tests: one ROS 2 node per robot (its own zenoh
 session, namespace /<name>) publishing ground colour, ambient light, odometry, a pose (robot
-k at x = k m), 8 ranges and a scan that see nothing, at 20 Hz, printing every wheels_speed and rgb_leds command it takes.
+k at x = k m), 8 ranges and a scan that see nothing, at 20 Hz, printing every wheels_speed and
+rgb_leds command it takes.
 
 The first argument is an endpoint all robots connect to, or with a third argument ``listen``
 one endpoint per robot (comma-separated) that each listens on.

@@ -23,9 +23,9 @@ class Fake:
     def __init__(self, endpoint, names, listen=False):
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         endpoint = ",".join(endpoint) if isinstance(endpoint, list) else endpoint
-        self.p = subprocess.Popen([sys.executable, str(HERE / "fake_rvr.py"), endpoint,
-                                   ",".join(names)] + (["listen"] if listen else []), env=env, cwd=ROOT, text=True,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        args = [sys.executable, str(HERE / "fake_rvr.py"), endpoint, ",".join(names)]
+        self.p = subprocess.Popen(args + (["listen"] if listen else []), env=env, cwd=ROOT,
+                                  text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
         self.lines = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
