@@ -38,6 +38,9 @@ def _read_ps(k: int):
         a, b, c = model.PROXIMITY_EQ1
         # REP 117: −inf closer than the minimum (the sensor saturates), +inf nothing in range
         d = 0.0 if d == -math.inf else d
+        if not d < model.PROXIMITY_RANGE_M:     # beyond the sensor's range (+inf): nothing
+            rows["proximity"][0, k] = 0
+            return
         rows["proximity"][0, k] = reading(np.array([d]), a, b, c, model.PROXIMITY_RANGE_M,
                                           model.FULL_SCALE_12BIT)[0]
     return read

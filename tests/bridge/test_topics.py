@@ -114,3 +114,45 @@ def test_unreadable_messages_are_refused():
     wheels = t.commands[0]
     with pytest.raises(ValueError):
         wheels.from_msg(ros_types.float32_array([1.0, 2.0, 3.0]))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ODD_FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=32),
+                       st.sampled_from([0.0, -0.0, 1e30, -1e30]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(type_name=st.sampled_from(["rvr", "epuck2"]), seed=st.integers(0, 2**32 - 1),
+       odd=st.lists(ODD_FLOATS, min_size=1, max_size=8))
+def test_odd_values_are_read_or_refused_never_crash(type_name, seed, odd):
+    """Whatever numbers a driver puts in its messages (NaN, ±inf, huge), reading them either
+    works or raises ValueError (the bridge counts and drops it)."""
+    t, devices, rows = scratch(type_name)
+    rng = np.random.default_rng(seed)
+    src = {k: v.astype(np.float64) for k, v in fill(rows, rng).items()}
+    for name, arr in src.items():          # sprinkle the odd values over every reading
+        flat = arr.reshape(-1)
+        for k, v in zip(rng.integers(0, flat.size, len(odd)), odd):
+            flat[k] = v
+    for sensor in t.sensors:
+        try:
+            msg = sensor.write(src, 1.0)
+            data = messages.encode(msg, sensor.ros_type)
+        except (ValueError, OverflowError, TypeError):
+            continue                       # not a message a driver could send
+        try:
+            sensor.read(messages.decode(data, sensor.ros_type), rows, devices)
+        except ValueError:
+            pass
+    for c in t.commands:
+        try:
+            msg = c.to_msg(np.resize(np.asarray(odd, dtype=np.float64),
+                                     (5, 3) if c.command == "leds" else (2,)))
+        except (ValueError, OverflowError, TypeError):
+            continue
+        try:
+            c.from_msg(msg)
+        except ValueError:
+            pass
