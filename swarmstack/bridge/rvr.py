@@ -132,6 +132,7 @@ def _write_odom(rows, t):
     xy = rows["locator"][0] if "locator" in rows else (0.0, 0.0)
     q = rows["quaternion"][0] if "quaternion" in rows else (1.0, 0.0, 0.0, 0.0)
     v = rows["velocity"][0] if "velocity" in rows else (0.0, 0.0)
+    w = rows["gyroscope"][0] if "gyroscope" in rows else (0.0, 0.0, 0.0)   # as the driver's
     pose = M("geometry_msgs/msg/PoseWithCovariance")(
         pose=M("geometry_msgs/msg/Pose")(
             position=M("geometry_msgs/msg/Point")(x=float(xy[0]), y=float(xy[1]), z=0.0),
@@ -139,7 +140,7 @@ def _write_odom(rows, t):
         covariance=R.zeros(36))
     twist = M("geometry_msgs/msg/TwistWithCovariance")(
         twist=M("geometry_msgs/msg/Twist")(linear=R.vector3(v[0], v[1], 0.0),
-                                           angular=R.vector3(0.0, 0.0, 0.0)),
+                                           angular=R.vector3(*w)),
         covariance=R.zeros(36))
     return M("nav_msgs/msg/Odometry")(header=R.header(t, "odom"), child_frame_id="base_link",
                                       pose=pose, twist=twist)
