@@ -214,6 +214,20 @@ def test_buzz_script_on_real_robots_through_the_radio_topic(listening_fake):
         assert inbox.azimuth_rad.tolist() == pytest.approx([0.0, np.pi], abs=1e-9) or \
             inbox.azimuth_rad.tolist() == pytest.approx([0.0, -np.pi], abs=1e-9)
         assert run.summary()["radio"]["frames_sent"] > 0
+
+        # a robot out of reach: its VM stops stepping until it is back
+        buzz = run.sim.groups[0].controllers[0]
+        fake.tell("silence rvr_2")
+        run_until(run, fake, lambda s: run.links.links[1].state == "lost", what="rvr_2 lost")
+        steps = buzz.get_global(1, "steps")
+        for _ in range(3):
+            run.tick()
+        assert buzz.get_global(1, "steps") == steps
+        assert buzz.get_global(0, "steps") > steps
+        fake.tell("resume rvr_2")
+        run_until(run, fake, lambda s: run.links.links[1].state == "live", what="rvr_2 back")
+        run.tick()
+        assert buzz.get_global(1, "steps") > steps
     finally:
         run.close()
 
