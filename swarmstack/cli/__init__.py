@@ -11,6 +11,7 @@ from swarmstack.cli import design as design_cli
 from swarmstack.cli import export as export_cli
 from swarmstack.cli import help_format
 from swarmstack.cli import importer as importer_cli
+from swarmstack.cli import real as real_cli
 from swarmstack.cli import reproduce as reproduce_cli
 from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
@@ -49,6 +50,7 @@ study_cli.register(app)
 compile_cli.register(app)
 importer_cli.register(app)
 export_cli.register(app)
+real_cli.register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 

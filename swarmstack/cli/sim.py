@@ -107,6 +107,25 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
     raise typer.Exit(1)
 
 
+def _server(serve: Optional[str], runs: int):
+    """``on_simulation`` for ``--serve``: a function starting the server on the simulation."""
+    if serve is None:
+        return None
+    if serve != "ros2":
+        print(f"error: --serve: one of ros2, cflib, not {serve!r}", file=sys.stderr)
+        raise typer.Exit(2)
+    if runs != 1:
+        print("error: --serve ros2 serves one run; drop --runs", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        from swarmstack.bridge.serve import serve_ros2
+    except ImportError as exc:
+        print(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): "
+              f"{exc}", file=sys.stderr)
+        raise typer.Exit(1)
+    return serve_ros2
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -139,15 +158,17 @@ def register(app: typer.Typer) -> None:
         view_port: int = typer.Option(8765, "--view-port", min=0, max=65535,
                                       help="port of --view (taken: a free one is used)"),
         n_threads: Optional[int] = threads_option.option(),
-        serve: Optional[str] = typer.Option(None, "--serve",
-                                            help="serve the robots to outside clients while "
-                                                 "the run goes: cflib (Crazyflies over UDP, "
+        serve: Optional[str] = typer.Option(None, "--serve", metavar="ros2|cflib",
+                                            help="serve the robots to outside programs while "
+                                                 "the run goes: ros2 (sensor and command "
+                                                 "topics over rmw_zenoh, docs/real-robots.md) "
+                                                 "or cflib (Crazyflies over UDP, "
                                                  "docs/cflib-and-mcap.md)"),
         serve_port: int = typer.Option(19850, "--serve-port", min=0, max=65535,
                                        help="--serve cflib: first drone's UDP port (one per "
                                             "drone; 0: free ports)"),
         serve_speed: float = typer.Option(1.0, "--serve-speed", min=0.0,
-                                          help="--serve: simulated seconds per second "
+                                          help="--serve cflib: simulated seconds per second "
                                                "(0: as fast as it can)"),
     ) -> None:
         """Run an experiment; writes summary.json and Parquet trajectories to --out.
@@ -170,14 +191,17 @@ def register(app: typer.Typer) -> None:
             print(f"warning: {w}", file=sys.stderr)
         total = cfg.simulation.total_ticks if ticks is None else ticks
         robots = runs * sum(g.n for g in cfg.robots)
-        server = None
-        if serve is not None:
+        server = None       # --serve cflib: paces the run tick by tick
+        on_simulation = None   # --serve ros2: wraps the built simulation
+        if serve == "cflib":
             from swarmstack.crtp.serve import ServeError, open_server
 
             try:
                 server = open_server(serve, cfg, runs, serve_port, serve_speed)
             except ServeError as exc:
                 _fail(err, [f"{experiment}: --serve {serve}: {exc}"])
+        else:
+            on_simulation = _server(serve, runs)
         # signals are held from here until the command exits: a late Ctrl-C interrupts
         # neither the last writes nor the report of how the run ended
         with StopSignals() as signals:
@@ -200,7 +224,8 @@ def register(app: typer.Typer) -> None:
                         echo=echo if verbose else None, overwrite=overwrite, signals=signals,
                         record=True if view else record, record_every=record_every,
                         on_recorder=on_recorder if view else None,
-                        on_tick=server.hook(signals, echo) if server is not None else None)
+                        on_tick=server.hook(signals, echo) if server is not None else None,
+                        on_simulation=on_simulation)
                 except ConfigError as exc:
                     stop_bar()
                     _fail(err, _located(experiment, exc.problems))

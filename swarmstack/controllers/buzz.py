@@ -129,6 +129,9 @@ class BuzzController:
         self.strict = strict
         self.robots: list[BuzzRobot] = []
         self.failures: list[dict] = []
+        # bool per row, or None: robots whose VM does not step this tick (a real robot out of
+        # reach: swarmstack.bridge)
+        self.paused = None
         self.clock = None
         self._runs = [v.run for v in views]
         self._ids = port.bodies.robot_id.tolist() if port is not None else []
@@ -213,8 +216,9 @@ class BuzzController:
         decoded: dict[int, dict] = {}
         sensors = self._sensors
         with reserved_stack():
+            paused = self.paused
             for k, robot in enumerate(self.robots):
-                if robot.result.failed:
+                if robot.result.failed or (paused is not None and paused[k]):
                     continue
                 if port is not None:
                     b = base + k

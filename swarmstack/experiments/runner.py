@@ -123,7 +123,8 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
                    signals: Optional[StopSignals] = None,
                    record: Optional[bool] = None, record_every: Optional[int] = None,
                    on_recorder: Optional[Callable] = None,
-                   on_tick: Optional[Callable[[Simulation], bool]] = None) -> dict:
+                   on_tick: Optional[Callable[[Simulation], bool]] = None,
+                   on_simulation: Optional[Callable] = None) -> dict:
     """Simulate ``runs`` runs for ``ticks`` ticks into ``out_dir``; returns the summary written
     to ``out_dir/summary.json``.
 
@@ -146,7 +147,9 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
 
     ``record`` (default: the file's ``output.record``) writes the viewer's recording under
     ``out_dir/recording`` every ``record_every``-th tick; ``on_recorder(recorder)`` is called
-    once it exists (a live view serves from it).
+    once it exists (a live view serves from it). ``on_simulation(sim)`` is called once the
+    simulation is built and may return an object whose ``close()`` is called at the end (a
+    server such as ``--serve ros2``).
 
     ``on_tick(sim)`` is called before every tick (a server feeding commands from outside and
     pacing the run); when it returns True the run ends there, completed."""
@@ -154,7 +157,8 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
     prepare_output(out_dir, overwrite)
     kw = dict(seed=seed, runs=runs, ticks=ticks, base_dir=base_dir, source=source,
               progress=progress, strict=strict, echo=echo, record=record,
-              record_every=record_every, on_recorder=on_recorder, on_tick=on_tick)
+              record_every=record_every, on_recorder=on_recorder, on_tick=on_tick,
+              on_simulation=on_simulation)
     if signals is not None:
         return _run(cfg, out_dir, signals, **kw)
     with StopSignals() as stop:
@@ -170,7 +174,7 @@ def experiment_hash(config: dict) -> str:
 
 def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source, progress,
          strict, echo, record=None, record_every=None, on_recorder=None,
-         on_tick=None) -> dict:
+         on_tick=None, on_simulation=None) -> dict:
     t_setup = time.perf_counter()
     logs = RunLogs(out_dir / "logs", echo)
     recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
@@ -183,6 +187,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
     try:
         sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source,
                          strict=strict, isolate_runs=not strict, on_log=on_log)
+        served = on_simulation(sim) if on_simulation is not None else None
     except BaseException:
         logs.close()
         raise
@@ -262,6 +267,8 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         error = exc
     stop.finishing = True
     stop.in_tick = False
+    if served is not None:
+        served.close()
 
     signum = stop.signum
     if isinstance(error, KeyboardInterrupt) or (

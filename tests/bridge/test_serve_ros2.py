@@ -1,0 +1,78 @@
+"""`swarmstack run EXP --serve ros2`: a ROS 2 node (a zenoh peer speaking rmw_zenoh's format,
+as an unmodified node would) reads a simulated RVR's odometry and drives it."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from swarmstack.bridge import ros_types
+from swarmstack.bridge.node import Node
+
+from tests.bridge.conftest import wait_for
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def test_a_ros_node_drives_a_served_simulated_rvr(endpoint, tmp_path):
+    conf = tmp_path / "zenoh.json5"
+    conf.write_text(json.dumps({"mode": "peer", "listen": {"endpoints": [endpoint]},
+                                "scouting": {"multicast": {"enabled": False}}}))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ZENOH_SESSION_CONFIG_URI": str(conf)}
+    code = "from swarmstack.cli import main; main()"
+    sim = subprocess.Popen([sys.executable, "-c", code, "run", str(HERE / "rvr_serve.toml"),
+                            "--serve", "ros2", "--ticks", "2000", "--quiet",
+                            "--out", str(tmp_path / "out")],
+                           env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    odom, lock = [], threading.Lock()
+
+    def on_odom(msg, att):
+        p = msg.pose.pose.position
+        with lock:
+            odom.append((p.x, p.y))
+
+    try:
+        with Node("driver_test", connect=(endpoint,)) as node:
+            node.subscribe("/rvr_0/rvr/odom", "nav_msgs/msg/Odometry", on_odom)
+            colours = []
+            node.subscribe("/rvr_1/rvr/ground_color", "std_msgs/msg/ColorRGBA",
+                           lambda m, a: colours.append(m))
+            wheels = node.publisher("/rvr_0/rvr/wheels_speed", "std_msgs/msg/Float32MultiArray")
+            wait_for(lambda: len(odom) > 2, 60, "odometry of the simulated robot")
+            assert odom[-1] == (0.0, 0.0)           # not driven yet: still at its boot place
+            # the driver's unit: m/s on /rvr/wheels_speed, straight ahead (yaw 0 → +x)
+            wait_for(lambda: (wheels.put(ros_types.float32_array([0.3, 0.3])) or
+                              odom[-1][0] > 0.15), 10, "the robot moving")
+            x, y = odom[-1]
+            assert abs(y) < 1e-6 and x > 0.15
+            assert colours and colours[-1].a == 255
+            assert any(e.node_path == "/rvr_1/rvr_driver" for e in node.graph.entities.values())
+        sim.send_signal(signal.SIGINT)           # Ctrl-C: the run ends, its results kept
+        assert sim.wait(30) == 130, sim.stderr.read()
+        summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+        assert summary["status"] == "interrupted" and summary["ticks_done"] > 10
+    finally:
+        if sim.poll() is None:
+            sim.kill()
+            sim.wait()
+
+
+def test_serve_refuses_what_it_cannot_serve(tmp_path):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    exp = tmp_path / "cf.toml"
+    exp.write_text('[simulation]\nticks = 3\n[arena]\nsize = [2.0, 2.0]\n'
+                   '[[robots]]\nname = "cf"\ntype = "crazyflie"\ncount = 1\n')
+    res = CliRunner().invoke(app, ["run", str(exp), "--serve", "ros2", "--quiet",
+                                   "--out", str(tmp_path / "out")])
+    assert res.exit_code == 1 and "no group of a robot type with a ROS 2 bridge" in res.output
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--runs", "2", "--out", str(tmp_path / "out2")])
+    assert res.exit_code == 2 and "serves one run" in res.output

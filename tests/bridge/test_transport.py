@@ -1,0 +1,52 @@
+"""Two processes on loopback: a node in a child process publishes typed messages through
+rmw_zenoh's wire format; this process subscribes, sees its graph and drops bad samples."""
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from swarmstack.bridge import messages, wire
+from swarmstack.bridge.node import Node
+
+from tests.bridge.conftest import wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_two_processes_exchange_typed_messages(endpoint):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, str(Path(__file__).with_name("talker_process.py")),
+                              endpoint], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    got, lock = [], threading.Lock()
+
+    def on_msg(msg, att):
+        with lock:
+            got.append((msg.data, att.sequence_number, att.source_gid))
+
+    try:
+        with Node("listener", connect=(endpoint,)) as node:
+            sub = node.subscribe("/chatter", "std_msgs/msg/String", on_msg)
+            wait_for(lambda: sub.counters.received == 50 and sub.counters.dropped == 2,
+                     15, "50 messages and 2 dropped samples")
+            data = [g[0] for g in got]
+            assert data == [f"hello {k}" for k in range(50)]
+            assert [g[1] for g in got] == list(range(1, 51))
+            assert len({g[2] for g in got}) == 1 and len(got[0][2]) == 16
+            # the graph: the talker's node (namespaced) and its publisher
+            wait_for(lambda: "/demo/talker" in node.graph.nodes(), 5, "talker node token")
+            pubs = node.graph.publishers("/chatter")
+            assert pubs and pubs[0].dds_type == "std_msgs::msg::dds_::String_"
+            assert pubs[0].type_hash == messages.type_hash("std_msgs/msg/String")
+            assert wire.gid_of(pubs[0].key()) == got[0][2]
+            done = node.publisher("/done", "std_msgs/msg/Empty")
+            done.put(messages.message_class("std_msgs/msg/Empty")())
+            assert child.wait(15) == 0, child.stderr.read()
+            # the talker's tokens vanish with it
+            wait_for(lambda: "/demo/talker" not in node.graph.nodes(), 10, "talker gone")
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
