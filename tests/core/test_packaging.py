@@ -8,7 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # distribution name -> the module it provides, where they differ
-IMPORT_NAME = {"imageio-ffmpeg": "imageio_ffmpeg", "eclipse-zenoh": "zenoh"}
+IMPORT_NAME = {"imageio-ffmpeg": "imageio_ffmpeg", "eclipse-zenoh": "zenoh",
+               "mcap-ros2-support": "mcap_ros2"}
 # plugins and tools used from the command line rather than imported: what the Makefile says
 USED_BY_MAKEFILE = {"pytest-xdist": r"pytest -n \d"}
 

@@ -1,9 +1,4 @@
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(params=["lua5.3", "luajit"])

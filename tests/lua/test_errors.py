@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from luasim import lua_sim
+from tests.lua.luasim import lua_sim
 from swarmstack.cli import app
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ConfigError

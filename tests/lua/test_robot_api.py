@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from luasim import lua_globals, lua_sim
+from tests.lua.luasim import lua_globals, lua_sim
 from swarmstack.robots import epuck2
 
 
