@@ -33,6 +33,7 @@ def test_two_processes_exchange_typed_messages(endpoint):
                      15, "50 messages and 2 dropped samples")
             data = [g[0] for g in got]
             assert data == [f"hello {k}" for k in range(50)]
+            # rmw_publisher_data.cpp: a publisher's sequence number starts at 1
             assert [g[1] for g in got] == list(range(1, 51))
             assert len({g[2] for g in got}) == 1 and len(got[0][2]) == 16
             # the graph: the talker's node (namespaced) and its publisher
