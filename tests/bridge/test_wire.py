@@ -21,6 +21,7 @@ def test_type_hash_of_std_msgs_string_is_the_published_one():
 
 
 def test_dds_names():
+    # type_support_common.cpp, _create_type_name: "<message namespace>::dds_::<Name>_"
     assert messages.dds_name("std_msgs/msg/ColorRGBA") == "std_msgs::msg::dds_::ColorRGBA_"
     assert messages.ros_name("nav_msgs::msg::dds_::Odometry_") == "nav_msgs/msg/Odometry"
     with pytest.raises(ValueError):
@@ -45,6 +46,15 @@ def test_float32_multiarray_cdr_bytes():
                 + struct.pack("<I", 0)                               # data_offset
                 + struct.pack("<I", 2) + struct.pack("<ff", 0.1, -0.2))
     assert data == expected
+
+
+def test_a_message_without_fields_is_one_zero_byte():
+    # type_support.cpp: a plain type of size 0 writes a dummy 0 byte after the encapsulation
+    # header, and reading one expects it
+    empty = messages.message_class("std_msgs/msg/Empty")()
+    assert messages.encode(empty, "std_msgs/msg/Empty") == bytes.fromhex("0001000000")
+    with pytest.raises(ValueError):
+        messages.decode(bytes.fromhex("00010000"), "std_msgs/msg/Empty")
 
 
 def test_topic_key():
