@@ -64,8 +64,8 @@ class RobotLink:
     heard_at_tick: frozenset = frozenset()          # … as of this tick's snapshot
     dropped: int = 0                                # well-formed but unreadable messages
     subscriptions: list = field(default_factory=list)
-    publishers: dict = field(default_factory=dict)  # command -> Publisher
-    last_sent: dict = field(default_factory=dict)   # command -> values (sent on change only)
+    publishers: dict = field(default_factory=dict)  # command topic -> Publisher
+    last_sent: dict = field(default_factory=dict)   # command topic -> values (on change only)
 
 
 class RobotLinks:
@@ -216,10 +216,10 @@ class RobotLinks:
             if link.state == WAITING:
                 continue
             for ct in self.topics.commands:
-                pub = link.publishers.get(ct.command)
+                pub = link.publishers.get(ct.topic)
                 if pub is None:
                     pub = self.node.publisher(f"/{link.name}/{ct.topic}", ct.ros_type)
-                    link.publishers[ct.command] = pub
+                    link.publishers[ct.topic] = pub
                 if link.state == LIVE:
                     values = convert(g.commands[ct.command][link.row], self._units[ct.command],
                                      ct.unit)
@@ -228,11 +228,13 @@ class RobotLinks:
                                      self.topics.stop[ct.command])
                 else:
                     continue
+                if ct.part is not None:
+                    values = values[ct.part]
                 if not ct.every_tick:
-                    last = link.last_sent.get(ct.command)
+                    last = link.last_sent.get(ct.topic)
                     if last is not None and np.array_equal(last, values):
                         continue
-                    link.last_sent[ct.command] = values.copy()
+                    link.last_sent[ct.topic] = values.copy()
                 pub.put(ct.to_msg(values))
 
     def stop_all(self) -> None:

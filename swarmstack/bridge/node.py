@@ -1,5 +1,7 @@
 """A ROS 2 node as rmw_zenoh makes one: a zenoh peer session, a liveliness token per node,
-publisher and subscription, typed CDR samples with their attachment.
+publisher and subscription, typed CDR samples with their attachment; transient-local
+publishers and subscriptions are zenoh-ext advanced ones with a cache and history queries, as
+rmw_zenoh declares them.
 
 Every node here opens its own zenoh session in peer mode. ``listen``/``connect`` are zenoh
 endpoints (``tcp/127.0.0.1:7447``); with ``multicast=False`` (the default) peers find each
@@ -97,6 +99,36 @@ class Counters:
     last_error: str = ""
 
 
+# rmw_zenoh's period of the sporadic heartbeat a reliable transient-local publisher sends, so
+# that subscribers notice a missed last sample and fetch it from the publisher's cache
+MISS_HEARTBEAT_S = 0.5
+
+
+def _latched_publisher(session, key: str, qos: wire.QoS, cc, rel):
+    """A transient-local publisher as rmw_zenoh declares one: a zenoh-ext AdvancedPublisher
+    that keeps its last ``depth`` samples for late-joining subscribers to query, announces
+    itself for them to detect, and (reliable) sends sporadic heartbeats."""
+    import zenoh.ext as ze
+
+    miss = ze.MissDetectionConfig(sporadic_heartbeat=MISS_HEARTBEAT_S) if qos.reliable else None
+    return ze.declare_advanced_publisher(session, key, congestion_control=cc, reliability=rel,
+                                         cache=ze.CacheConfig(max_samples=int(qos.depth)),
+                                         publisher_detection=True,
+                                         sample_miss_detection=miss)
+
+
+def _late_joining_subscriber(session, key: str, qos: wire.QoS, callback):
+    """A transient-local subscription as rmw_zenoh declares one: a zenoh-ext
+    AdvancedSubscriber that asks every publisher it detects, also those that appear later, for
+    its last ``depth`` cached samples and (reliable) recovers samples it missed."""
+    import zenoh.ext as ze
+
+    history = ze.HistoryConfig(detect_late_publishers=True, max_samples=int(qos.depth))
+    recovery = ze.RecoveryConfig(heartbeat=True) if qos.reliable else None
+    return ze.declare_advanced_subscriber(session, key, callback, history=history,
+                                          recovery=recovery, subscriber_detection=True)
+
+
 class Publisher:
     """Publishes one topic; ``put(msg)`` serialises, stamps and sends."""
 
@@ -110,9 +142,16 @@ class Publisher:
         self.gid = wire.gid_of(self.entity.key())
         import zenoh
 
-        # as rmw_zenoh: a keep-all publisher blocks when the link is congested, others drop
-        cc = zenoh.CongestionControl.BLOCK if qos.keep_all else zenoh.CongestionControl.DROP
-        self._pub = node.session.declare_publisher(key, congestion_control=cc)
+        # as rmw_zenoh: a reliable keep-all publisher blocks when the link is congested,
+        # others drop
+        cc = zenoh.CongestionControl.BLOCK if qos.keep_all and qos.reliable else \
+            zenoh.CongestionControl.DROP
+        rel = zenoh.Reliability.RELIABLE if qos.reliable else zenoh.Reliability.BEST_EFFORT
+        if qos.transient_local:
+            self._pub = _latched_publisher(node.session, key, qos, cc, rel)
+        else:
+            self._pub = node.session.declare_publisher(key, congestion_control=cc,
+                                                       reliability=rel)
         self._token = node.session.liveliness().declare_token(self.entity.key())
         self._seq = 0
         self.sent = 0
@@ -144,7 +183,10 @@ class Subscription:
         self.entity = node._entity(wire.SUBSCRIPTION, topic, ros_type, qos)
         self.key = wire.topic_key(node.domain, topic, messages.dds_name(ros_type),
                                   messages.type_hash(ros_type))
-        self._sub = node.session.declare_subscriber(self.key, self._on_sample)
+        if qos.transient_local:
+            self._sub = _late_joining_subscriber(node.session, self.key, qos, self._on_sample)
+        else:
+            self._sub = node.session.declare_subscriber(self.key, self._on_sample)
         self._token = node.session.liveliness().declare_token(self.entity.key())
 
     def _on_sample(self, sample) -> None:

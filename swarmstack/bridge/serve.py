@@ -75,7 +75,7 @@ class Ros2Server:
                 self.dropped += 1
                 return
             with self._lock:
-                pending[ct.command] = values
+                pending[(ct.command, ct.part)] = values
         return on_msg
 
     @property
@@ -91,8 +91,12 @@ class Ros2Server:
                 pending.clear()
             held = self._held[k]
             held.update(new)
-            for command, values in held.items():
-                g.commands[command][row] = values.reshape(g.commands[command][row].shape)
+            for (command, part), values in held.items():
+                target = g.commands[command][row]
+                if part is None:
+                    target[...] = values.reshape(target.shape)
+                else:
+                    target[part] = values.reshape(target[part].shape)
 
     def sense(self) -> None:
         """Readings of the new tick, published; then wait for the tick's end in real time."""

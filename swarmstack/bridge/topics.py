@@ -56,7 +56,10 @@ class SensorTopic:
 @dataclass(frozen=True)
 class CommandTopic:
     """The command array ``command`` (one robot's row, in the type's unit) → ``to_msg(values in
-    unit)``; ``from_msg(msg)`` → values in ``unit`` (simulated robots taking the topic)."""
+    unit)``; ``from_msg(msg)`` → values in ``unit`` (simulated robots taking the topic).
+
+    ``part``: the topic carries only ``row[part]`` of the command (one LED of a ring whose
+    driver has a topic per LED); ``to_msg`` gets and ``from_msg`` returns that part alone."""
 
     topic: str
     ros_type: str
@@ -65,6 +68,7 @@ class CommandTopic:
     to_msg: Callable[[np.ndarray], Any]
     from_msg: Callable[[Any], np.ndarray]
     every_tick: bool = True        # False: sent only when it changes (LEDs)
+    part: Optional[int] = None
 
 
 @dataclass(frozen=True)

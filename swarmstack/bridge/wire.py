@@ -1,22 +1,26 @@
 """rmw_zenoh's wire format, as plain functions: data key expressions, liveliness tokens for
 graph discovery, QoS strings and the per-sample attachment.
 
-Derived from the rmw_zenoh design document and its liveliness/attachment code (Jazzy, zenoh
-1.x):
+Checked against ros2/rmw_zenoh's source (zenoh 1.x port; files and commits in
+docs/real-robots.md, "How the expected bytes were derived"):
 
-- data: ``<domain>/<topic without outer slashes>/<DDS type name>/<RIHS01 hash>``;
+- data: ``<domain>/<topic without outer slashes>/<DDS type name>/<RIHS01 hash>``
+  (``TopicInfo`` in liveliness_utils.cpp);
 - liveliness: ``@ros2_lv/<domain>/<zid>/<node id>/<entity id>/<NN|MP|MS|SS|SC>/<enclave>/
   <namespace>/<node>[/<topic>/<type>/<hash>/<qos>]``, each name with ``/`` replaced by ``%``
-  (an empty name is ``%``);
+  (liveliness_utils.cpp). rcl hands rmw_zenoh ``/`` for the root namespace and the default
+  enclave, so both are written ``%``; here the root is ``""`` and :func:`mangle` writes it ``%``
+  too;
 - QoS: ``reliability:durability:history,depth:deadline s,ns:lifespan s,ns:liveliness,s,ns``,
-  a field left empty when it has rmw_zenoh's default value (reliable, volatile, keep last,
-  depth 42, infinite durations, automatic liveliness);
-- a node's token repeats its id in the entity-id chunk;
-- attachment (33 bytes): zenoh-ext serialisation of ``int64 sequence number`` (from 1),
-  ``int64 source timestamp (ns)`` and the 16-byte publisher GID as a sequence (a LEB128
-  length byte 0x10, then the bytes);
-- GID: XXH3-128 of the entity's liveliness key, low 64 bits then high 64 bits, each
-  little-endian.
+  a field left empty when it has rmw_zenoh's default value (qos.cpp: reliable, volatile, keep
+  last, depth 42, infinite durations, automatic liveliness);
+- a node's token repeats its id in the entity-id chunk (rmw_node_data.cpp);
+- attachment (33 bytes): zenoh-ext serialisation of ``int64 sequence number`` (from 1 per
+  publisher), ``int64 source timestamp (ns)`` and the 16-byte GID, a ``std::array`` that
+  zenoh-cpp serialises as a sequence: a LEB128 length byte 0x10, then the bytes
+  (attachment_helpers.cpp, zenoh-cpp's serialization.hxx);
+- GID: XXH3-128 (default seed and secret) of the entity's liveliness key, the low 64 bits then
+  the high 64 bits, each copied in host order (little-endian on every ROS 2 tier-1 platform).
 """
 
 from __future__ import annotations
@@ -157,8 +161,9 @@ class Attachment:
 
     @staticmethod
     def decode(data: bytes) -> "Attachment":
-        """ValueError unless ``data`` is the 33-byte attachment (32 bytes, the GID without its
-        length byte as a fixed-array serialiser writes it, is read too)."""
+        """ValueError unless ``data`` is the 33-byte attachment. rmw_zenoh always writes the
+        GID's length byte; 32 bytes (the GID without it, as a fixed-array serialiser would
+        write it) are read too, for peers that are not rmw_zenoh."""
         if len(data) == 17 + GID_BYTES:
             if data[16] != GID_BYTES:
                 raise ValueError(f"the attachment's GID length byte is {data[16]}, not 16")

@@ -96,8 +96,10 @@ def test_controller_drives_fake_robots_with_units_link_loss_and_departure(endpoi
         assert fake.lines.get(timeout=15) == ["ready"]
         # readings in: red 100 / 150 → 10 / 15 cm/s = 0.1 / 0.15 m/s on the topic; locator
         # x 0.25 m → 25 cm/s = 0.25 m/s
-        seen = run_until(run, fake, lambda s: wheels(s, "rvr_1") and wheels(s, "rvr_2"),
-                         what="wheel commands for both robots")
+        # (LEDs travel on their own topic: they may arrive after the wheels)
+        seen = run_until(run, fake, lambda s: wheels(s, "rvr_1") and wheels(s, "rvr_2")
+                         and any(x[:2] == ["leds", "rvr_1"] for x in s),
+                         what="wheel commands for both robots and LEDs")
         assert wheels(seen, "rvr_1")[-1] == pytest.approx((0.1, 0.25), abs=1e-4)
         assert wheels(seen, "rvr_2")[-1] == pytest.approx((0.15, 0.25), abs=1e-4)
         leds = [s for s in seen if s[:2] == ["leds", "rvr_1"]]
@@ -248,9 +250,10 @@ def test_cli_real_refuses_bad_endpoints(endpoint, message):
 def test_readings_without_a_topic_are_refused(tmp_path):
     exp = tmp_path / "e.toml"
     exp.write_text('[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "e"\ntype = "epuck2"\n'
-                   'count = 1\nsensors = { proximity = true, light = true }\n'
+                   'count = 1\nsensors = { proximity = true, encoders = true }\n'
                    'controller = { python = "swarmstack.controllers.api:Controller" }\n')
-    with pytest.raises(RealRunError, match="no topic for light"):
+    # the epuck_ros2 driver publishes odometry, not its encoder counts
+    with pytest.raises(RealRunError, match="no topic for encoders"):
         open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)
 
 

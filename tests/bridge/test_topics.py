@@ -9,6 +9,7 @@ import pytest
 from swarmstack.bridge import messages, ros_types
 from swarmstack.bridge.links import RobotLinks
 from swarmstack.bridge.topics import UnitError, convert, topics_for
+from swarmstack.bridge.messages import message_class as M
 from swarmstack.robots.base import ROBOT_TYPES
 
 
@@ -48,8 +49,12 @@ def fill(rows, rng):
             a[0] = q / np.linalg.norm(q)
         elif name in ("imu", "pose"):
             a[:] = rng.uniform(-1.0, 1.0, a.shape)
+        elif name == "light" and a.dtype.kind == "i":       # E-Puck2 ambient counts
+            a[:] = rng.integers(0, 4096, a.shape)
         elif name == "light":
             a[:] = rng.uniform(0, 16000, a.shape)
+        elif name == "ground":
+            a[:] = rng.integers(0, 1024, a.shape)
         else:
             a[:] = rng.uniform(-1, 1, a.shape)
         out[name] = a
@@ -93,6 +98,44 @@ def test_epuck2_cmd_vel_from_wheels():
     assert msg.linear.x == pytest.approx(0.075)
     assert msg.angular.z == pytest.approx(0.05 / 0.053)
     assert c.from_msg(msg).tolist() == pytest.approx([0.05, 0.1])
+
+
+def test_epuck2_leds_one_topic_each_in_the_drivers_types():
+    """epuck_ros2: led0/2/4/6 are std_msgs/Bool (the red ring LEDs), led1/3/5/7 std_msgs/Int32
+    0xRRGGBB; the front and body LEDs have no topic."""
+    t = topics_for("epuck2")
+    leds = {c.topic: c for c in t.commands if c.command == "leds"}
+    assert sorted(leds) == [f"led{k}" for k in range(8)]
+    assert [leds[f"led{k}"].part for k in range(8)] == list(range(8))
+    assert {leds[f"led{k}"].ros_type for k in (0, 2, 4, 6)} == {"std_msgs/msg/Bool"}
+    assert {leds[f"led{k}"].ros_type for k in (1, 3, 5, 7)} == {"std_msgs/msg/Int32"}
+    rgb = leds["led3"]
+    msg = messages.decode(messages.encode(rgb.to_msg(np.array([255, 128, 1])), rgb.ros_type),
+                          rgb.ros_type)
+    assert msg.data == 0xFF8001
+    assert rgb.from_msg(msg).tolist() == [255, 128, 1]
+    red = leds["led2"]
+    assert red.to_msg(np.array([1, 0, 0])).data is True
+    assert red.to_msg(np.array([0, 255, 255])).data is False     # a red LED shows no green
+    assert red.from_msg(red.to_msg(np.array([9, 0, 0]))).tolist() == [255, 0, 0]
+
+
+def test_epuck2_light_and_ground_in_the_drivers_units():
+    """The driver's ls<k> carries the raw ambient count in ``illuminance``; gs<k> a "distance"
+    from its table (count 1000 → 0 m, 300 → 0.016 m), gs0 on the left."""
+    t, devices, rows = scratch("epuck2")
+    by = {s.topic: s for s in t.sensors}
+    by["ls5"].read(M("sensor_msgs/msg/Illuminance")(header=ros_types.header(0.0),
+                                                    illuminance=1234.4, variance=0.0),
+                   rows, devices)
+    assert rows["light"][0, 5] == 1234
+    for k, d in enumerate((0.016, 0.0, -0.0005)):     # left 300, middle 1000, right ~1022
+        by[f"gs{k}"].read(ros_types.range_msg(0.0, f"gs{k}", d, 0.0, 0.016, 0.26), rows,
+                          devices)
+    assert rows["ground"][0].tolist() == [1022, 1000, 300]
+    with pytest.raises(ValueError):
+        by["gs1"].read(ros_types.range_msg(0.0, "gs1", math.nan, 0.0, 0.016, 0.26), rows,
+                       devices)
 
 
 def test_unknown_unit_pairs_are_refused():
@@ -148,8 +191,8 @@ def test_odd_values_are_read_or_refused_never_crash(type_name, seed, odd):
             pass
     for c in t.commands:
         try:
-            msg = c.to_msg(np.resize(np.asarray(odd, dtype=np.float64),
-                                     (5, 3) if c.command == "leds" else (2,)))
+            shape = (3,) if c.part is not None else (5, 3) if c.command == "leds" else (2,)
+            msg = c.to_msg(np.resize(np.asarray(odd, dtype=np.float64), shape))
         except (ValueError, OverflowError, TypeError):
             continue
         try:

@@ -33,6 +33,7 @@ def test_two_processes_exchange_typed_messages(endpoint):
                      15, "50 messages and 2 dropped samples")
             data = [g[0] for g in got]
             assert data == [f"hello {k}" for k in range(50)]
+            # rmw_publisher_data.cpp: a publisher's sequence number starts at 1
             assert [g[1] for g in got] == list(range(1, 51))
             assert len({g[2] for g in got}) == 1 and len(got[0][2]) == 16
             # the graph: the talker's node (namespaced) and its publisher
@@ -50,3 +51,33 @@ def test_two_processes_exchange_typed_messages(endpoint):
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def test_transient_local_samples_reach_a_late_subscriber(endpoint):
+    """A transient-local publisher keeps its last `depth` samples (rmw_zenoh: an
+    AdvancedPublisher with a cache); a transient-local subscription declared afterwards gets
+    them (an AdvancedSubscriber querying late publishers), a volatile one does not."""
+    import time
+
+    from tests.bridge.conftest import wait_for
+
+    String = messages.message_class("std_msgs/msg/String")
+    latched = wire.QoS(transient_local=True, depth=2)
+    with Node("map_server", listen=(endpoint,)) as talker, \
+            Node("late", connect=(endpoint,)) as listener:
+        pub = talker.publisher("/map", "std_msgs/msg/String", latched)
+        for text in ("a", "b", "c"):
+            pub.put(String(data=text))
+        assert pub.entity.key().endswith("/:1:,2:,:,:,,")   # reliable, transient local, 2
+        time.sleep(0.3)                               # all three published before anyone asks
+        got, plain = [], []
+        listener.subscribe("/map", "std_msgs/msg/String", lambda m, a: plain.append(m.data))
+        listener.subscribe("/map", "std_msgs/msg/String",
+                           lambda m, a: got.append((m.data, a.sequence_number)),
+                           wire.QoS(transient_local=True, depth=10))
+        wait_for(lambda: len(got) >= 2, 10, "the cached samples")
+        time.sleep(0.3)
+        assert got == [("b", 2), ("c", 3)]           # the publisher's cache holds 2
+        assert plain == []
+        pub.put(String(data="d"))                     # and live samples still flow to both
+        wait_for(lambda: got[-1][0] == "d" and plain == ["d"], 10, "a live sample")

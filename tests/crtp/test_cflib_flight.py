@@ -248,3 +248,37 @@ def test_the_estimate_is_the_tracking_systems_reading_noise_included(tmp_path):
         k = list(sensors["tick"]).index(round(stamp / 1000 / dt))
         assert x == np.float32(sensors["pose_0"][k])     # what the positioning device read
     assert any(abs(x - traj["x"][0]) > 1e-3 for _, x in logged)   # … not the true pose
+
+
+def test_cflib_motion_commander_flies_a_served_drone(tmp_path):
+    """cflib's MotionCommander (hover set-points streamed by its own thread, wall-clock sleeps)
+    takes off, flies forward and lands. Served at real speed, so its velocities and sleeps give
+    the distances it means; kept short, but take-off's estimator reset alone sleeps 2.1 s."""
+    from cflib.positioning.motion_commander import MotionCommander
+
+    cflib_crtp.init_drivers()
+    s = Served(tmp_path)
+    s.server.speed = 1.0
+    seen = []
+    try:
+        with SyncCrazyflie(s.server.uris[0], cf=Crazyflie()) as scf:
+            conf = LogConfig("state", 50)
+            for name in ("stateEstimate.x", "stateEstimate.z"):
+                conf.add_variable(name)
+            conf.data_received_cb.add_callback(lambda ts, data, _: seen.append(dict(data)))
+            scf.cf.log.add_config(conf)
+            conf.start()
+            mc = MotionCommander(scf, default_height=0.2)
+            try:
+                mc.take_off(velocity=1.0)
+                assert wait_for(lambda: seen[-1]["stateEstimate.z"] > 0.15, 3.0)
+                mc.forward(0.1, velocity=0.5)
+            finally:
+                mc.land(velocity=1.0)     # its set-point thread must end, even on a failure
+            assert wait_for(lambda: seen[-1]["stateEstimate.z"] < 0.02, 3.0)
+            conf.stop()
+        assert 0.15 < max(d["stateEstimate.z"] for d in seen) < 0.3
+        assert seen[-1]["stateEstimate.x"] == pytest.approx(0.1, abs=0.04)
+    finally:
+        s.server.close()
+        s.thread.join(60)

@@ -135,6 +135,38 @@ def test_a_rosbag2_reader_opens_the_file(drones, tmp_path):
     assert last.pose.orientation.w == mine.pose.orientation.w
 
 
+def test_the_file_carries_what_ros2_bag_info_reads(drones, tmp_path):
+    """rosbag2's MCAP storage plugin (rosbag2_storage_mcap, get_metadata) fills `ros2 bag
+    info` from the summary: the Statistics record (message count, first and last time, a
+    count per channel), each channel's message encoding (the serialisation format) and its
+    schema's name (the topic type); the MCAP ros2 profile asks for profile "ros2", schema
+    encoding "ros2msg" and message encoding "cdr"."""
+    import re
+
+    from mcap.reader import make_reader
+
+    folder, messages = drones
+    target = tmp_path / "info.mcap"
+    assert export(folder, target).exit_code == 0
+    with open(target, "rb") as fh:
+        reader = make_reader(fh)
+        assert reader.get_header().profile == "ros2"
+        summary = reader.get_summary()
+    stats = summary.statistics
+    assert stats is not None and stats.message_count == len(messages)
+    assert stats.message_start_time == min(m[2] for m in messages)
+    assert stats.message_end_time == max(m[2] for m in messages)
+    by_topic = {c.topic: (cid, c) for cid, c in summary.channels.items()}
+    assert set(by_topic) == {m[0] for m in messages}
+    for topic, (cid, channel) in by_topic.items():
+        schema = summary.schemas[channel.schema_id]
+        assert channel.message_encoding == "cdr"
+        assert schema.encoding == "ros2msg"
+        assert re.fullmatch(r"[a-z0-9_]+/msg/[A-Za-z0-9]+", schema.name)
+        assert schema.name == next(kind for t, kind, _, _ in messages if t == topic)
+        assert stats.channel_message_counts[cid] == sum(1 for m in messages if m[0] == topic)
+
+
 def test_arrays_and_several_runs(tmp_path):
     folder = run(tmp_path, "epuck2_diffusion.toml", 3, runs=2, sensors=["proximity"])
     target = tmp_path / "d.mcap"
