@@ -8,7 +8,9 @@ things made that first load cost as much as the imports before it:
   0.07–0.1 s), although machine code read from the cache is only linked, never typed or
   lowered again. :func:`prepare` lets a cache load start Numba's runtime alone (what the
   machine code calls) and leaves the library to the first real compilation, which loads it
-  as it always does. A cached kernel that hashes (typed dicts, strings) gets Numba's hashing
+  as it always does. The environments of Numba's library functions that a cached kernel
+  brings are rebuilt without importing their modules (nopython code never reads their
+  globals). A cached kernel that hashes (typed dicts, strings) gets Numba's hashing
   symbols first.
 - Numba's array library probes for SciPy's BLAS by *importing* ``scipy.linalg``, which drags in
   most of SciPy and NumPy's f2py (0.1–0.2 s) although no kernel of ours calls BLAS: when the
@@ -100,6 +102,7 @@ def prepare() -> None:
         return
     _load_library_on_compile(cpu.CPUContext)
     _load_cached_without_library(caching, nrt.rtsys)
+    _environments_without_imports()
 
 
 def _load_library_on_compile(context_class) -> None:
@@ -174,6 +177,36 @@ def _load_cached_without_library(caching, runtime) -> None:
 
     cache.load_overload = load_overload
     impl.rebuild = rebuild_with_symbols
+
+
+def _environments_without_imports() -> None:
+    """A cached kernel that uses functions of Numba's library brings their *environments*: the
+    constants they hold and the globals of the module they were written in. Rebuilding one
+    imported that module only for its globals, which code compiled in nopython mode (all of
+    Numba's library functions) never reads: for a module of Numba's not imported yet, the
+    environment gets a dict naming the module instead. Its constants are restored as before."""
+    try:
+        from numba.core import environment
+    except ImportError:
+        return
+    rebuild = getattr(environment, "_rebuild_env", None)
+    env_class = getattr(environment, "Environment", None)
+    lookup = getattr(environment, "lookup_environment", None)
+    if rebuild is None or env_class is None or lookup is None \
+            or not hasattr(env_class, "_memo"):
+        return
+
+    def rebuild_env(modname, consts, env_name):
+        if lookup(env_name) is not None or modname in sys.modules \
+                or not str(modname).startswith("numba."):
+            return rebuild(modname, consts, env_name)
+        env = env_class({"__name__": modname})
+        env.consts[:] = consts
+        env.env_name = env_name
+        env_class._memo[env_name] = env
+        return env
+
+    environment._rebuild_env = rebuild_env
 
 
 def compiled(kernel, *args):
