@@ -1,7 +1,7 @@
 """Numba brought up for the kernels without paying for what they never use.
 
-A run's kernels are compiled once and loaded from Numba's cache in every later process; two
-things made that first load cost as much as the imports before it:
+A run's kernels are compiled once and loaded from Numba's cache in every later process. What
+made a process's start cost more than it needs:
 
 - Before loading any cached kernel Numba loads its whole library of Python, NumPy and
   container implementations into its compiler (some sixty modules and their registries,
@@ -17,13 +17,13 @@ things made that first load cost as much as the imports before it:
   library is loaded, the probe looks for SciPy's BLAS module on disk instead. The answer is the
   same, and Numba still imports SciPy for real the moment a kernel that needs BLAS is
   compiled, because the probe's own function is put back right after.
-
 - Numba's own import checks SciPy's version by importing SciPy's top level, and imports PyYAML
   to read a ``.numba_config.yaml`` (0.02–0.04 s together). :func:`quiet_numba_import`, run
   when ``swarmstack`` is imported, makes both look absent while Numba's package initialises,
   unless SciPy or PyYAML is already imported or such a file is in the working directory (then
-  Numba reads it as always). SciPy's version is pinned by the package's requirements; SciPy
-  and PyYAML import normally for everything else.
+  Numba reads it as always). SciPy and PyYAML import normally for everything else.
+- A tick calls the kernels of a small group many times with the same arrays: :func:`compiled`
+  hands out the machine code for those argument types, without the dispatcher's type checks.
 
 If Numba's internals differ from what this expects, Numba simply does what it always did.
 """
