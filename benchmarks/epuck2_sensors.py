@@ -11,8 +11,9 @@ grey floor. Prints one JSON object (``--json``) or a table.
 The figures are in-loop (``sim.run`` only: ``wall_time_s``, ``robot_ticks_per_s``). With
 ``--whole-process`` each measurement runs in a fresh Python process, timed from its start to
 its end as a user feels it (``whole_process_s``: interpreter, imports, kernel cache, set-up,
-the run, exit) and to its first tick (``first_tick_s``); ``--repeat K`` takes the median of K
-processes.
+the run, exit) and to its first tick (``first_tick_s``), each also in CPU time (user + system,
+``whole_process_cpu_s``, ``first_tick_cpu_s``: steadier than wall time on a shared machine);
+``--repeat K`` takes the median of K processes.
 
 ``--threads N`` runs the kernels on N threads (0, the default: every usable core); the JSON
 reports the count used. ``--motion wander`` replaces the spin by random wheel speeds, so that
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -93,6 +95,7 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
     sim.start()
     sim.step()  # compile/load every kernel outside the timed part
     first_tick = time.monotonic()  # the system-wide clock: a parent process can compare
+    first_tick_cpu = time.process_time()  # this process's CPU time since it started
     setup = time.perf_counter() - t_setup
     ticks = int(round(sim_seconds * 10))
     t0 = time.perf_counter()
@@ -104,7 +107,7 @@ def measure(robots: int, sensor: str, sim_seconds: float, runs: int, controller:
         "ticks": ticks, "sim_seconds": sim_seconds, "wall_time_s": wall, "setup_time_s": setup,
         "robot_ticks_per_s": robots * runs * ticks / wall,
         "real_time_factor": runs * sim_seconds / wall,
-        "first_tick_monotonic": first_tick,
+        "first_tick_monotonic": first_tick, "first_tick_cpu_s": first_tick_cpu,
     }
 
 
@@ -112,24 +115,30 @@ def measure_process(robots: int, sensor: str, sim_seconds: float, runs: int, con
                     seed: int = 1, speed_m_s: float = 0.05, repeat: int = 1,
                     extra: tuple = ()) -> dict:
     """:func:`measure` in ``repeat`` fresh processes (medians): the in-loop figures plus
-    ``whole_process_s`` (start to exit) and ``first_tick_s`` (start to the first tick)."""
+    ``whole_process_s`` (start to exit) and ``first_tick_s`` (start to the first tick), in
+    wall and in CPU time (``*_cpu_s``)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--robots", str(robots),
            "--sensors", sensor, "--sim-seconds", repr(sim_seconds), "--runs", str(runs),
            "--controller", controller, "--seed", str(seed), "--speed-m-s", repr(speed_m_s),
            "--json", *extra]
     samples = []
     for _ in range(max(1, repeat)):
+        c0 = os.times()
         t0 = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True)
         t1 = time.monotonic()
+        c1 = os.times()
         if proc.returncode != 0:
             raise RuntimeError(f"benchmark process failed ({proc.returncode}): {proc.stderr}")
         r = json.loads(proc.stdout.strip().splitlines()[-1])
         r["whole_process_s"] = t1 - t0
+        r["whole_process_cpu_s"] = (c1.children_user - c0.children_user
+                                    + c1.children_system - c0.children_system)
         r["first_tick_s"] = r.pop("first_tick_monotonic") - t0
         samples.append(r)
     out = dict(samples[0])
-    for k in ("wall_time_s", "setup_time_s", "whole_process_s", "first_tick_s"):
+    for k in ("wall_time_s", "setup_time_s", "whole_process_s", "first_tick_s",
+              "whole_process_cpu_s", "first_tick_cpu_s"):
         out[k] = statistics.median(r[k] for r in samples)
     out["whole_process_samples_s"] = [r["whole_process_s"] for r in samples]
     ticks = out["ticks"]
@@ -198,7 +207,8 @@ def print_table(rows: list[dict]) -> None:
     head = (f"{'robots':>6} {'sensor':>10} {'robot-ticks/s':>14} {'overhead':>9} "
             f"{'ARGoS':>9} {'xARGoS':>7}")
     if whole:
-        head += f" {'process s':>10} {'1st tick s':>10} {'xARGoS':>7}"
+        head += (f" {'process s':>10} {'1st tick s':>10} {'xARGoS':>7} {'CPU s':>6} "
+                 f"{'1st tick CPU s':>14}")
     print(head)
     for r in rows:
         ov = r.get("overhead_vs_none")
@@ -211,7 +221,8 @@ def print_table(rows: list[dict]) -> None:
         if whole:
             w = r.get("whole_process_speedup_vs_argos")
             line += (f" {r['whole_process_s']:>10.2f} {r['first_tick_s']:>10.3f} "
-                     f"{'' if w is None else f'{w:.1f}':>7}")
+                     f"{'' if w is None else f'{w:.1f}':>7} {r['whole_process_cpu_s']:>6.2f} "
+                     f"{r['first_tick_cpu_s']:>14.3f}")
         print(line)
 
 

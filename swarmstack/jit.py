@@ -1,21 +1,75 @@
 """Numba brought up for the kernels without paying for what they never use.
 
-Numba's first compilation or cache load imports its library of NumPy implementations; one of
-them (``numba.np.arraymath``) probes for SciPy's BLAS by *importing* ``scipy.linalg``, which
-drags in most of SciPy and NumPy's f2py: 0.1–0.2 s, the largest single share of a small run's
-start-up, although no kernel of ours calls BLAS. :func:`prepare` lets that probe look for
-SciPy's BLAS module on disk instead. The answer is the same (BLAS is there or not), and Numba
-still imports SciPy for real the moment a kernel that needs BLAS is compiled, because the
-probe's own function is put back right after.
+A run's kernels are compiled once and loaded from Numba's cache in every later process. What
+made a process's start cost more than it needs:
+
+- Before loading any cached kernel Numba loads its whole library of Python, NumPy and
+  container implementations into its compiler (some sixty modules and their registries,
+  0.07–0.1 s), although machine code read from the cache is only linked, never typed or
+  lowered again. :func:`prepare` lets a cache load start Numba's runtime alone (what the
+  machine code calls) and leaves the library to the first real compilation, which loads it
+  as it always does. The environments of Numba's library functions that a cached kernel
+  brings are rebuilt without importing their modules (nopython code never reads their
+  globals). A cached kernel that hashes (typed dicts, strings) gets Numba's hashing
+  symbols first.
+- Numba's array library probes for SciPy's BLAS by *importing* ``scipy.linalg``, which drags in
+  most of SciPy and NumPy's f2py (0.1–0.2 s) although no kernel of ours calls BLAS: when the
+  library is loaded, the probe looks for SciPy's BLAS module on disk instead. The answer is the
+  same, and Numba still imports SciPy for real the moment a kernel that needs BLAS is
+  compiled, because the probe's own function is put back right after.
+- Numba's own import checks SciPy's version by importing SciPy's top level, and imports PyYAML
+  to read a ``.numba_config.yaml`` (0.02–0.04 s together). :func:`quiet_numba_import`, run
+  when ``swarmstack`` is imported, makes both look absent while Numba's package initialises,
+  unless SciPy or PyYAML is already imported or such a file is in the working directory (then
+  Numba reads it as always). SciPy and PyYAML import normally for everything else.
+- A tick calls the kernels of a small group many times with the same arrays: :func:`compiled`
+  hands out the machine code for those argument types, without the dispatcher's type checks.
+
+If Numba's internals differ from what this expects, Numba simply does what it always did.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 _prepared = False
+
+
+class _NumbaStartup:
+    """Meta-path finder: SciPy and PyYAML are not found while Numba's package initialises."""
+
+    skipped = ("scipy", "yaml")
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name not in cls.skipped:
+            return None
+        numba = sys.modules.get("numba")
+        if numba is None:
+            return None
+        if not getattr(getattr(numba, "__spec__", None), "_initializing", False):
+            _forget_finder()  # Numba is imported: nothing left to skip
+            return None
+        if name == "yaml" and os.path.isfile(".numba_config.yaml"):
+            return None
+        raise ModuleNotFoundError(f"{name} is not imported while Numba starts", name=name)
+
+
+def _forget_finder() -> None:
+    try:
+        sys.meta_path.remove(_NumbaStartup)
+    except ValueError:
+        pass
+
+
+def quiet_numba_import() -> None:
+    """Numba's coming import skips SciPy's version check and the YAML reader (see the module's
+    docstring); nothing happens if Numba is already imported."""
+    if "numba" not in sys.modules and _NumbaStartup not in sys.meta_path:
+        sys.meta_path.insert(0, _NumbaStartup)
 
 
 def scipy_blas_on_disk() -> bool:
@@ -33,15 +87,42 @@ def scipy_blas_on_disk() -> bool:
 
 
 def prepare() -> None:
-    """Load Numba's array library with the BLAS probe answered from disk (idempotent).
-
-    Call before the first kernel runs; afterwards it changes nothing. If Numba's internals
-    differ from what this expects, Numba simply probes the usual way."""
+    """Make Numba load cached kernels without its compiler's library, and load that library
+    (when something is compiled) with the BLAS probe answered from disk. Idempotent; call
+    before the first kernel loads."""
     global _prepared
-    if _prepared or "numba.np.arraymath" in sys.modules:
-        _prepared = True
+    if _prepared:
         return
     _prepared = True
+    _forget_finder()
+    try:
+        from numba.core import caching, cpu
+        from numba.core.runtime import nrt
+    except ImportError:
+        return
+    _load_library_on_compile(cpu.CPUContext)
+    _load_cached_without_library(caching, nrt.rtsys)
+    _environments_without_imports()
+
+
+def _load_library_on_compile(context_class) -> None:
+    """The first time Numba loads its implementations (before compiling anything), it loads
+    its array library with the BLAS probe answered from disk."""
+    original = getattr(context_class, "load_additional_registries", None)
+    if original is None or "numba.np.arraymath" in sys.modules:
+        return
+
+    def load_additional_registries(self):
+        context_class.load_additional_registries = original
+        _array_library_without_scipy()
+        original(self)
+
+    context_class.load_additional_registries = load_additional_registries
+
+
+def _array_library_without_scipy() -> None:
+    if "numba.np.arraymath" in sys.modules:
+        return
     try:
         import numba.np.linalg as linalg
     except ImportError:
@@ -62,3 +143,89 @@ def prepare() -> None:
         linalg.ensure_blas = probe
     if getattr(arraymath, "ensure_blas", None) is ensure_blas_on_disk:
         arraymath.ensure_blas = probe
+
+
+_HASHING_SYMBOL = b"_numba_hashsecret_"
+
+
+def _load_cached_without_library(caching, runtime) -> None:
+    """A cache load starts Numba's runtime instead of refreshing the compiler's whole library
+    (which compiling still does first, as before)."""
+    cache = getattr(caching, "Cache", None)
+    impl = getattr(caching, "CompileResultCacheImpl", None)
+    if cache is None or impl is None or not all(
+            hasattr(cache, a) for a in ("load_overload", "_load_overload",
+                                        "_guard_against_spurious_io_errors")) \
+            or not hasattr(impl, "rebuild") or not hasattr(runtime, "initialize"):
+        return
+    rebuild = impl.rebuild
+
+    def load_overload(self, sig, target_context):
+        runtime.initialize(target_context)  # what cached machine code calls into
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        return None  # an I/O error the guard swallowed: Numba compiles instead
+
+    def rebuild_with_symbols(self, target_context, payload):
+        try:
+            object_code = payload[0][2][0]
+        except (IndexError, TypeError, KeyError):
+            object_code = _HASHING_SYMBOL  # an unknown layout: load everything, to be safe
+        if _HASHING_SYMBOL in object_code:
+            import numba.cpython.hashing  # noqa: F401  (adds the hash secret's symbols)
+        return rebuild(self, target_context, payload)
+
+    cache.load_overload = load_overload
+    impl.rebuild = rebuild_with_symbols
+
+
+def _environments_without_imports() -> None:
+    """A cached kernel that uses functions of Numba's library brings their *environments*: the
+    constants they hold and the globals of the module they were written in. Rebuilding one
+    imported that module only for its globals, which code compiled in nopython mode (all of
+    Numba's library functions) never reads: for a module of Numba's not imported yet, the
+    environment gets a dict naming the module instead. Its constants are restored as before."""
+    try:
+        from numba.core import environment
+    except ImportError:
+        return
+    rebuild = getattr(environment, "_rebuild_env", None)
+    env_class = getattr(environment, "Environment", None)
+    lookup = getattr(environment, "lookup_environment", None)
+    if rebuild is None or env_class is None or lookup is None \
+            or not hasattr(env_class, "_memo"):
+        return
+
+    def rebuild_env(modname, consts, env_name):
+        if lookup(env_name) is not None or modname in sys.modules \
+                or not str(modname).startswith("numba."):
+            return rebuild(modname, consts, env_name)
+        env = env_class({"__name__": modname})
+        env.consts[:] = consts
+        env.env_name = env_name
+        env_class._memo[env_name] = env
+        return env
+
+    environment._rebuild_env = rebuild_env
+
+
+def compiled(kernel, *args):
+    """The machine code of ``kernel`` (a Numba dispatcher) for exactly the types of ``args``,
+    as a plain callable: loaded from the cache or compiled now, as a first call would.
+
+    A dispatcher works out every argument's type at every call (about 0.15 µs for a kernel of
+    eight arguments, as long as the kernel itself for a small group). A call that the tick
+    makes with the same arrays and the same kinds of scalars every time can skip that: the
+    callable returned must then only ever get arguments of the types given here (the same
+    arrays, or arrays of the same dtype, dimensions and layout; ints for ints, floats for
+    floats), since the machine code does not check them. Without Numba's compiler (e.g.
+    ``NUMBA_DISABLE_JIT=1``) it is ``kernel`` itself."""
+    overloads = getattr(kernel, "overloads", None)
+    if overloads is None:
+        return kernel
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    cres = overloads.get(sig)
+    if cres is None:
+        kernel.compile(sig)
+        cres = overloads[sig]
+    return cres.entry_point

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
@@ -69,3 +69,22 @@ class Wheels:
             clamped = np.zeros(len(keys), dtype=np.int64)
         kernel(cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
                keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"], clamped)
+
+    def bind(self, world, group, keys, commands, drive):
+        """:meth:`apply` for this group as a call without arguments, bound to the compiled
+        serial kernel; None when the group may go parallel (then :meth:`apply` chooses)."""
+        cmd = commands["wheels"]
+        if len(cmd) >= threads.floor:
+            return None
+        clamped = drive.get("wheels_clamped")
+        if clamped is None:
+            clamped = np.zeros(len(keys), dtype=np.int64)
+        max_speed, kind, level = self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level
+        key = keys[:, STREAM["wheels"]]
+        out = drive["wheel_speed"]
+        kernel = jit.compiled(_apply, cmd, max_speed, kind, level, key, world.tick, out, clamped)
+
+        def apply_bound():
+            kernel(cmd, max_speed, kind, level, key, world.tick, out, clamped)
+
+        return apply_bound

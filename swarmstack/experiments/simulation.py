@@ -17,11 +17,13 @@ from __future__ import annotations
 import collections
 import sys
 import traceback
+from functools import partial
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from swarmstack import threads
 from swarmstack.actuators.leds import update_emitters
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.radio import RadioPort
@@ -243,6 +245,45 @@ class Simulation:
         self._per_robot = [(g, [(c, v) for c, v in zip(g.controllers, g.views)
                                 if stop[v.run] == NOT_STOPPED])
                            for g in self.groups if not g.batched and g.controllers]
+        self._bind()
+
+    def _bind(self) -> None:
+        """The tick's kernel calls as calls without arguments: for a group too small to go
+        parallel, the phase's own ``bind`` (``bind_try`` for dynamics) ties it to the compiled
+        serial kernel, skipping the Python method and the dispatcher's type checks (about
+        half of a small group's fixed cost); otherwise its method with the arguments bound.
+        Redone when the thread settings change (``threads.floor``), so that a group that may
+        now go parallel is handed back to its method, which chooses the form."""
+        w = self.world
+        b = w.bodies
+        self._floor = threads.floor
+
+        def bound(obj, name, args, fallback):
+            bind = getattr(obj, name, None)
+            return (bind(*args) if bind is not None else None) or partial(fallback, *args)
+
+        self._actuate = [bound(getattr(apply, "__self__", None), "bind",
+                               (w, group, keys, commands, drive), apply)
+                         for apply, group, keys, commands, drive in self._actuate_calls]
+        self._sense = [bound(getattr(update, "__self__", None), "bind",
+                             (w, group, keys, out, state), update)
+                       for update, group, keys, out, state in self._sense_calls]
+        # per group, its dynamics' ``try_integrate`` (integrates unless the tick needs
+        # sub-steps, then returns −k) or, lacking one, its ``integrate``; ``_measure``
+        # (``physics.substeps.measure``) when some group has no ``try_integrate``
+        from swarmstack.physics.substeps import measure
+
+        self._motion, unbounded = [], False
+        for integrate, start, stop, drive in self._dynamics_calls:
+            owner = getattr(integrate, "__self__", None)
+            step = getattr(owner, "try_integrate", None)
+            unbounded |= step is None
+            if step is None:
+                self._motion.append(partial(integrate, b, start, stop, drive, w.scene.dt))
+            else:
+                self._motion.append(bound(owner, "bind_try", (b, start, stop, drive, w.scene.dt),
+                                          step))
+        self._measure = measure if unbounded else None
 
     # ------------------------------------------------------------------ controllers
     def _call_controllers(self, method: str) -> None:
@@ -462,9 +503,8 @@ class Simulation:
                 arr[rows] = safe
 
     def actuate(self) -> None:
-        w = self.world
-        for apply, group, keys, commands, drive in self._actuate_calls:
-            apply(w, group, keys, commands, drive)
+        for apply in self._actuate:
+            apply()
 
     def physics(self, force_contacts: bool = False) -> None:
         """Each group's dynamics over the tick, then contacts (only if a body moved).
@@ -480,12 +520,10 @@ class Simulation:
         b = w.bodies
         dt = w.scene.dt
         np.copyto(b.prev_pose, b.pose)  # the pose before the tick (contacts, velocities)
-        if self._motion_of is not self._dynamics_calls:
-            self._plan_motion()
         moved = force_contacts
         k = 1
-        for step, start, stop, drive in self._motion:
-            r = step(b, start, stop, drive, dt)
+        for step in self._motion:
+            r = step()
             if r < 0:
                 k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
             elif r:
@@ -511,22 +549,6 @@ class Simulation:
                 self._contacts(sx, sy, syaw)
         self._refresh_emitters()
 
-    _motion_of = None  # the _dynamics_calls that _motion follows (``_plan`` rebuilds them)
-
-    def _plan_motion(self) -> None:
-        """``_motion``: per group, its dynamics' ``try_integrate`` (integrates unless the tick
-        needs sub-steps, then returns −k) or, lacking one, its ``integrate``; ``_measure``
-        (``physics.substeps.measure``) when some group has no ``try_integrate``."""
-        from swarmstack.physics.substeps import measure
-
-        self._motion, unbounded = [], False
-        for integrate, start, stop, drive in self._dynamics_calls:
-            step = getattr(getattr(integrate, "__self__", None), "try_integrate", None)
-            unbounded |= step is None
-            self._motion.append((step or integrate, start, stop, drive))
-        self._measure = measure if unbounded else None
-        self._motion_of = self._dynamics_calls
-
     def _contacts(self, prev_x, prev_y, prev_yaw) -> None:
         """Project overlaps out of the current poses; ``prev_*`` the (valid) poses before the
         step just integrated, where a body that cannot be cleared goes back. Counts the
@@ -551,9 +573,8 @@ class Simulation:
             update_emitters(b.x, b.y, b.z, b.yaw, w.emitters.local, w.emitters.world)
 
     def sense(self) -> None:
-        w = self.world
-        for update, group, keys, out, state in self._sense_calls:
-            update(w, group, keys, out, state)
+        for update in self._sense:
+            update()
 
     def radio(self) -> None:
         """Deliver the frames sent this tick, from where the robots now are."""
@@ -568,6 +589,8 @@ class Simulation:
         """
         if not self._started:
             self.start()
+        if self._floor != threads.floor:  # thread settings changed: groups may go parallel
+            self._bind()
         self.control()
         self.actuate()
         self.physics()

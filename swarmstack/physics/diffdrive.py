@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
 from swarmstack.physics.substeps import substeps_for
 
 # bodies per work item of the parallel kernels (results do not depend on it); below
@@ -187,3 +187,14 @@ class DiffDrive:
                                     CHUNK))
         return kernel(start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
                       self.turning_moves, bodies.half_x, bodies.half_y)
+
+    def bind_try(self, bodies, start: int, stop: int, state: dict, dt: float):
+        """:meth:`try_integrate` of bodies ``start … stop − 1`` over ``dt`` as a call without
+        arguments, bound to the compiled serial kernel; None when the range may go parallel."""
+        from functools import partial
+
+        if stop - start >= threads.floor:
+            return None
+        args = (start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
+                self.turning_moves, bodies.half_x, bodies.half_y)
+        return partial(jit.compiled(try_integrate_range, *args), *args)

@@ -79,7 +79,10 @@ class Dynamics(Protocol):
     checks and integrates in one call (1 moved, 0 still, −k: nothing moved, k sub-steps
     needed); without it the tick tries a whole step and undoes it when it went too far.
     Optionally, ``counters`` names int arrays of the drive state (one count per robot, e.g.
-    set-points clamped to the flight envelope) that the run summary totals.
+    set-points clamped to the flight envelope) that the run summary totals. Optionally,
+    ``bind_try(bodies, start, stop, state, dt)`` returns ``try_integrate`` with those arguments
+    as a call without arguments (e.g. straight to a compiled kernel, ``swarmstack.jit``), or
+    None when the range may go parallel; the tick then calls it instead.
     """
 
     def make_state(self, n: int) -> dict[str, np.ndarray]: ...
@@ -88,7 +91,11 @@ class Dynamics(Protocol):
 
 
 class Actuator(Protocol):
-    """Commands → dynamics targets or emitter colours, for one group, every tick."""
+    """Commands → dynamics targets or emitter colours, for one group, every tick.
+
+    Optionally, ``bind(world, group, keys, commands, drive)`` returns ``apply`` with those
+    arguments as a call without arguments, or None (the group may go parallel); the tick then
+    calls it instead (sensor devices may offer the same, with ``out, state``)."""
 
     def apply(self, world, group, keys: np.ndarray, commands: dict, drive: dict) -> None: ...
 

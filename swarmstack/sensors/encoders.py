@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 
@@ -95,3 +95,18 @@ class Encoders:
         kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
                NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
                world.tick, state, out)
+
+    def bind(self, world, group, keys, out, state):
+        """:meth:`update` for this group as a call without arguments, bound to the compiled
+        serial kernel; None when the group may go parallel (then :meth:`update` chooses)."""
+        if len(out) >= threads.floor:
+            return None
+        speed, dt, per_m = world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m
+        kind, level, key = NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]]
+        kernel = jit.compiled(encoder_kernel, speed, dt, per_m, kind, level, key, world.tick,
+                              state, out)
+
+        def update_bound():
+            kernel(speed, dt, per_m, kind, level, key, world.tick, state, out)
+
+        return update_bound

@@ -1,0 +1,118 @@
+"""What a run loads, and the tick's direct kernel calls.
+
+A run of the simulator loads its cached kernels without Numba's compiler library, SciPy or
+PyYAML, and without importing the modules of the library functions those kernels use
+(start-up time, ``swarmstack.jit``); compiling afterwards still works and loads them.
+A small group's tick calls the compiled serial kernels directly; when the thread settings
+change, a group that may now go parallel is handed back to its methods, and results stay
+the same bits either way.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from swarmstack import jit, threads
+from swarmstack.experiments.simulation import Simulation
+from swarmstack.sensors import encoders
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUN = """
+import json, sys
+from swarmstack.experiments.simulation import Simulation
+cfg = {"arena": {"size": [1.0, 1.0]},
+       "robots": [{"name": "e", "type": "epuck2", "count": 3, "sensors": {"encoders": True},
+                   "controller": {"python": "tests.core.controllers:RandomWheels"}}]}
+sim = Simulation.from_dict(cfg, seed=5)
+sim.run(20)
+loaded = {m: m in sys.modules for m in ("scipy", "yaml", "numba.np.arraymath",
+                                        "numba.np.arrayobj", "numba.cpython.mathimpl")}
+from numba import njit
+import numpy as np
+
+@njit
+def total(a):
+    return np.sum(a * 2.0)
+
+after = total(np.arange(4.0))
+import scipy, yaml
+print(json.dumps({"loaded": loaded, "after": after,
+                  "pose": sim.world.bodies.pose[:, :3].round(12).tolist(),
+                  "compiler_library": "numba.np.arraymath" in sys.modules}))
+"""
+
+
+def test_a_run_loads_neither_the_compiler_library_nor_scipy_nor_yaml(tmp_path):
+    out = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, capture_output=True,
+                         text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not any(r["loaded"].values()), r["loaded"]
+    # compiling afterwards loads the library and computes as always
+    assert r["after"] == 12.0 and r["compiler_library"]
+    # the same run in this process (modules loaded in any order) gives the same poses
+    cfg = {"arena": {"size": [1.0, 1.0]},
+           "robots": [{"name": "e", "type": "epuck2", "count": 3, "sensors": {"encoders": True},
+                       "controller": {"python": "tests.core.controllers:RandomWheels"}}]}
+    sim = Simulation.from_dict(cfg, seed=5, base_dir=ROOT)
+    sim.run(20)
+    assert sim.world.bodies.pose[:, :3].round(12).tolist() == r["pose"]
+
+
+def test_numba_reads_its_yaml_config_file_when_there_is_one(tmp_path):
+    (tmp_path / ".numba_config.yaml").write_text("debug_cache: 0\n")
+    code = "import sys, swarmstack, numba; print('yaml' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
+
+
+def test_compiled_is_the_kernel_for_those_types():
+    speed = np.array([[0.05, -0.02], [0.1, 0.0]])
+    keys = np.zeros((2, 4), dtype=np.uint64)[:, 1]
+    args = (speed, 0.1, 7800.0, 0, 0.0, keys, 3)
+    acc_a, out_a = np.zeros((2, 2)), np.zeros((2, 2), dtype=np.int32)
+    acc_b, out_b = np.zeros((2, 2)), np.zeros((2, 2), dtype=np.int32)
+    kernel = jit.compiled(encoders.encoder_kernel, *args, acc_a, out_a)
+    for _ in range(5):
+        kernel(*args, acc_a, out_a)
+        encoders.encoder_kernel(*args, acc_b, out_b)
+    assert np.array_equal(acc_a, acc_b) and np.array_equal(out_a, out_b)
+    assert out_a[1, 0] == 5 * 78
+
+
+@pytest.fixture
+def restored_threads():
+    with threads.using(threads.threads()):
+        yield
+
+
+def test_thread_settings_changed_between_ticks_take_effect(restored_threads):
+    """A simulation built on one thread and switched to two (every kernel parallel) runs the
+    parallel forms from the next tick on, with the same results as staying on one."""
+    cfg = {"arena": {"size": [1.5, 1.5]},
+           "robots": [{"name": "epuck2", "type": "epuck2", "count": 12, "sensors": {"encoders": True},
+                       "controller": {"python": "tests.core.controllers:RandomWheels"}}]}
+    runs = []
+    for switch in (False, True):
+        with threads.using(1):
+            sim = Simulation.from_dict(cfg, seed=11, base_dir=ROOT, runs=2)
+            sim.run(10)
+            if switch:
+                threads.set_threads(2)
+                threads.set_parallel_min(1)
+                threads.set_chunk_max(5)
+            sim.run(30)
+        runs.append((sim.world.bodies.pose.copy(), sim.readings("epuck2")["encoders"].copy()))
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+    assert encoders.encoder_kernel_parallel.signatures  # the parallel form ran
