@@ -1,0 +1,82 @@
+"""ARGoS's Lua API beyond the readings: the differential-steering sensor, the vector2 /
+vector3 / quaternion value types and the radio on every type that has one."""
+
+import math
+
+import pytest
+
+from luasim import lua_globals, lua_sim
+
+
+@pytest.mark.parametrize("robot_type, axis_cm", [("epuck2", 5.3), ("rvr", 14.7)])
+def test_differential_steering_reads_what_the_wheels_did_in_cm(tmp_path, runtime, robot_type,
+                                                                axis_cm):
+    sim = lua_sim(tmp_path, runtime=runtime, robot_type=robot_type, count=2, arena=3.0,
+                  sensors={"differential_steering": True}, source="""
+function step()
+  w = robot.wheels
+  seen = {w.velocity_left, w.velocity_right, w.distance_left, w.distance_right, w.axis_length}
+  w.set_velocity(4, 8)
+end""")
+    sim.run(3)
+    dt = sim.world.dt
+    for seen in lua_globals(sim, "seen"):
+        left, right, d_left, d_right, axis = (seen[i] for i in range(1, 6))
+        assert (left, right) == pytest.approx((4.0, 8.0))
+        assert (d_left, d_right) == pytest.approx((4.0 * dt, 8.0 * dt))
+        assert axis == pytest.approx(axis_cm)
+
+
+def test_vector_and_quaternion_values_behave_as_argos_types(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, count=1, sensors={"positioning": True},
+                  extra={"placement": {"kind": "explicit", "poses": [[0.2, 0.3, 1.0]]}},
+                  source="""
+function step()
+  local p, q = robot.positioning.position, robot.positioning.orientation
+  shifted = p + vector3(1, 2, 3)
+  sum = {shifted.x, shifted.y, shifted.z}
+  scaled = (2 * vector3(1, 2, 2)):length()
+  turned = vector3(1, 0, 0):rotate(q)
+  ahead = {turned.x, turned.y, turned.z}
+  local yaw = q:toeulerangles()
+  same = q == quaternion(yaw, vector3(0, 0, 1))
+  local id = q * q:inverse()
+  unit = {id.w, id.x, id.y, id.z}
+  crossed = vector3(1, 0, 0):cross(vector3(0, 1, 0)).z
+  local v2 = vector2(1, 0):rotate(math.pi / 2) + vector2(1, 1)
+  plane = {v2.x, v2.y, vector2(3, 4):length(), vector2(1, 2):dot(vector2(3, 4))}
+  text = tostring(vector3(1, 2, 3))
+  negated = (-vector3(1, 2, 3)).y
+  local ok, msg = pcall(vector3, 1, 2)
+  refused = msg
+end""")
+    sim.run(1)
+    g = {name: lua_globals(sim, name)[0] for name in
+         ("sum", "scaled", "ahead", "same", "unit", "crossed", "plane", "text", "negated",
+          "refused")}
+    assert [g["sum"][i] for i in (1, 2, 3)] == pytest.approx([1.2, 2.3, 3.0 + sim.world.bodies.z[0]])
+    assert g["scaled"] == pytest.approx(6.0)
+    assert [g["ahead"][i] for i in (1, 2, 3)] == pytest.approx([math.cos(1.0), math.sin(1.0), 0],
+                                                               abs=1e-9)
+    assert g["same"] is True
+    assert [g["unit"][i] for i in (1, 2, 3, 4)] == pytest.approx([1, 0, 0, 0], abs=1e-12)
+    assert g["crossed"] == 1
+    assert [g["plane"][i] for i in (1, 2, 3, 4)] == pytest.approx([1, 2, 5, 11], abs=1e-12)
+    assert g["text"].replace(".0", "") == "1,2,3"
+    assert g["negated"] == -2
+    assert "invalid arguments to vector3" in g["refused"]
+
+
+@pytest.mark.parametrize("robot_type", ["crazyflie", "rvr"])
+def test_range_and_bearing_works_on_every_type_with_a_radio(tmp_path, robot_type):
+    sim = lua_sim(tmp_path, robot_type=robot_type, count=3, arena=4.0, radio={"range": 5.0},
+                  source="""
+function init() robot.range_and_bearing.set_data(1, 9) end
+function step()
+  heard = #robot.range_and_bearing
+  first = heard > 0 and robot.range_and_bearing[1].data[1] or -1
+end""")
+    sim.run(3)
+    assert sim.robot_failures() == []
+    assert lua_globals(sim, "heard") == [2, 2, 2]
+    assert lua_globals(sim, "first") == [9, 9, 9]
