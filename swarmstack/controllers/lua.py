@@ -193,6 +193,7 @@ class LuaController:
         self.clock = None
         self.lua = None
         self.runtime = getattr(self.cfg, "runtime", "lua5.3")
+        self.loop_guard = getattr(self.cfg, "loop_guard", True)
         rt = group.robot_type
         self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
         self._host = list(rt.host_api)
@@ -259,6 +260,7 @@ class LuaController:
                                recursive=True)
         setup[b"log"] = self._lua_log
         M.setup(setup)
+        M.guard_loops(self.loop_guard)
         templates = {name.encode(): _bytes_keys(shape.template)
                      for name, _, shape in self._fast}
         keys = g.keys[:, STREAM["controller"]]

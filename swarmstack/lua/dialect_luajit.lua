@@ -50,4 +50,6 @@ function D.pack_doubles(calls, n)
 end
 
 D.unpack = unpack
+-- the interpreter only: the loop guard's count hook is called in interpreted code only
+function D.interpret() jit.off(); jit.flush() end
 return D

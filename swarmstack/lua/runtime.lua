@@ -632,7 +632,8 @@ function M.add_robot(k, spec)
 end
 
 -- a script stuck in a loop would hang the simulation: a robot whose call runs more than
--- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing)
+-- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing under
+-- Lua 5.3)
 local MAX_STEPS = 100
 local budget = 0
 local function guard()
@@ -643,7 +644,17 @@ local function guard()
                   .. "loop?)", MAX_STEPS), 2)
   end
 end
-debug.sethook(guard, "", 1000000)
+
+-- guard_loops(on): the guard above on or off. LuaJIT's compiled loops never call a hook, so
+-- there the guard needs the compiler off (D.interpret)
+function M.guard_loops(on)
+  if on then
+    D.interpret()
+    debug.sethook(guard, "", 1000000)
+  else
+    debug.sethook()
+  end
+end
 
 local function protected(fn, ...)
   budget = 0
