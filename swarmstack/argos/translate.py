@@ -34,14 +34,15 @@ SENSORS = {
     "epuck2": {"proximity": "proximity", "light": "light", "ground": "ground", "tof": "tof",
                "encoder": "encoders", "encoders": "encoders",
                "colored_blob_perspective_camera": "camera", "camera": "camera",
-               "battery": "battery", "positioning": "positioning"},
+               "battery": "battery", "positioning": "positioning",
+               "differential_steering": "differential_steering"},
     "crazyflie": {"positioning": "positioning", "battery": "battery",
                   "colored_blob_perspective_camera": "camera", "camera": "camera"},
     "rvr": {"proximity": "proximity", "lidar": "lidar", "ground": "ground_color",
             "ground_color": "ground_color", "color": "fixed_color", "quaternion": "quaternion",
             "imu": "imu", "accelerometer": "accelerometer", "gyroscope": "gyroscope",
             "light": "light", "velocity": "velocity", "locator": "locator",
-            "positioning": "positioning"},
+            "positioning": "positioning", "differential_steering": "differential_steering"},
 }
 PREFIXES = ("epuck2_", "crazyflie_", "rvr_")
 # sensors with ARGoS's noise_level (uniform noise on the normalised reading, as ours)

@@ -550,6 +550,11 @@ local KEYWORDS = {}
 for w in ("and break do else elseif end false for function goto if in local nil not or "
           .. "repeat return then true until while"):gmatch("%a+") do KEYWORDS[w] = true end
 
+-- ARGoS's battery sensor calls the charge available_charge
+local BATTERY_MT = {__index = function(b, key)
+  if key == "available_charge" then return rawget(b, "charge") end
+end}
+
 local NO_RADIO = setmetatable({}, {
   __index = function(_, key)
     error("robot.range_and_bearing: this robot's group has no radio; set radio = true on it "
@@ -566,6 +571,7 @@ function M.add_robot(k, spec)
   for name, template in pairs(spec.sensors) do robot[name] = deep_copy(template) end
   -- ARGoS's names for readings the robot type calls otherwise
   if type(robot.encoders) == "table" then robot.encoder = {robot.encoders} end
+  if type(robot.battery) == "table" then setmetatable(robot.battery, BATTERY_MT) end
   if type(robot.pose) == "table" then
     robot.positioning = robot.pose
     if type(robot.pose.position) == "table" then setmetatable(robot.pose.position, VEC3_MT) end

@@ -197,9 +197,10 @@ def test_sensor_noise_battery_and_radio_options(argos):
     im, data = _imp(path)
     g = data["robots"][0]
     assert g["sensors"] == {"proximity": {"noise": "uniform", "level": 0.1}, "tof": True,
+                            "differential_steering": True,
                             "battery": {"start_charge": 0.4, "model": "approximated"}}
     assert g["radio"] == {"range": 1.5, "payload_bytes": 8}
-    assert any("sensors/differential_steering" in n for n in im.notes)
+    assert not any("differential_steering" in n for n in im.notes)
     # the schema takes the options (the Lua controller is checked where Lua runs)
     parse_experiment({**data, "robots": [{k: v for k, v in g.items() if k != "controller"}]},
                      "x")

@@ -80,3 +80,11 @@ end""")
     assert sim.robot_failures() == []
     assert lua_globals(sim, "heard") == [2, 2, 2]
     assert lua_globals(sim, "first") == [9, 9, 9]
+
+
+def test_battery_charge_also_answers_to_argos_name(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, count=1, sensors={"battery": True}, source="""
+function step() both = {robot.battery.charge, robot.battery.available_charge} end""")
+    sim.run(2)
+    both = lua_globals(sim, "both")[0]
+    assert both[1] == both[2] and 0 < both[1] <= 1
