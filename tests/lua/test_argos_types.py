@@ -4,6 +4,8 @@ vector3 / quaternion value types and the radio on every type that has one."""
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from luasim import lua_globals, lua_sim
 
@@ -88,3 +90,39 @@ function step() both = {robot.battery.charge, robot.battery.available_charge} en
     sim.run(2)
     both = lua_globals(sim, "both")[0]
     assert both[1] == both[2] and 0 < both[1] <= 1
+
+
+ARG = st.one_of(st.floats(allow_nan=False, width=64), st.integers(-10 ** 6, 10 ** 6),
+                st.text(max_size=5), st.none(), st.booleans())
+
+
+@pytest.fixture(scope="module")
+def lua_env(tmp_path_factory):
+    """A robot's globals, to call the value types' constructors from Python."""
+    sim = lua_sim(tmp_path_factory.mktemp("env"), "function step() end", count=1)
+    sim.start()
+    ctrl = sim.groups[0].controllers[0]
+    env = ctrl.M.robots()[1][b"env"]
+    call = ctrl.lua.eval(b"function(f, ...) local ok, v = pcall(f, ...) "
+                         b"return ok, ok and tostring(v) or v end")
+    return env, call
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(["vector2", "vector3", "quaternion"]),
+       args=st.lists(ARG, max_size=5))
+def test_value_type_constructors_take_numbers_and_refuse_anything_else(lua_env, name, args):
+    env, call = lua_env
+    args = [a.encode() if isinstance(a, str) else a for a in args]
+    ok, text = call(env[name.encode()], *args)
+    numbers = all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in args)
+    arity = {"vector2": (0, 2), "vector3": (0, 3), "quaternion": (0, 4)}[name]
+    if numbers and len(args) in arity:
+        assert ok, text
+        parts = text.decode().split(",")
+        assert len(parts) == max(arity)
+        if args:
+            assert [float(p) for p in parts] == [float(a) for a in args]
+    else:
+        assert not ok
+        assert f"invalid arguments to {name}".encode() in text
