@@ -56,7 +56,8 @@ end""")
     g = {name: lua_globals(sim, name)[0] for name in
          ("sum", "scaled", "ahead", "same", "unit", "crossed", "plane", "text", "negated",
           "refused")}
-    assert [g["sum"][i] for i in (1, 2, 3)] == pytest.approx([1.2, 2.3, 3.0 + sim.world.bodies.z[0]])
+    z = sim.world.bodies.z[0]
+    assert [g["sum"][i] for i in (1, 2, 3)] == pytest.approx([1.2, 2.3, 3.0 + z])
     assert g["scaled"] == pytest.approx(6.0)
     assert [g["ahead"][i] for i in (1, 2, 3)] == pytest.approx([math.cos(1.0), math.sin(1.0), 0],
                                                                abs=1e-9)
