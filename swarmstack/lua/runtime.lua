@@ -477,6 +477,9 @@ local function new_env(k, robot, u01, reseed, dir)
   env.robot = robot
   env.vector2, env.vector3, env.quaternion = vector2, vector3, quaternion
   env.math.random, env.math.randomseed = math_random(u01, reseed)
+  for name, f in pairs(D.math_compat) do
+    if env.math[name] == nil then env.math[name] = f end
+  end
   -- os.exit would end the whole simulation
   env.os.exit = function() error("os.exit() is not available to robot controllers", 2) end
   local function text(sep, ...)

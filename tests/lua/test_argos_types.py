@@ -127,3 +127,19 @@ def test_value_type_constructors_take_numbers_and_refuse_anything_else(lua_env, 
     else:
         assert not ok
         assert f"invalid arguments to {name}".encode() in text
+
+
+def test_lua_5_3_compatibility_math_functions_argos_scripts_call(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, count=1, source="""
+function step()
+  local m, e = math.frexp(-48.0)
+  local tiny_m, tiny_e = math.frexp(5e-324)
+  got = {math.atan2(1, -1), math.pow(2, 10), math.log10(1000), math.cosh(0.5),
+         math.sinh(-0.5), math.tanh(0.3), math.tanh(400), m, e, math.ldexp(0.75, 1024),
+         tiny_m, tiny_e}
+end""")
+    sim.run(1)
+    got = lua_globals(sim, "got")[0]
+    want = [math.atan2(1, -1), 1024.0, 3.0, math.cosh(0.5), math.sinh(-0.5), math.tanh(0.3), 1.0,
+            *math.frexp(-48.0), math.ldexp(0.75, 1024), *math.frexp(5e-324)]
+    assert [got[i] for i in range(1, len(want) + 1)] == pytest.approx(want, rel=1e-14)
