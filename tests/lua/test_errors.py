@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from luasim import lua_globals, lua_sim
+from luasim import lua_sim
 from swarmstack.cli import app
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ConfigError
@@ -220,6 +220,8 @@ function step() end""", count=1, params=params)
 
 @pytest.mark.parametrize("loop_guard, compiled", [(True, False), (False, True)])
 def test_luajit_compiles_only_without_the_loop_guard(tmp_path, loop_guard, compiled):
+    from tests.lua.luasim import lua_globals
+
     sim = lua_sim(tmp_path, runtime="luajit", count=1,
                   extra={"controller": {"lua": "ctrl.lua", "runtime": "luajit",
                                         "loop_guard": loop_guard}},
