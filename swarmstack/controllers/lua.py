@@ -233,8 +233,10 @@ class LuaController:
         self.failed[:] = False
         self._sense_only()
         self._report(self.M.reset_all())
+        self._replay_taken("reset")
         if len(renewed):
             self._report(self.M.load_all(self.source, chunkname(self.script), renewed))
+            self._replay_taken()
 
     def destroy(self) -> None:
         """Runs every healthy robot's ``destroy()`` (at the end of a run)."""
@@ -281,6 +283,7 @@ class LuaController:
                                            self.runtime).encode(), name="=readings"))
         self._sense_only()
         self._report(M.load_all(self.source, chunkname(self.script)))
+        self._replay_taken()
 
     # ------------------------------------------------------------------ the tick
     def _inputs(self) -> list:
@@ -317,7 +320,14 @@ class LuaController:
             data = np.frombuffer(rab, dtype=np.uint8).reshape(len(self.views), self._cap)
             self.port.send_all(data)
 
-    def _replay(self, values: list) -> None:
+    def _replay_taken(self, where: str = "init") -> None:
+        """Replays what the scripts asked for outside ``step()`` (top level, ``init``,
+        ``reset``)."""
+        calls = self.M.take_calls()
+        if calls:
+            self._replay(np.frombuffer(calls, dtype="<f8").tolist(), where)
+
+    def _replay(self, values: list, where: str = "step") -> None:
         # the recorded numbers are doubles: small dicts keyed by them save the int() calls
         views, fns, counts = self._view_of, self._fn_of, _COUNTS
         failed = self.failed
@@ -335,7 +345,7 @@ class LuaController:
             except (TypeError, ValueError, IndexError, OverflowError, RuntimeError) as exc:
                 k, f = int(key) - 1, int(values[start - 2])
                 self.M.fail(k + 1)
-                self._failed(k, "step", f"robot.{self._host[f].name}(): {exc}")
+                self._failed(k, where, f"robot.{self._host[f].name}(): {exc}")
                 any_failed = True
 
     # ------------------------------------------------------------------ failures

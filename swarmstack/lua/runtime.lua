@@ -713,6 +713,7 @@ end
 -- on every robot (or on those listed in ``only``); returns the failures
 function M.load_all(source, chunkname, only)
   failures = {}
+  ncalls = 0
   local list = only
   if list == nil then
     list = {}
@@ -755,6 +756,7 @@ end
 -- script is fine (failed robots are renewed and loaded again instead, see renew_failed)
 function M.reset_all()
   failures = {}
+  ncalls = 0
   for k = 1, n_robots do
     local r = robots[k]
     if not r.failed then
@@ -779,13 +781,35 @@ local fill = function() end   -- set by M.set_fill: readings → every robot's t
 function M.set_fill(f) fill = f end
 M.robots = function() return robots end
 
+-- ARGoS's colored_blob_perspective_camera over the camera's blobs: off until the script calls
+-- enable() (ARGoS's default); while off, its list keeps what it last held
+local function perspective_camera(entry)
+  local robot = entry.robot
+  local cam = robot.colored_blob_perspective_camera
+  if cam == nil then
+    cam = {enable = function() entry.camera_on = true end,
+           disable = function() entry.camera_on = false end}
+    robot.colored_blob_perspective_camera = cam
+  end
+  if not entry.camera_on then return end
+  local blobs = robot.camera
+  local n = #blobs
+  for i = 1, n do
+    local b = blobs[i]
+    cam[i] = {color = b.color, x = b.column, y = b.row}
+  end
+  for i = #cam, n + 1, -1 do cam[i] = nil end
+end
+
 -- one call per robot table of the slow readings: values[k] = {name = table, …}
 local function fill_slow(values)
   if values == nil then return end
   for k = 1, n_robots do
     local v = values[k]
-    local robot = robots[k].robot
+    local entry = robots[k]
+    local robot = entry.robot
     for name, t in pairs(v) do robot[name] = t end
+    if v.camera ~= nil then perspective_camera(entry) end
   end
 end
 
@@ -815,6 +839,14 @@ local function fill_rab(start, heard, payload, width)
 end
 
 local function pack_calls() return D.pack_doubles(calls, ncalls) end
+
+-- the host-function calls made outside step() (top level, init, reset): Python replays them,
+-- so that what init() sets (LEDs, wheels) holds from the first tick, as in ARGoS
+function M.take_calls()
+  local packed = pack_calls()
+  ncalls = 0
+  return packed
+end
 
 local function pack_rab()
   if cap == 0 then return nil end

@@ -3,6 +3,7 @@ vector3 / quaternion value types and the radio on every type that has one."""
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -145,3 +146,39 @@ end""")
     want = [math.atan2(1, -1), 1024.0, 3.0, math.cosh(0.5), math.sinh(-0.5), math.tanh(0.3), 1.0,
             *math.frexp(-48.0), math.ldexp(0.75, 1024), *math.frexp(5e-324)]
     assert [got[i] for i in range(1, len(want) + 1)] == pytest.approx(want, rel=1e-14)
+
+
+def test_perspective_camera_is_off_until_enabled_as_in_argos(tmp_path, runtime):
+    facing = {"placement": {"kind": "explicit", "poses": [[-0.3, 0, 0], [0.3, 0, 3.14159]]}}
+    sim = lua_sim(tmp_path, runtime=runtime, count=0, sensors={"camera": True}, extra=facing,
+                  source="""
+function init() robot.leds.set_all_colors("red") end
+function step()
+  local cam = robot.colored_blob_perspective_camera
+  if ticks == nil then ticks = 0; before = #cam; cam.enable() end
+  ticks = ticks + 1
+  seen, same = #cam, true
+  for i = 1, #cam do
+    local b, c = cam[i], robot.camera[i]
+    same = same and b.x == c.column and b.y == c.row and b.color.red == c.color.red
+  end
+end""")
+    sim.run(5)
+    assert lua_globals(sim, "before") == [0, 0]
+    assert all(lua_globals(sim, "same"))
+    camera = sim.groups[0].readings["camera"]
+    seen = [int((camera[k, :, 0] >= 0).sum()) for k in range(2)]
+    assert min(seen) > 0 and lua_globals(sim, "seen") == seen
+
+
+def test_what_init_and_reset_set_holds_from_the_first_tick(tmp_path, runtime):
+    sim = lua_sim(tmp_path, runtime=runtime, count=2, source="""
+function init() robot.leds.set_all_colors("green"); robot.wheels.set_velocity(3, 3) end
+function step() end
+function reset() robot.leds.set_all_colors("blue") end""")
+    sim.run(1)
+    commands = sim.commands("g")
+    assert np.all(commands["leds"][:, 0] == [0, 255, 0])
+    assert commands["wheels"].tolist() == [[0.03, 0.03]] * 2
+    sim.reset()
+    assert np.all(sim.commands("g")["leds"][:, 0] == [0, 0, 255])
