@@ -5,7 +5,8 @@
 (2 × 2 m for 50 robots, the same density for more) with the proximity sensor on, 10 ticks/s.
 Each repetition is timed in CPU time (user + sys of this process, ``time.process_time``) over
 ``--ticks`` ticks after ``start()`` and one warm-up tick; the median of ``--repeats`` is kept.
-``--runtime luajit`` runs the script in LuaJIT instead of Lua 5.3.
+``--runtime luajit`` runs the script in LuaJIT instead of Lua 5.3; ``--no-loop-guard`` turns
+the endless-loop guard off (under LuaJIT the guard runs the scripts without the JIT compiler).
 
 Where the time goes is measured in a second, instrumented pass: the one Python→Lua call per
 tick that fills every robot's tables and runs every ``step()`` (``lua``), the replay of the
@@ -40,44 +41,47 @@ TARGET = 200_000   # robot-ticks/s on one core, 50 robots
 ARGOS_CPP_ROBOT_TICKS_PER_S = 50 * 72_000 / 11.24
 
 
-def experiment(robots: int, runtime: str = "lua5.3") -> dict:
+def experiment(robots: int, runtime: str = "lua5.3", loop_guard: bool = True) -> dict:
     side = 2.0 * math.sqrt(robots / 50.0)
     return {
         "simulation": {"ticks_per_second": 10},
         "arena": {"size": [side, side], "walls": True},
         "robots": [{"name": "ep", "type": "epuck2", "count": robots,
                     "controller": {"lua": str(SCRIPT), "runtime": runtime,
+                                   "loop_guard": loop_guard,
                                    "params": {"speed": 10, "threshold": 200}},
                     "sensors": {"proximity": True}}],
     }
 
 
-def _sim(robots: int, seed: int, runtime: str = "lua5.3") -> Simulation:
-    sim = Simulation.from_dict(experiment(robots, runtime), seed=seed, base_dir=ROOT)
+def _sim(robots: int, seed: int, runtime: str = "lua5.3", loop_guard: bool = True) -> Simulation:
+    sim = Simulation.from_dict(experiment(robots, runtime, loop_guard), seed=seed, base_dir=ROOT)
     sim.start()
     sim.step()
     return sim
 
 
-def measure(robots: int, ticks: int, repeats: int, runtime: str = "lua5.3") -> dict:
+def measure(robots: int, ticks: int, repeats: int, runtime: str = "lua5.3",
+            loop_guard: bool = True) -> dict:
     rates = []
     for r in range(repeats):
-        sim = _sim(robots, seed=1 + r, runtime=runtime)
+        sim = _sim(robots, seed=1 + r, runtime=runtime, loop_guard=loop_guard)
         t0 = time.process_time()
         sim.run(ticks)
         rates.append(robots * ticks / (time.process_time() - t0))
         assert not sim.robot_failures(), sim.robot_failures()
-    parts = breakdown(robots, ticks, runtime)
-    return {"robots": robots, "runtime": runtime, "ticks": ticks, "repeats": repeats,
+    parts = breakdown(robots, ticks, runtime, loop_guard)
+    return {"robots": robots, "runtime": runtime, "loop_guard": loop_guard, "ticks": ticks,
+            "repeats": repeats,
             "robot_ticks_per_s": statistics.median(rates),
             "min_robot_ticks_per_s": min(rates), "max_robot_ticks_per_s": max(rates),
             **parts, "target_robot_ticks_per_s": TARGET,
             "argos_cpp_controller_robot_ticks_per_s": ARGOS_CPP_ROBOT_TICKS_PER_S}
 
 
-def breakdown(robots: int, ticks: int, runtime: str = "lua5.3") -> dict:
+def breakdown(robots: int, ticks: int, runtime: str = "lua5.3", loop_guard: bool = True) -> dict:
     """µs per robot-tick in the Lua call, in the replay, and in the rest of the tick."""
-    sim = _sim(robots, seed=1, runtime=runtime)
+    sim = _sim(robots, seed=1, runtime=runtime, loop_guard=loop_guard)
     ctrl = sim.groups[0].controllers[0]
     spent = {"lua": 0.0, "replay": 0.0}
     step_all, replay = ctrl.M.step_all, ctrl._replay
@@ -122,10 +126,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--runtime", choices=("lua5.3", "luajit"), default="lua5.3",
                     help="the controller's Lua: 5.3 (ARGoS's) or LuaJIT")
+    ap.add_argument("--no-loop-guard", dest="loop_guard", action="store_false",
+                    help="without the endless-loop guard (LuaJIT: with its JIT compiler)")
     ap.add_argument("--json", action="store_true", help="end with one JSON line")
     args = ap.parse_args()
-    res = measure(args.robots, args.ticks, args.repeats, args.runtime)
-    print(f"Lua obstacle avoidance ({res['runtime']}), {res['robots']} E-Puck2 with proximity, "
+    res = measure(args.robots, args.ticks, args.repeats, args.runtime, args.loop_guard)
+    guard = "loop guard on" if res["loop_guard"] else "loop guard off"
+    print(f"Lua obstacle avoidance ({res['runtime']}, {guard}), {res['robots']} E-Puck2 with "
+          "proximity, "
           f"{res['ticks']} ticks, median of {res['repeats']} (CPU time, one core)")
     print(f"{'robot-ticks/s':>28}: {res['robot_ticks_per_s']:>12,.0f} "
           f"({res['min_robot_ticks_per_s']:,.0f}–{res['max_robot_ticks_per_s']:,.0f}); "

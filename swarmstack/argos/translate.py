@@ -34,14 +34,15 @@ SENSORS = {
     "epuck2": {"proximity": "proximity", "light": "light", "ground": "ground", "tof": "tof",
                "encoder": "encoders", "encoders": "encoders",
                "colored_blob_perspective_camera": "camera", "camera": "camera",
-               "battery": "battery", "positioning": "positioning"},
+               "battery": "battery", "positioning": "positioning",
+               "differential_steering": "differential_steering"},
     "crazyflie": {"positioning": "positioning", "battery": "battery",
                   "colored_blob_perspective_camera": "camera", "camera": "camera"},
     "rvr": {"proximity": "proximity", "lidar": "lidar", "ground": "ground_color",
             "ground_color": "ground_color", "color": "fixed_color", "quaternion": "quaternion",
             "imu": "imu", "accelerometer": "accelerometer", "gyroscope": "gyroscope",
             "light": "light", "velocity": "velocity", "locator": "locator",
-            "positioning": "positioning"},
+            "positioning": "positioning", "differential_steering": "differential_steering"},
 }
 PREFIXES = ("epuck2_", "crazyflie_", "rvr_")
 # sensors with ARGoS's noise_level (uniform noise on the normalised reading, as ours)
@@ -602,7 +603,8 @@ class _Translator:
         omethod = self.r.choice(ori, "method", ("uniform", "gaussian", "constant"))
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, _sibling_index(d)]))
         if what.tag in ROBOTS:
-            placement = self.robot_placement(pos, pmethod, ori, omethod, quantity, rng)
+            placement = self.robot_placement(pos, pmethod, ori, omethod, quantity, rng,
+                                             what.tag, trials)
             self.robot_group(what, placement, quantity, [what], d)
         elif what.tag in ("box", "cylinder", "light"):
             self.distribute_objects(what, pos, pmethod, ori, omethod, quantity, trials, rng)
@@ -676,14 +678,17 @@ class _Translator:
                                 cy + (ny - 1) * dy / 2 - (k // nx) % ny * dy,
                                 cz + (nz - 1) * dz / 2 - k // (nx * ny) * dz])
 
-    def robot_placement(self, pos, pmethod, ori, omethod, n, rng) -> dict:
+    def robot_placement(self, pos, pmethod, ori, omethod, n, rng, tag: str = "e-puck2",
+                        trials: int | None = None) -> dict:
         if pmethod == "uniform":
             lo, hi = self.r.vector(pos, "min"), self.r.vector(pos, "max")
             if lo[2] or hi[2]:
                 self.reasons[(id(pos), "min")] = "heights not translated (robots start on " \
                                                  "the floor)"
-            return {"kind": "uniform", "min": [lo[0], lo[1]], "max": [hi[0], hi[1]],
-                    **self.yaw_of(ori, omethod)}
+            if lo[0] < hi[0] and lo[1] < hi[1]:
+                return {"kind": "uniform", "min": [lo[0], lo[1]], "max": [hi[0], hi[1]],
+                        **self.yaw_of(ori, omethod)}
+            return self.on_a_line(pos, ori, omethod, n, rng, tag, trials)
         if pmethod == "gaussian":
             mean = self.r.vector(pos, "mean")
             std = self.r.vector(pos, "std_dev")
@@ -705,6 +710,35 @@ class _Translator:
         return {"kind": "explicit",
                 "poses": [[_tidy(x), _tidy(y), _tidy(_wrap(float(w)))]
                           for (x, y, _), w in zip(xyz, yaws)]}
+
+    def on_a_line(self, pos, ori, omethod, n, rng, tag: str, trials: int | None) -> dict:
+        """A uniform ``<distribute>`` with min = max on an axis (robots on a line, or one at
+        a point), which ARGoS accepts: the centres are drawn here, once, uniformly between min
+        and max, each tried again (up to ``max_trials``) while it overlaps one drawn before."""
+        from swarmstack.robots.base import get
+
+        lo, hi = self.r.vector(pos, "min"), self.r.vector(pos, "max")
+        if lo[0] > hi[0] or lo[1] > hi[1]:
+            raise self.r.error(pos, "min is above max", "max")
+        reach = 2 * get(ROBOTS[tag]).body.radius_m
+        placed: list[tuple[float, float]] = []
+        for _ in range(n):
+            for _trial in range(max(1, trials or 1)):
+                x, y = rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1])
+                if all(math.hypot(x - px, y - py) >= reach for px, py in placed):
+                    break
+            else:
+                raise self.r.error(pos, f"could not place robot {len(placed) + 1} of {n} "
+                                   f"between min and max without overlap in {trials or 1} "
+                                   "trials (max_trials)", "max")
+            placed.append((x, y))
+        yaws = self.draw_yaws(ori, omethod, n, rng)
+        self.reasons[(id(pos), None)] = ("robots on a line between min and max: their places "
+                                         "drawn once from the file's random_seed (the same "
+                                         "for every run)")
+        return {"kind": "explicit",
+                "poses": [[_tidy(x), _tidy(y), _tidy(_wrap(float(w)))]
+                          for (x, y), w in zip(placed, yaws)]}
 
     def distribute_objects(self, what, pos, pmethod, ori, omethod, n, trials, rng):
         # the experiment places no obstacles at random: they are drawn here, once

@@ -68,7 +68,8 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
     """Print how a run that went to its end went; exit 1 if a run of it failed."""
     line = (f"{summary['runs']} run(s) × {summary['robots']} robots × {summary['ticks_done']} "
             f"ticks in {summary['wall_time_s']:.2f} s "
-            f"({summary['robot_ticks_per_s']:,.0f} robot-ticks/s) after "
+            f"({summary['robot_ticks_per_s']:,.0f} robot-ticks/s; "
+            f"{summary.get('robot_ticks_per_cpu_s', 0.0):,.0f} per CPU-second) after "
             f"{summary['setup_time_s']:.2f} s of set-up (kernel compilation included); "
             f"results in {out}/")
     if as_json:

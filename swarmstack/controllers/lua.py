@@ -193,6 +193,7 @@ class LuaController:
         self.clock = None
         self.lua = None
         self.runtime = getattr(self.cfg, "runtime", "lua5.3")
+        self.loop_guard = getattr(self.cfg, "loop_guard", True)
         rt = group.robot_type
         self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
         self._host = list(rt.host_api)
@@ -232,8 +233,10 @@ class LuaController:
         self.failed[:] = False
         self._sense_only()
         self._report(self.M.reset_all())
+        self._replay_taken("reset")
         if len(renewed):
             self._report(self.M.load_all(self.source, chunkname(self.script), renewed))
+            self._replay_taken()
 
     def destroy(self) -> None:
         """Runs every healthy robot's ``destroy()`` (at the end of a run)."""
@@ -259,6 +262,7 @@ class LuaController:
                                recursive=True)
         setup[b"log"] = self._lua_log
         M.setup(setup)
+        M.guard_loops(self.loop_guard)
         templates = {name.encode(): _bytes_keys(shape.template)
                      for name, _, shape in self._fast}
         keys = g.keys[:, STREAM["controller"]]
@@ -279,6 +283,7 @@ class LuaController:
                                            self.runtime).encode(), name="=readings"))
         self._sense_only()
         self._report(M.load_all(self.source, chunkname(self.script)))
+        self._replay_taken()
 
     # ------------------------------------------------------------------ the tick
     def _inputs(self) -> list:
@@ -315,7 +320,14 @@ class LuaController:
             data = np.frombuffer(rab, dtype=np.uint8).reshape(len(self.views), self._cap)
             self.port.send_all(data)
 
-    def _replay(self, values: list) -> None:
+    def _replay_taken(self, where: str = "init") -> None:
+        """Replays what the scripts asked for outside ``step()`` (top level, ``init``,
+        ``reset``)."""
+        calls = self.M.take_calls()
+        if calls:
+            self._replay(np.frombuffer(calls, dtype="<f8").tolist(), where)
+
+    def _replay(self, values: list, where: str = "step") -> None:
         # the recorded numbers are doubles: small dicts keyed by them save the int() calls
         views, fns, counts = self._view_of, self._fn_of, _COUNTS
         failed = self.failed
@@ -333,7 +345,7 @@ class LuaController:
             except (TypeError, ValueError, IndexError, OverflowError, RuntimeError) as exc:
                 k, f = int(key) - 1, int(values[start - 2])
                 self.M.fail(k + 1)
-                self._failed(k, "step", f"robot.{self._host[f].name}(): {exc}")
+                self._failed(k, where, f"robot.{self._host[f].name}(): {exc}")
                 any_failed = True
 
     # ------------------------------------------------------------------ failures

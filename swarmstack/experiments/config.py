@@ -269,6 +269,9 @@ class ControllerCfg(Strict):
     distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
     profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
     runtime: Literal["lua5.3", "luajit"] = "lua5.3"  # Lua: ARGoS's Lua 5.3, or LuaJIT 2.1
+    # Lua: a call running more than 100 M instructions fails (an endless loop); under LuaJIT
+    # the guard runs the scripts without the JIT compiler, whose loops never call the hook
+    loop_guard: bool = True
 
     @field_validator("python")
     @classmethod
@@ -306,6 +309,8 @@ class ControllerCfg(Strict):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
         if self.lua is None and "runtime" in self.model_fields_set:
             raise ValueError("runtime applies to Lua controllers only")
+        if self.lua is None and "loop_guard" in self.model_fields_set:
+            raise ValueError("loop_guard applies to Lua controllers only")
         # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit,
         # Lua centimetres (ARGoS's unit)
         per_unit = DISTANCE_METRES[self.distance_unit] if self.buzz is not None else \

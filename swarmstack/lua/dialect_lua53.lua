@@ -48,5 +48,41 @@ function D.pack_doubles(calls, n)
   return table.concat(parts)
 end
 
+-- math functions Lua 5.3 keeps for compatibility (LUA_COMPAT_MATHLIB, part of the
+-- LUA_COMPAT_5_2 its stock build and the distributions' builds ARGoS links to turn on): ARGoS
+-- scripts call math.atan2 and math.pow. atan2 and log10 are Lua 5.3's own functions.
+local exp, log, abs, floor = math.exp, math.log, math.abs, math.floor
+local HUGE = math.huge
+local function frexp(x)
+  if x == 0 or x ~= x or x == HUGE or x == -HUGE then return x, 0 end
+  if abs(x) < 2.0 ^ -1000 then   -- subnormal: 2^e would underflow
+    local m, e = frexp(x * 2.0 ^ 100)
+    return m, e - 100
+  end
+  local e = floor(log(abs(x), 2)) + 1
+  local m = x / 2.0 ^ e
+  if abs(m) >= 1 then m, e = m / 2, e + 1 elseif abs(m) < 0.5 then m, e = m * 2, e - 1 end
+  return m, floor(e)
+end
+D.math_compat = {
+  atan2 = function(y, x) return math.atan(y, x) end,
+  pow = function(x, y) return (x + 0.0) ^ y end,
+  log10 = function(x) return log(x, 10) end,
+  cosh = function(x) return (exp(x) + exp(-x)) / 2 end,
+  sinh = function(x) return (exp(x) - exp(-x)) / 2 end,
+  tanh = function(x)
+    if x > 20 then return 1.0 elseif x < -20 then return -1.0 end
+    local e2 = exp(2 * x)
+    return (e2 - 1) / (e2 + 1)
+  end,
+  frexp = frexp,
+  ldexp = function(m, e)
+    e = floor(e)
+    local half = e // 2
+    return m * 2.0 ^ half * 2.0 ^ (e - half)
+  end,
+}
+
 D.unpack = table.unpack
+function D.interpret() end   -- Lua 5.3 has no compiler to turn off
 return D

@@ -49,5 +49,8 @@ function D.pack_doubles(calls, n)
   return ffi.string(buf, 8 * n)
 end
 
+D.math_compat = {}   -- LuaJIT has them all (Lua 5.1's math library)
 D.unpack = unpack
+-- the interpreter only: the loop guard's count hook is called in interpreted code only
+function D.interpret() jit.off(); jit.flush() end
 return D

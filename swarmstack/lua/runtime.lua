@@ -271,35 +271,185 @@ local function argos_actuators(robot_k, robot, stubs)
   end
 end
 
--- ------------------------------------------------------------------ positioning
--- robot.positioning.orientation answers like ARGoS's quaternion: :toangleaxis(),
--- :toeulerangles() (z, y, x) and the fields w, x, y, z
-local function quaternion(o)
+-- ------------------------------------------------------------------ ARGoS's value types
+-- vector2, vector3 and quaternion as ARGoS's Lua gives them: fields x, y (z; w), the
+-- operators + - * (by a number; quaternions by quaternions) unary - == and tostring, and the
+-- methods length, dot, normalize, cross, rotate (the last three change the vector in place and
+-- return it, as in ARGoS), toangleaxis, toeulerangles, inverse. The positioning reading is a
+-- vector3 and a quaternion too (its orientation answers w, x, y, z from the yaw, pitch, roll
+-- it holds).
+local atan2 = math.atan2 or math.atan
+local asin = math.asin
+local function is_number(v) return type(v) == "number" end
+local VEC2, VEC3, QUAT = {}, {}, {}
+local VEC2_MT = {__index = VEC2, __name = "vector2"}
+local VEC3_MT = {__index = VEC3, __name = "vector3"}
+local QUAT_MT = {__index = QUAT, __name = "quaternion"}
+
+local function new_vector2(x, y) return setmetatable({x = x, y = y}, VEC2_MT) end
+local function new_vector3(x, y, z) return setmetatable({x = x, y = y, z = z}, VEC3_MT) end
+local function new_quaternion(w, x, y, z)
+  return setmetatable({w = w, x = x, y = y, z = z}, QUAT_MT)
+end
+
+local function is_vector2(v) return getmetatable(v) == VEC2_MT end
+local function is_vector3(v) return getmetatable(v) == VEC3_MT end
+local function is_quaternion(q)
+  local mt = getmetatable(q)
+  return mt == QUAT_MT or (mt ~= nil and mt.__quaternion == true)
+end
+
+local function check(ok, what) if not ok then error(what, 3) end end
+
+local function vector2(...)
+  local n = select("#", ...)
+  local a, b = ...
+  if n == 0 then return new_vector2(0.0, 0.0) end
+  if n == 1 and is_vector2(a) then return new_vector2(a.x, a.y) end
+  check(n == 2 and is_number(a) and is_number(b), "invalid arguments to vector2")
+  return new_vector2(a, b)
+end
+
+local function vector3(...)
+  local n = select("#", ...)
+  local a, b, c = ...
+  if n == 0 then return new_vector3(0.0, 0.0, 0.0) end
+  if n == 1 and is_vector3(a) then return new_vector3(a.x, a.y, a.z) end
+  check(n == 3 and is_number(a) and is_number(b) and is_number(c),
+        "invalid arguments to vector3")
+  return new_vector3(a, b, c)
+end
+
+local function quaternion(...)
+  local n = select("#", ...)
+  local a, b, c, d = ...
+  if n == 0 then return new_quaternion(1.0, 0.0, 0.0, 0.0) end
+  if n == 1 and is_quaternion(a) then return new_quaternion(a.w, a.x, a.y, a.z) end
+  if n == 2 and is_number(a) and is_vector3(b) then   -- angle (rad) about an axis
+    local s = math.sin(0.5 * a)
+    return new_quaternion(cos(0.5 * a), b.x * s, b.y * s, b.z * s)
+  end
+  check(n == 4 and is_number(a) and is_number(b) and is_number(c) and is_number(d),
+        "invalid arguments to quaternion")
+  return new_quaternion(a, b, c, d)
+end
+
+-- vector2
+function VEC2.length(v) return sqrt(v.x * v.x + v.y * v.y) end
+function VEC2.dot(v, u) return v.x * u.x + v.y * u.y end
+function VEC2.normalize(v)
+  local l = VEC2.length(v)
+  v.x, v.y = v.x / l, v.y / l
+  return v
+end
+function VEC2.rotate(v, a)
+  check(is_number(a), "invalid arguments to rotate")
+  local c, s = cos(a), math.sin(a)
+  v.x, v.y = c * v.x - s * v.y, s * v.x + c * v.y
+  return v
+end
+VEC2_MT.__add = function(a, b) return new_vector2(a.x + b.x, a.y + b.y) end
+VEC2_MT.__sub = function(a, b) return new_vector2(a.x - b.x, a.y - b.y) end
+VEC2_MT.__unm = function(a) return new_vector2(-a.x, -a.y) end
+VEC2_MT.__mul = function(a, b)
+  if is_number(b) then return new_vector2(a.x * b, a.y * b) end
+  check(is_number(a), "invalid arguments for multiplication by scalar")
+  return new_vector2(b.x * a, b.y * a)
+end
+VEC2_MT.__eq = function(a, b) return a.x == b.x and a.y == b.y end
+VEC2_MT.__tostring = function(v) return tostring(v.x) .. "," .. tostring(v.y) end
+
+-- vector3
+function VEC3.length(v) return sqrt(v.x * v.x + v.y * v.y + v.z * v.z) end
+function VEC3.dot(v, u) return v.x * u.x + v.y * u.y + v.z * u.z end
+function VEC3.normalize(v)
+  local l = VEC3.length(v)
+  v.x, v.y, v.z = v.x / l, v.y / l, v.z / l
+  return v
+end
+function VEC3.cross(v, u)
+  v.x, v.y, v.z = v.y * u.z - v.z * u.y, v.z * u.x - v.x * u.z, v.x * u.y - v.y * u.x
+  return v
+end
+function VEC3.rotate(v, q)
+  check(is_quaternion(q), "invalid arguments to rotate")
+  local w, x, y, z = q.w, q.x, q.y, q.z
+  -- v' = q v q*, expanded
+  local tx = 2.0 * (y * v.z - z * v.y)
+  local ty = 2.0 * (z * v.x - x * v.z)
+  local tz = 2.0 * (x * v.y - y * v.x)
+  v.x, v.y, v.z = v.x + w * tx + (y * tz - z * ty), v.y + w * ty + (z * tx - x * tz),
+                  v.z + w * tz + (x * ty - y * tx)
+  return v
+end
+VEC3_MT.__add = function(a, b) return new_vector3(a.x + b.x, a.y + b.y, a.z + b.z) end
+VEC3_MT.__sub = function(a, b) return new_vector3(a.x - b.x, a.y - b.y, a.z - b.z) end
+VEC3_MT.__unm = function(a) return new_vector3(-a.x, -a.y, -a.z) end
+VEC3_MT.__mul = function(a, b)
+  if is_number(b) then return new_vector3(a.x * b, a.y * b, a.z * b) end
+  check(is_number(a), "invalid arguments for multiplication by scalar")
+  return new_vector3(b.x * a, b.y * a, b.z * a)
+end
+VEC3_MT.__eq = function(a, b) return a.x == b.x and a.y == b.y and a.z == b.z end
+VEC3_MT.__tostring = function(v)
+  return tostring(v.x) .. "," .. tostring(v.y) .. "," .. tostring(v.z)
+end
+
+-- quaternion (w, x, y, z)
+function QUAT.toangleaxis(q)
+  local w, x, y, z = q.w, q.x, q.y, q.z
+  if w < 0 then w, x, y, z = -w, -x, -y, -z end
+  local s = sqrt(x * x + y * y + z * z)
+  if s < 1e-12 then return 0.0, new_vector3(1.0, 0.0, 0.0) end
+  return 2.0 * atan2(s, w), new_vector3(x / s, y / s, z / s)
+end
+function QUAT.toeulerangles(q)   -- z (yaw), y (pitch), x (roll)
+  local w, x, y, z = q.w, q.x, q.y, q.z
+  local sp = 2.0 * (w * y - x * z)
+  if sp > 1.0 then sp = 1.0 elseif sp < -1.0 then sp = -1.0 end
+  return atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)), asin(sp),
+         atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+end
+function QUAT.inverse(q) return new_quaternion(q.w, -q.x, -q.y, -q.z) end
+function QUAT.normalize(q)
+  local l = sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z)
+  if rawget(q, "w") == nil then return q end   -- the positioning reading is a unit already
+  q.w, q.x, q.y, q.z = q.w / l, q.x / l, q.y / l, q.z / l
+  return q
+end
+local function quat_mul(a, b)
+  check(is_quaternion(a) and is_quaternion(b), "invalid operation on quaternion")
+  local aw, ax, ay, az = a.w, a.x, a.y, a.z
+  local bw, bx, by, bz = b.w, b.x, b.y, b.z
+  return new_quaternion(aw * bw - ax * bx - ay * by - az * bz,
+                        aw * bx + ax * bw + ay * bz - az * by,
+                        aw * by - ax * bz + ay * bw + az * bx,
+                        aw * bz + ax * by - ay * bx + az * bw)
+end
+local function quat_eq(a, b) return a.w == b.w and a.x == b.x and a.y == b.y and a.z == b.z end
+local function quat_string(q)
+  return tostring(q.w) .. "," .. tostring(q.x) .. "," .. tostring(q.y) .. "," .. tostring(q.z)
+end
+QUAT_MT.__mul, QUAT_MT.__eq, QUAT_MT.__tostring = quat_mul, quat_eq, quat_string
+
+-- the positioning reading's orientation: yaw, pitch, roll (rad), rewritten every tick
+local function from_euler(o)
   local hy, hp, hr = o.yaw * 0.5, o.pitch * 0.5, o.roll * 0.5
   local cy, sy, cp, sp, cr, sr = cos(hy), math.sin(hy), cos(hp), math.sin(hp), cos(hr),
     math.sin(hr)
   return cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy,
          cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy
 end
-
-local ORIENTATION = {
-  toeulerangles = function(o) return o.yaw, o.pitch, o.roll end,
-  toangleaxis = function(o)
-    local w, x, y, z = quaternion(o)
-    if w < 0 then w, x, y, z = -w, -x, -y, -z end
-    local s = sqrt(x * x + y * y + z * z)
-    if s < 1e-12 then return 0.0, {x = 1.0, y = 0.0, z = 0.0} end
-    return 2.0 * (math.atan2 or math.atan)(s, w), {x = x / s, y = y / s, z = z / s}
-  end,
-}
 local QINDEX = {w = 1, x = 2, y = 3, z = 4}
 local ORIENTATION_MT = {
+  __quaternion = true, __name = "quaternion",
   __index = function(o, key)
-    local f = ORIENTATION[key]
+    local f = QUAT[key]
     if f then return f end
     local i = QINDEX[key]
-    if i then return (select(i, quaternion(o))) end
+    if i then return (select(i, from_euler(o))) end
   end,
+  __mul = quat_mul, __eq = quat_eq, __tostring = quat_string,
 }
 
 -- ------------------------------------------------------------------ robots
@@ -325,7 +475,11 @@ local function new_env(k, robot, u01, reseed, dir)
   end
   env._G = env
   env.robot = robot
+  env.vector2, env.vector3, env.quaternion = vector2, vector3, quaternion
   env.math.random, env.math.randomseed = math_random(u01, reseed)
+  for name, f in pairs(D.math_compat) do
+    if env.math[name] == nil then env.math[name] = f end
+  end
   -- os.exit would end the whole simulation
   env.os.exit = function() error("os.exit() is not available to robot controllers", 2) end
   local function text(sep, ...)
@@ -399,6 +553,11 @@ local KEYWORDS = {}
 for w in ("and break do else elseif end false for function goto if in local nil not or "
           .. "repeat return then true until while"):gmatch("%a+") do KEYWORDS[w] = true end
 
+-- ARGoS's battery sensor calls the charge available_charge
+local BATTERY_MT = {__index = function(b, key)
+  if key == "available_charge" then return rawget(b, "charge") end
+end}
+
 local NO_RADIO = setmetatable({}, {
   __index = function(_, key)
     error("robot.range_and_bearing: this robot's group has no radio; set radio = true on it "
@@ -415,8 +574,10 @@ function M.add_robot(k, spec)
   for name, template in pairs(spec.sensors) do robot[name] = deep_copy(template) end
   -- ARGoS's names for readings the robot type calls otherwise
   if type(robot.encoders) == "table" then robot.encoder = {robot.encoders} end
+  if type(robot.battery) == "table" then setmetatable(robot.battery, BATTERY_MT) end
   if type(robot.pose) == "table" then
     robot.positioning = robot.pose
+    if type(robot.pose.position) == "table" then setmetatable(robot.pose.position, VEC3_MT) end
     if type(robot.pose.orientation) == "table" then
       setmetatable(robot.pose.orientation, ORIENTATION_MT)
     end
@@ -480,7 +641,8 @@ function M.add_robot(k, spec)
 end
 
 -- a script stuck in a loop would hang the simulation: a robot whose call runs more than
--- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing)
+-- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing under
+-- Lua 5.3)
 local MAX_STEPS = 100
 local budget = 0
 local function guard()
@@ -491,7 +653,17 @@ local function guard()
                   .. "loop?)", MAX_STEPS), 2)
   end
 end
-debug.sethook(guard, "", 1000000)
+
+-- guard_loops(on): the guard above on or off. LuaJIT's compiled loops never call a hook, so
+-- there the guard needs the compiler off (D.interpret)
+function M.guard_loops(on)
+  if on then
+    D.interpret()
+    debug.sethook(guard, "", 1000000)
+  else
+    debug.sethook()
+  end
+end
 
 local function protected(fn, ...)
   budget = 0
@@ -541,6 +713,7 @@ end
 -- on every robot (or on those listed in ``only``); returns the failures
 function M.load_all(source, chunkname, only)
   failures = {}
+  ncalls = 0
   local list = only
   if list == nil then
     list = {}
@@ -583,6 +756,7 @@ end
 -- script is fine (failed robots are renewed and loaded again instead, see renew_failed)
 function M.reset_all()
   failures = {}
+  ncalls = 0
   for k = 1, n_robots do
     local r = robots[k]
     if not r.failed then
@@ -607,13 +781,35 @@ local fill = function() end   -- set by M.set_fill: readings → every robot's t
 function M.set_fill(f) fill = f end
 M.robots = function() return robots end
 
+-- ARGoS's colored_blob_perspective_camera over the camera's blobs: off until the script calls
+-- enable() (ARGoS's default); while off, its list keeps what it last held
+local function perspective_camera(entry)
+  local robot = entry.robot
+  local cam = robot.colored_blob_perspective_camera
+  if cam == nil then
+    cam = {enable = function() entry.camera_on = true end,
+           disable = function() entry.camera_on = false end}
+    robot.colored_blob_perspective_camera = cam
+  end
+  if not entry.camera_on then return end
+  local blobs = robot.camera
+  local n = #blobs
+  for i = 1, n do
+    local b = blobs[i]
+    cam[i] = {color = b.color, x = b.column, y = b.row}
+  end
+  for i = #cam, n + 1, -1 do cam[i] = nil end
+end
+
 -- one call per robot table of the slow readings: values[k] = {name = table, …}
 local function fill_slow(values)
   if values == nil then return end
   for k = 1, n_robots do
     local v = values[k]
-    local robot = robots[k].robot
+    local entry = robots[k]
+    local robot = entry.robot
     for name, t in pairs(v) do robot[name] = t end
+    if v.camera ~= nil then perspective_camera(entry) end
   end
 end
 
@@ -643,6 +839,14 @@ local function fill_rab(start, heard, payload, width)
 end
 
 local function pack_calls() return D.pack_doubles(calls, ncalls) end
+
+-- the host-function calls made outside step() (top level, init, reset): Python replays them,
+-- so that what init() sets (LEDs, wheels) holds from the first tick, as in ARGoS
+function M.take_calls()
+  local packed = pack_calls()
+  ncalls = 0
+  return packed
+end
 
 local function pack_rab()
   if cap == 0 then return nil end

@@ -19,7 +19,7 @@ from swarmstack.actuators.wheels import Wheels
 from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
                                     HostFn, RadioSpec, RobotType, ScriptGlobal, register)
-from swarmstack.robots.devices import POSITIONING
+from swarmstack.robots.devices import POSITIONING, differential_steering
 from swarmstack.robots.options import (BatteryOptions, CameraOptions, NoiseOptions,
                                        WheelsOptions)
 
@@ -240,7 +240,8 @@ _SCRIPT = {
     "battery": ScriptGlobal("battery", lambda r: {"charge": float(r)}, "{charge = 0–1}"),
 }
 DEVICES = {**{name: replace(spec, script=_SCRIPT[name]) for name, spec in DEVICES.items()},
-           "positioning": POSITIONING}
+           "positioning": POSITIONING,
+           "differential_steering": differential_steering(AXLE_M)}
 
 
 # --- host API: what a controller calls, in Python, Buzz and Lua alike ---------------------------

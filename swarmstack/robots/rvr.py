@@ -20,7 +20,7 @@ from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
                                     HostFn, RadioSpec, RobotType, ScriptGlobal,
                                     register)
-from swarmstack.robots.devices import POSITIONING
+from swarmstack.robots.devices import POSITIONING, differential_steering
 from swarmstack.robots.options import WheelsOptions
 from swarmstack.robots.rvr_options import (ColourGroundOptions, FixedColourOptions,
                                            LidarOptions, LuxOptions, RangefinderOptions,
@@ -255,6 +255,7 @@ DEVICES = {
                             ScriptGlobal("reference", reference_table,
                                          "{proximity, light, ground, neighbours, camera, lidar}")),
     "positioning": POSITIONING,
+    "differential_steering": differential_steering(TREAD_SPACING_M),
 }
 
 

@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from swarmstack.argos import import_argos
+from swarmstack.argos import ArgosError, import_argos
 from swarmstack.experiments.config import parse_experiment
 
 from .conftest import ROBOT
@@ -197,9 +197,10 @@ def test_sensor_noise_battery_and_radio_options(argos):
     im, data = _imp(path)
     g = data["robots"][0]
     assert g["sensors"] == {"proximity": {"noise": "uniform", "level": 0.1}, "tof": True,
+                            "differential_steering": True,
                             "battery": {"start_charge": 0.4, "model": "approximated"}}
     assert g["radio"] == {"range": 1.5, "payload_bytes": 8}
-    assert any("sensors/differential_steering" in n for n in im.notes)
+    assert not any("differential_steering" in n for n in im.notes)
     # the schema takes the options (the Lua controller is checked where Lua runs)
     parse_experiment({**data, "robots": [{k: v for k, v in g.items() if k != "controller"}]},
                      "x")
@@ -266,3 +267,21 @@ def test_crazyflie_and_rvr_entities_and_their_sensors(argos):
     assert rv["placement"]["poses"] == [[0.5, 0.5, pytest.approx(math.pi)]]
     assert any("sensors/crazyflie_apriltag" in n for n in im.notes)
     parse_experiment(data, "x")
+
+
+def test_uniform_distribute_with_min_equal_max_on_an_axis_puts_robots_on_that_line(argos):
+    _, g = _group(argos, '<position method="uniform" min="-0.4,0.1,0" max="0.4,0.1,0" />'
+                         '<orientation method="constant" values="90,0,0" />', quantity=5)
+    poses = g["placement"]["poses"]
+    assert g["placement"]["kind"] == "explicit" and len(poses) == 5
+    assert all(p[1] == 0.1 and -0.4 <= p[0] <= 0.4 for p in poses)
+    assert all(p[2] == pytest.approx(math.pi / 2) for p in poses)
+    xs = sorted(p[0] for p in poses)   # the E-Puck2's body is 7 cm across: no overlap
+    assert all(b - a >= 0.07 for a, b in zip(xs, xs[1:]))
+
+
+def test_a_line_too_short_for_its_robots_is_refused_naming_max_trials(argos):
+    with pytest.raises(ArgosError) as err:
+        _group(argos, '<position method="uniform" min="0,0,0" max="0.1,0,0" />'
+                      '<orientation method="constant" values="0,0,0" />', quantity=5)
+    assert "max_trials" in str(err.value)

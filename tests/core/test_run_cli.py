@@ -48,6 +48,9 @@ def test_run_writes_summary_and_trajectories(tmp_path):
         assert key in summary
     assert summary["runs"] == 2 and summary["robots"] == 4 and summary["ticks"] == 60
     assert summary["status"] == "completed"
+    # CPU time of the ticks as well as wall time (other jobs on the machine skew the latter)
+    assert 0 < summary["cpu_time_s"] and summary["robot_ticks_per_cpu_s"] == \
+        2 * 4 * 60 / summary["cpu_time_s"]
     rows = duckdb.sql(f"SELECT count(*), count(DISTINCT run), max(tick) FROM "
                       f"read_parquet('{out}/trajectories/*.parquet')").fetchall()[0]
     assert rows == (2 * 4 * 61, 2, 60)

@@ -142,8 +142,9 @@ def test_any_script_loads_or_fails_with_a_located_message(tmp_path, source):
         assert f["error"]
 
 
-def test_an_endless_loop_stops_that_robot_instead_of_the_simulation(tmp_path):
-    sim = lua_sim(tmp_path, """
+def test_an_endless_loop_stops_that_robot_instead_of_the_simulation(tmp_path, runtime):
+    # under LuaJIT the guard is on by default too (the scripts then run without the compiler)
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
 function step()
   if robot.id == "g0" then
     while true do end
@@ -160,6 +161,8 @@ end""", count=2)
 @pytest.mark.parametrize("controller, message", [
     ({"lua": 5}, "robots[0].controller.lua: expected a valid string"),
     ({"lua": "ctrl.lua", "distance_unit": "m"}, "distance_unit and profile apply to Buzz"),
+    ({"buzz": "ctrl.lua", "loop_guard": False}, "loop_guard applies to Lua controllers only"),
+    ({"lua": "ctrl.lua", "loop_guard": "maybe"}, "robots[0].controller.loop_guard"),
     ({"lua": "ctrl.lua", "python": "x.py:X"}, "found python and lua"),
     ({"lua": "sub"}, "robots[0].controller.lua: cannot read"),
     ({"lua": "missing.lua"}, "robots[0].controller.lua: cannot read Lua script"),
@@ -213,3 +216,15 @@ function step() end""", count=1, params=params)
 
     resolved = sim.groups[0].cfg.controller.params
     assert sim.groups[0].controllers[0].get_global(0, "count") == size(resolved)
+
+
+@pytest.mark.parametrize("loop_guard, compiled", [(True, False), (False, True)])
+def test_luajit_compiles_only_without_the_loop_guard(tmp_path, loop_guard, compiled):
+    from tests.lua.luasim import lua_globals
+
+    sim = lua_sim(tmp_path, runtime="luajit", count=1,
+                  extra={"controller": {"lua": "ctrl.lua", "runtime": "luajit",
+                                        "loop_guard": loop_guard}},
+                  source="function step() compiled = jit.status() end")
+    sim.run(1)
+    assert lua_globals(sim, "compiled") == [compiled]

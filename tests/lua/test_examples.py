@@ -75,3 +75,15 @@ def test_fireflies_end_up_flashing_together():
         sim.step()
         lit.append(int(np.count_nonzero(sim.commands("fireflies")["leds"][:, 0, 0])))
     assert sorted(set(lit)) == [0, 15]
+
+
+def test_odometry_from_the_wheels_follows_the_robots():
+    sim = _sim("odometry")
+    b = sim.world.bodies
+    start = np.column_stack([b.x, b.y]).copy()
+    sim.run(600)
+    assert sim.robot_failures() == []
+    assert np.all(np.hypot(b.x - start[:, 0], b.y - start[:, 1]) > 0.05)   # they went round
+    ctrl = sim.groups[0].controllers[0]
+    assert all(ctrl.get_global(k, "error_cm") < 0.1 for k in range(4))
+    assert np.all(sim.commands("walkers")["leds"][:, 0] == [0, 255, 0])
