@@ -78,12 +78,17 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
         print(json.dumps(read_summary(out), indent=1))   # what the run wrote, word for word
     else:
         print(line)
+    scripted = {g.get("name") for g in (summary.get("config") or {}).get("robots", ())
+                if (g.get("controller") or {}).get("buzz") or (g.get("controller") or {}).get("lua")}
     for group, counters in (summary.get("drive_counters") or {}).items():
         clamped = sum(counters.get("wheels_clamped", ()))
         if clamped:  # said once per run: the usual cause is a controller written in cm/s
+            # Buzz and Lua scripts already write cm/s: the m/s hint would mislead them
+            unit = ("" if group in scripted else
+                    " (wheel speeds are in m/s; ARGoS controllers write cm/s)")
             print(f"warning: group {group!r}: wheel speeds above the robot's maximum were "
-                  f"clamped in {clamped} robot-ticks (wheel speeds are in m/s; ARGoS "
-                  "controllers write cm/s) — drive_counters in summary.json", file=sys.stderr)
+                  f"clamped in {clamped} robot-ticks{unit} — drive_counters in summary.json",
+                  file=sys.stderr)
     if summary["failed_robots"]:
         first = summary["robot_failures"][0]
         print(f"warning: {summary['failed_robots']} robot(s) failed and stopped; the first: "
