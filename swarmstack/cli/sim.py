@@ -128,7 +128,18 @@ def _server(serve: Optional[str], runs: int):
         print(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): "
               f"{exc}", file=sys.stderr)
         raise typer.Exit(1)
-    return serve_ros2
+
+    def start(sim):
+        server = serve_ros2(sim)
+        # namespaces follow the run-wide robot ids (the second group's first robot is not _0)
+        by_group: dict = {}
+        for g, _, name, node, _, _ in server.robots:
+            by_group.setdefault(g.name, (node.name, []))[1].append("/" + name)
+        for group, (node, names) in by_group.items():
+            shown = ", ".join(names) if len(names) <= 4 else f"{names[0]} … {names[-1]}"
+            print(f"ros2: group {group!r}: {shown} ({node} each)", flush=True)
+        return server
+    return start
 
 
 def register(app: typer.Typer) -> None:

@@ -76,3 +76,26 @@ def test_serve_refuses_what_it_cannot_serve(tmp_path):
     res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
                                    "--runs", "2", "--out", str(tmp_path / "out2")])
     assert res.exit_code == 2 and "serves one run" in res.output
+
+
+def test_serve_prints_the_namespaces_by_run_wide_robot_id(endpoint, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    conf = tmp_path / "zenoh.json5"
+    conf.write_text(json.dumps({"mode": "peer", "listen": {"endpoints": [endpoint]},
+                                "scouting": {"multicast": {"enabled": False}}}))
+    monkeypatch.setenv("ZENOH_SESSION_CONFIG_URI", str(conf))
+    exp = tmp_path / "two.toml"
+    exp.write_text('[simulation]\nticks = 2\nticks_per_second = 20\n[arena]\nsize = [6.0, 6.0]\n'
+                   '[[robots]]\nname = "ep"\ntype = "epuck2"\ncount = 3\n'
+                   'sensors = { proximity = true }\n'
+                   '[[robots]]\nname = "rvr"\ntype = "rvr"\ncount = 2\n'
+                   'sensors = { locator = true }\n')
+    res = CliRunner().invoke(app, ["run", str(exp), "--serve", "ros2", "--quiet",
+                                   "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    # robot ids run on across groups, as in the results and the MCAP export
+    assert "ros2: group 'ep': /ep_0, /ep_1, /ep_2 (epuck_driver each)" in res.output
+    assert "ros2: group 'rvr': /rvr_3, /rvr_4 (rvr_driver each)" in res.output
