@@ -254,6 +254,28 @@ def test_readings_without_a_topic_are_refused(tmp_path):
         open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)
 
 
+
+def test_the_group_to_run_is_the_bridged_one_with_a_controller(tmp_path):
+    from swarmstack.bridge.real import real_config
+
+    def cfg(*groups):
+        exp = tmp_path / "e.toml"
+        exp.write_text('[arena]\nsize = [4.0, 4.0]\n' + "".join(
+            f'[[robots]]\nname = "{name}"\ntype = "{kind}"\ncount = 1\n' +
+            ('controller = { python = "swarmstack.controllers.api:Controller" }\n' if ctrl
+             else "") for name, kind, ctrl in groups))
+        return load_experiment(exp)
+
+    # a standing RVR (a C++ controller in an imported .argos file) is no candidate
+    picked = real_config(cfg(("ep", "epuck2", True), ("rvr", "rvr", False)), 2)
+    assert [(g.name, g.count) for g in picked.robots] == [("ep", 2)]
+    with pytest.raises(RealRunError, match="no controller to run: groups ep, rvr have none"):
+        real_config(cfg(("ep", "epuck2", False), ("rvr", "rvr", False)), 1)
+    with pytest.raises(RealRunError, match=r"several groups could run on robots \(ep, rvr\)"):
+        real_config(cfg(("ep", "epuck2", True), ("rvr", "rvr", True)), 1)
+    with pytest.raises(RealRunError, match=r"ROS 2 bridge \(epuck2, rvr\)"):
+        real_config(cfg(("cf", "crazyflie", True)), 1)
+
 def test_designed_pfsm_on_real_robots_reads_the_reference_model_from_topics(listening_fake):
     """A Watermelon PFSM (exploration) reads Table 1's record computed from the ranges, the
     scan, the light and the ground colour: with nothing around it drives straight at the
