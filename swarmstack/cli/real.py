@@ -47,6 +47,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             from swarmstack.bridge.real import RealRunError, open_real
+            import rosbags, xxhash, zenoh  # noqa: F401,E401  (imported lazily where used)
         except ImportError as exc:   # the ros2 extra is missing
             print(f"error: swarmstack real needs the ros2 extra (pip install "
                   f"'swarmstack[ros2]'): {exc}", file=sys.stderr)

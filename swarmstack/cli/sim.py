@@ -124,6 +124,7 @@ def _server(serve: Optional[str], runs: int):
         raise typer.Exit(2)
     try:
         from swarmstack.bridge.serve import serve_ros2
+        import rosbags, xxhash, zenoh  # noqa: F401,E401  (imported lazily where used)
     except ImportError as exc:
         print(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): "
               f"{exc}", file=sys.stderr)

@@ -99,3 +99,18 @@ def test_serve_prints_the_namespaces_by_run_wide_robot_id(endpoint, tmp_path, mo
     # robot ids run on across groups, as in the results and the MCAP export
     assert "ros2: group 'ep': /ep_0, /ep_1, /ep_2 (epuck_driver each)" in res.output
     assert "ros2: group 'rvr': /rvr_3, /rvr_4 (rvr_driver each)" in res.output
+
+
+def test_without_the_ros2_extra_real_and_serve_say_what_to_install(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    monkeypatch.setitem(sys.modules, "zenoh", None)    # as if eclipse-zenoh were not installed
+    for args in (["real", str(HERE / "rvr_serve.toml"), "--robots", "rvr_1", "--ticks", "1"],
+                 ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2", "--ticks", "1",
+                  "--out", str(tmp_path / "out")]):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 1, res.output
+        assert "needs the ros2 extra (pip install 'swarmstack[ros2]')" in res.output
+        assert "Traceback" not in res.output
