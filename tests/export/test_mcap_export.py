@@ -184,6 +184,21 @@ def test_an_output_that_cannot_be_written_is_one_line(drones, tmp_path):
     assert result.output.strip().count("\n") == 0 and "cannot be written" in result.output
 
 
+
+def test_an_existing_file_is_replaced_only_with_force(drones, tmp_path):
+    # a slip such as --mcap RUN/summary.json must not destroy what it names
+    folder, _ = drones
+    target = folder / "summary.json"
+    before = target.read_bytes()
+    result = export(folder, target)
+    assert result.exit_code == 1 and "exists (--force replaces it)" in result.output
+    assert target.read_bytes() == before
+    other = tmp_path / "x.mcap"
+    other.write_bytes(b"old")
+    result = CliRunner().invoke(app, ["export", str(folder), "--mcap", str(other), "--force"])
+    assert result.exit_code == 0, result.output
+    assert other.read_bytes().startswith(b"\x89MCAP")
+
 def test_script_logs_go_to_rosout_and_velocities_have_a_topic(tmp_path):
     folder = run(tmp_path, "epuck2_buzz_gradient.toml", 6, velocities=True)
     target = tmp_path / "g.mcap"
@@ -208,6 +223,7 @@ def test_script_logs_go_to_rosout_and_velocities_have_a_topic(tmp_path):
     summary["robot_failures"] = [{"group": "gradient", "run": 0, "robot": 7, "tick": 3,
                                   "report": "gradient.bzz:26:7: unknown symbol"}]
     (folder / "summary.json").write_text(json.dumps(summary))
+    target.unlink()
     assert export(folder, target).exit_code == 0
     errors = [m for topic, _, _, m in read_back(target) if topic == "/rosout" and m.level == 40]
     assert [(m.name, m.msg) for m in errors] == [("gradient_7",
