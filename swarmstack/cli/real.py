@@ -30,7 +30,9 @@ def register(app: typer.Typer) -> None:
                                          help="zenoh endpoint to listen on; repeatable"),
         multicast: bool = typer.Option(False, "--multicast",
                                        help="also find peers by UDP multicast scouting"),
-        domain: int = typer.Option(0, "--domain", min=0, max=232, help="ROS domain id"),
+        domain: int = typer.Option(0, "--domain", min=0, max=232, envvar="ROS_DOMAIN_ID",
+                                   help="ROS domain id (default: $ROS_DOMAIN_ID, as ROS 2 "
+                                        "nodes take it, else 0)"),
         link_timeout: float = typer.Option(0.5, "--link-timeout", min=0.01,
                                            help="seconds without readings before a robot's "
                                                 "wheels are stopped"),

@@ -131,7 +131,15 @@ def _server(serve: Optional[str], runs: int):
         raise typer.Exit(1)
 
     def start(sim):
-        server = serve_ros2(sim)
+        import os
+
+        from swarmstack.experiments.config import ConfigError
+
+        # the domain ROS 2 nodes started from this shell use
+        domain = os.environ.get("ROS_DOMAIN_ID", "").strip() or "0"
+        if not domain.isdigit() or int(domain) > 232:
+            raise ConfigError([f"ROS_DOMAIN_ID={domain!r}: expected a domain id 0 … 232"])
+        server = serve_ros2(sim, domain=int(domain))
         # namespaces follow the run-wide robot ids (the second group's first robot is not _0)
         by_group: dict = {}
         for g, _, name, node, _, _ in server.robots:

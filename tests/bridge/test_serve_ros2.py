@@ -114,3 +114,45 @@ def test_without_the_ros2_extra_real_and_serve_say_what_to_install(tmp_path, mon
         assert res.exit_code == 1, res.output
         assert "needs the ros2 extra (pip install 'swarmstack[ros2]')" in res.output
         assert "Traceback" not in res.output
+
+
+def test_ros_domain_id_is_taken_from_the_environment_as_ros_2_nodes_take_it(endpoint, tmp_path,
+                                                                             monkeypatch):
+    from typer.testing import CliRunner
+
+    from swarmstack.bridge import serve as served
+    from swarmstack.cli import app
+
+    conf = tmp_path / "zenoh.json5"
+    conf.write_text(json.dumps({"mode": "peer", "listen": {"endpoints": [endpoint]},
+                                "scouting": {"multicast": {"enabled": False}}}))
+    monkeypatch.setenv("ZENOH_SESSION_CONFIG_URI", str(conf))
+    monkeypatch.setenv("ROS_DOMAIN_ID", "7")
+    domains = []
+    real_server = served.Ros2Server
+
+    def spy(sim, **kw):
+        domains.append(kw.get("domain"))
+        return real_server(sim, **kw)
+
+    monkeypatch.setattr(served, "serve_ros2", spy)
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--ticks", "1", "--quiet", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    assert domains == [7]
+    monkeypatch.setenv("ROS_DOMAIN_ID", "seven")
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--ticks", "1", "--quiet", "--out", str(tmp_path / "out2")])
+    assert res.exit_code == 1 and "ROS_DOMAIN_ID='seven': expected a domain id" in res.output
+    assert "Traceback" not in res.output
+    # swarmstack real's --domain defaults to it too
+    from swarmstack.bridge import real
+
+    def stop(cfg, names, **kw):
+        domains.append(kw["domain"])
+        raise real.RealRunError("stopped here")
+
+    monkeypatch.setattr(real, "open_real", stop)
+    monkeypatch.setenv("ROS_DOMAIN_ID", "9")
+    res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr_1"])
+    assert "stopped here" in res.output and domains == [7, 9]
