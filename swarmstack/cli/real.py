@@ -13,7 +13,7 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("real")
     def real(
-        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        experiment: Path = typer.Argument(..., help="experiment file (TOML, or ARGoS .argos)"),
         robots: str = typer.Option(..., "--robots", metavar="NAME,…",
                                    help="the robots, by ROS namespace (rvr_1,rvr_2: their "
                                         "topics are /rvr_1/rvr/odom …)"),

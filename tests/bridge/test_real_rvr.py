@@ -197,6 +197,21 @@ def test_cli_real_refuses_bad_robot_names():
     assert "robot name 'rvr 1'" in res.output
 
 
+
+def test_cli_real_takes_an_argos_file(endpoint):
+    import json
+
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    argos = HERE.parents[1] / "examples" / "argos" / "epuck2_buzz_flocking.argos"
+    res = CliRunner().invoke(app, ["real", str(argos), "--robots", "ep_1", "--ticks", "1",
+                                   "--listen", endpoint, "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    assert summary["robots"][0]["robot"] == "ep_1" and summary["robots"][0]["state"] == "waiting"
+
 def test_buzz_script_on_real_robots_through_the_radio_topic(listening_fake):
     """ROSBuzz-style: neighbours and their messages come from /swarm/radio, placed by the
     robots' pose topics (rvr_1 at x = 0, rvr_2 at x = 1 m)."""
