@@ -71,6 +71,16 @@ def _summary(folder: Path) -> dict:
         raise ExportError(f"{path}: cannot be read ({exc})".replace("\n", " ")) from None
     if not isinstance(summary, dict):
         raise ExportError(f"{path}: not a run summary (a JSON object)")
+    # the keys the export reads, checked here so that a hand-edited file is one clear line
+    for key, ok, expected in (
+            ("runs", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+             "a whole number of runs, 1 or more"),
+            ("dt_s", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+             and math.isfinite(v) and v >= 0, "the tick length in s, a number"),
+            ("robot_failures", lambda v: isinstance(v, list), "a list")):
+        value = summary.get(key)
+        if value is not None and not ok(value):
+            raise ExportError(f"{path}: {key}: expected {expected}, found {value!r}")
     return summary
 
 

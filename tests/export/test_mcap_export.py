@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 pytest.importorskip("mcap_ros2")
@@ -228,3 +231,31 @@ def test_script_logs_go_to_rosout_and_velocities_have_a_topic(tmp_path):
     errors = [m for topic, _, _, m in read_back(target) if topic == "/rosout" and m.level == 40]
     assert [(m.name, m.msg) for m in errors] == [("gradient_7",
                                                   "gradient.bzz:26:7: unknown symbol")]
+
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["tick", "run", "group", "robot", "report"]), inner, max_size=4),
+    max_leaves=6)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from(["runs", "dt_s", "robot_failures", "started_at"]),
+                       JSON, max_size=4))
+def test_a_hand_edited_summary_exports_or_is_one_clear_line(drones, tmp_path, edits):
+    folder, _ = drones
+    copy = tmp_path / "run"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(folder, copy)
+    summary = json.loads((copy / "summary.json").read_text())
+    (copy / "summary.json").write_text(json.dumps({**summary, **edits}))
+    result = CliRunner().invoke(app, ["export", str(copy), "--mcap", str(tmp_path / "x.mcap"),
+                                      "--force"])
+    assert result.exit_code in (0, 1), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    if result.exit_code == 1:
+        assert result.output.startswith("error: ") and result.output.count("\n") == 1
