@@ -212,6 +212,11 @@ def export_mcap(results_dir: Path | str, out_path: Path | str) -> dict[str, int]
         raise ExportError(f"{folder}: no trajectories folder (a run folder written with "
                           "output.trajectories = false has nothing to place robots with)")
     traj = _table(traj_dir, "trajectories")
+    missing = [c for c in ("run", "tick", "time_s", "robot", "group_name", "x", "y", "z", "yaw")
+               if c not in traj]
+    if missing:
+        raise ExportError(f"{traj_dir}: not a run's trajectories (no column "
+                          f"{', '.join(missing)})")
     sensors = {}
     sensor_root = folder / "sensors"
     if sensor_root.is_dir():
@@ -360,7 +365,9 @@ def _write_logs(out: _Out, folder: Path, summary: dict, ns_of, space) -> None:
     entries = []
     logs = folder / "logs"
     for path in sorted(logs.glob("run-*.log")) if logs.is_dir() else ():
-        run = int(path.stem.split("-")[1])
+        if not path.stem[4:].isdigit():    # not one the run wrote
+            continue
+        run = int(path.stem[4:])
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as exc:

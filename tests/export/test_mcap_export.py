@@ -259,3 +259,23 @@ def test_a_hand_edited_summary_exports_or_is_one_clear_line(drones, tmp_path, ed
         result.exception
     if result.exit_code == 1:
         assert result.output.startswith("error: ") and result.output.count("\n") == 1
+
+
+def test_foreign_files_in_a_run_folder_are_one_line_or_ignored(drones, tmp_path):
+    import duckdb
+
+    folder, _ = drones
+    copy = tmp_path / "run"
+    shutil.copytree(folder, copy)
+    (copy / "logs").mkdir(exist_ok=True)
+    (copy / "logs" / "run-notes.log").write_text("tick 1 robot 0 (cf): not the run's\n")
+    result = export(copy, tmp_path / "a.mcap")
+    assert result.exit_code == 0, result.output
+    assert not [m for t, _, _, m in read_back(tmp_path / "a.mcap")
+                if t == "/rosout" and "not the run's" in m.msg]
+    for part in (copy / "trajectories").glob("*.parquet"):
+        duckdb.sql(f"COPY (SELECT run, tick, robot FROM '{part}') TO '{part}.x' (FORMAT parquet)")
+        part.with_name(part.name + ".x").replace(part)
+    result = export(copy, tmp_path / "b.mcap")
+    assert result.exit_code == 1
+    assert result.output.startswith("error: ") and "no column time_s" in result.output
