@@ -376,7 +376,9 @@ def _write_logs(out: _Out, folder: Path, summary: dict, ns_of, space) -> None:
             m = _LOG_LINE.match(line)
             if m:
                 tick, robot, group, text = m.groups()
-                entries.append([int(tick), INFO, space(run, group, robot), text])
+                # a Lua script's logerr() writes "error: …": an error for ROS 2 tools too
+                level = ERROR if text.startswith("error: ") else INFO
+                entries.append([int(tick), level, space(run, group, robot), text])
             elif entries:    # a line of a text that held line breaks
                 entries[-1][3] += "\n" + line
     for f in summary.get("robot_failures") or ():

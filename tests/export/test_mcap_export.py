@@ -279,3 +279,15 @@ def test_foreign_files_in_a_run_folder_are_one_line_or_ignored(drones, tmp_path)
     result = export(copy, tmp_path / "b.mcap")
     assert result.exit_code == 1
     assert result.output.startswith("error: ") and "no column time_s" in result.output
+
+
+def test_a_lua_logerr_line_is_an_error_on_rosout(tmp_path):
+    (tmp_path / "c.lua").write_text('function step() log("fine") logerr("bad ", 7) end\n')
+    (tmp_path / "e.toml").write_text('[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "g"\n'
+                                     'count = 1\ncontroller = { lua = "c.lua" }\n')
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "e.toml"), "--out",
+                                      str(tmp_path / "out"), "--ticks", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert export(tmp_path / "out", tmp_path / "l.mcap").exit_code == 0
+    logs = [(m.level, m.msg) for t, _, _, m in read_back(tmp_path / "l.mcap") if t == "/rosout"]
+    assert sorted(logs) == [(20, "fine"), (40, "error: bad 7")]
