@@ -204,6 +204,11 @@ def register(app: typer.Typer) -> None:
         from swarmstack.experiments.results import OutputFolderError, ResultsWriteError
         from swarmstack.experiments.runner import StopSignals, run_experiment
 
+        if serve != "cflib" and (serve_port != 19850 or serve_speed != 1.0):
+            # a real-time ros2 run, or no server at all, would ignore them silently
+            print("error: --serve-port and --serve-speed apply to --serve cflib only",
+                  file=sys.stderr)
+            raise typer.Exit(2)
         err = Console(stderr=True)
         threads_option.apply(n_threads)
         try:

@@ -76,6 +76,11 @@ def test_serve_refuses_what_it_cannot_serve(tmp_path):
     res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
                                    "--runs", "2", "--out", str(tmp_path / "out2")])
     assert res.exit_code == 2 and "serves one run" in res.output
+    # the cflib server's options would be ignored by a real-time ROS 2 run
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--serve-speed", "4", "--out", str(tmp_path / "out3")])
+    assert res.exit_code == 2 and "apply to --serve cflib only" in res.output
+    assert not (tmp_path / "out3").exists()
 
 
 def test_serve_prints_the_namespaces_by_run_wide_robot_id(endpoint, tmp_path, monkeypatch):
