@@ -485,7 +485,8 @@ class _Translator:
                                f"({known})", "config")
         ctrl = self.controllers[config]
         self.referenced.add(config)
-        hint = e.attrs.get("id", config) if placement.get("kind") != "explicit" else config
+        hint = e.attrs.get("id", config) if placement.get("kind") != "explicit" else \
+            _id_prefix([m.attrs.get("id", "") for m in members]) or config
         group: dict = {"name": self.group_name(hint), "type": rtype}
         if placement.get("kind") != "explicit":
             group["count"] = count
@@ -809,3 +810,13 @@ def translate(root: Node, source: str, argos_dir: Path, out_dir: Path) -> Import
         return _Translator(root, source, Path(argos_dir), Path(out_dir)).run()
     except RecursionError:
         raise ArgosError([f"{source}: XML nested too deeply"]) from None
+
+
+def _id_prefix(ids: list[str]) -> Optional[str]:
+    """The prefix P when the ids are P0, P1 … in order: a group named P gives the robots
+    these ids in ``robot.id``, as ARGoS does (else None)."""
+    m = re.fullmatch(r"(.*?)0", ids[0]) if ids else None
+    if m is None or not m.group(1):
+        return None
+    prefix = m.group(1)
+    return prefix if ids == [f"{prefix}{k}" for k in range(len(ids))] else None

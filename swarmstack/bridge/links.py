@@ -238,11 +238,17 @@ class RobotLinks:
                 pub.put(ct.to_msg(values))
 
     def stop_all(self) -> None:
-        """The stop command to every robot ever heard (end of a run, Ctrl-C)."""
+        """The stop command to every robot ever heard (end of a run, Ctrl-C); their states
+        stay what they were, for the summary."""
+        states = [link.state for link in self.links]
         for link in self.links:
             if link.state != WAITING:
-                link.state = LOST
-        self.send(np.zeros(len(self.links), dtype=bool))
+                link.state = LOST     # what send() sends the stop command to
+        try:
+            self.send(np.zeros(len(self.links), dtype=bool))
+        finally:
+            for link, state in zip(self.links, states):
+                link.state = state
 
     def rows(self, name: str) -> dict:
         """Robot ``name``'s readings of this tick as its topics brought them (reading →

@@ -42,13 +42,20 @@ def real_config(cfg, n: int, group: Optional[str] = None, source: str = "<experi
         if not _bridged(pick[0].type):
             raise RealRunError(f"{source}: group {group!r} is of type {pick[0].type!r}, "
                                "which has no ROS 2 bridge")
-    elif len(bridged) == 1:
-        pick = bridged
     elif not bridged:
-        raise RealRunError(f"{source}: no group of a robot type with a ROS 2 bridge")
+        from swarmstack.bridge.topics import TOPICS
+
+        raise RealRunError(f"{source}: no group of a robot type with a ROS 2 bridge "
+                           f"({', '.join(sorted(TOPICS))})")
     else:
-        raise RealRunError(f"{source}: several groups could run on robots "
-                           f"({', '.join(g.name for g in bridged)}): say which with --group")
+        # a group without a controller has nothing to run on robots: not a candidate
+        pick = [g for g in bridged if g.controller is not None] or bridged
+        if len(pick) > 1 and pick is bridged:
+            raise RealRunError(f"{source}: no controller to run: groups "
+                               f"{', '.join(g.name for g in pick)} have none")
+        if len(pick) > 1:
+            raise RealRunError(f"{source}: several groups could run on robots "
+                               f"({', '.join(g.name for g in pick)}): say which with --group")
     g = pick[0]
     if g.controller is None:
         raise RealRunError(f"{source}: group {g.name!r} has no controller to run")

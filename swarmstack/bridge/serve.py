@@ -1,7 +1,8 @@
 """``swarmstack run EXP --serve ros2``: simulated robots behind the same ROS 2 topics as real
 ones, so unmodified ROS 2 nodes (rmw_zenoh) read their sensors and drive them.
 
-Robot ``k`` of group ``g`` is the namespace ``/g_k`` (``/rvr_0``, ``/rvr_1`` …), with one
+The robot of group ``g`` whose id in the run is ``k`` (ids run on across groups) is the
+namespace ``/g_k`` (``/rvr_0``, ``/rvr_1`` …), with one
 driver node each, publishing every tick the sensor topics of its type whose readings the group
 has and taking its type's command topics. A command received holds until the next one, as on
 the real driver; it replaces what the experiment's controller (if any) wrote for that robot.

@@ -14,6 +14,7 @@ def register(app: typer.Typer) -> None:
         results_dir: Path = typer.Argument(..., help="results folder of a run (--out of run)"),
         mcap: Path = typer.Option(..., "--mcap", help="write this MCAP file (ROS 2 messages: "
                                                       "poses, sensor readings, LEDs)"),
+        force: bool = typer.Option(False, "--force", help="replace --mcap if it exists"),
     ) -> None:
         """Export a run: trajectories, sensor logs and recorded LEDs as ROS 2 messages in an
         MCAP file that Foxglove and `ros2 bag` open (docs/cflib-and-mcap.md)."""
@@ -22,6 +23,9 @@ def register(app: typer.Typer) -> None:
         except ImportError as exc:
             print(f"error: MCAP export needs the mcap extra (pip install "
                   f"'swarmstack[mcap]'): {exc}", file=sys.stderr)
+            raise typer.Exit(1)
+        if mcap.exists() and not force:   # as import -o and run --out: no silent overwrite
+            print(f"error: {mcap} exists (--force replaces it)", file=sys.stderr)
             raise typer.Exit(1)
         try:
             counts = export_mcap(results_dir, mcap)

@@ -25,6 +25,10 @@ def register(app: typer.Typer) -> None:
         on the fly. Exit status 1 names the file, line and XML path of the problem."""
         from swarmstack.argos import ArgosError, import_argos
 
+        if out is not None and out.exists() and out.resolve() == argos_file.resolve():
+            print(f"error: {out} is the .argos file being imported; write the TOML elsewhere",
+                  file=sys.stderr)
+            raise typer.Exit(1)
         if out is not None and out.exists() and not force:
             print(f"error: {out} exists (--force replaces it)", file=sys.stderr)
             raise typer.Exit(1)

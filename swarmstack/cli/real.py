@@ -13,7 +13,7 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("real")
     def real(
-        experiment: Path = typer.Argument(..., help="experiment file (TOML)"),
+        experiment: Path = typer.Argument(..., help="experiment file (TOML, or ARGoS .argos)"),
         robots: str = typer.Option(..., "--robots", metavar="NAME,…",
                                    help="the robots, by ROS namespace (rvr_1,rvr_2: their "
                                         "topics are /rvr_1/rvr/odom …)"),
@@ -30,7 +30,9 @@ def register(app: typer.Typer) -> None:
                                          help="zenoh endpoint to listen on; repeatable"),
         multicast: bool = typer.Option(False, "--multicast",
                                        help="also find peers by UDP multicast scouting"),
-        domain: int = typer.Option(0, "--domain", min=0, max=232, help="ROS domain id"),
+        domain: int = typer.Option(0, "--domain", min=0, max=232, envvar="ROS_DOMAIN_ID",
+                                   help="ROS domain id (default: $ROS_DOMAIN_ID, as ROS 2 "
+                                        "nodes take it, else 0)"),
         link_timeout: float = typer.Option(0.5, "--link-timeout", min=0.01,
                                            help="seconds without readings before a robot's "
                                                 "wheels are stopped"),
@@ -47,6 +49,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             from swarmstack.bridge.real import RealRunError, open_real
+            import rosbags, xxhash, zenoh  # noqa: F401,E401  (imported lazily where used)
         except ImportError as exc:   # the ros2 extra is missing
             print(f"error: swarmstack real needs the ros2 extra (pip install "
                   f"'swarmstack[ros2]'): {exc}", file=sys.stderr)

@@ -79,12 +79,17 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
         print(json.dumps(read_summary(out), indent=1))   # what the run wrote, word for word
     else:
         print(line)
+    scripted = {g.get("name") for g in (summary.get("config") or {}).get("robots", ())
+                if (g.get("controller") or {}).get("buzz") or (g.get("controller") or {}).get("lua")}
     for group, counters in (summary.get("drive_counters") or {}).items():
         clamped = sum(counters.get("wheels_clamped", ()))
         if clamped:  # said once per run: the usual cause is a controller written in cm/s
+            # Buzz and Lua scripts already write cm/s: the m/s hint would mislead them
+            unit = ("" if group in scripted else
+                    " (wheel speeds are in m/s; ARGoS controllers write cm/s)")
             print(f"warning: group {group!r}: wheel speeds above the robot's maximum were "
-                  f"clamped in {clamped} robot-ticks (wheel speeds are in m/s; ARGoS "
-                  "controllers write cm/s) — drive_counters in summary.json", file=sys.stderr)
+                  f"clamped in {clamped} robot-ticks{unit} — drive_counters in summary.json",
+                  file=sys.stderr)
     if summary["failed_robots"]:
         first = summary["robot_failures"][0]
         print(f"warning: {summary['failed_robots']} robot(s) failed and stopped; the first: "
@@ -120,11 +125,31 @@ def _server(serve: Optional[str], runs: int):
         raise typer.Exit(2)
     try:
         from swarmstack.bridge.serve import serve_ros2
+        import rosbags, xxhash, zenoh  # noqa: F401,E401  (imported lazily where used)
     except ImportError as exc:
         print(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): "
               f"{exc}", file=sys.stderr)
         raise typer.Exit(1)
-    return serve_ros2
+
+    def start(sim):
+        import os
+
+        from swarmstack.experiments.config import ConfigError
+
+        # the domain ROS 2 nodes started from this shell use
+        domain = os.environ.get("ROS_DOMAIN_ID", "").strip() or "0"
+        if not domain.isdigit() or int(domain) > 232:
+            raise ConfigError([f"ROS_DOMAIN_ID={domain!r}: expected a domain id 0 … 232"])
+        server = serve_ros2(sim, domain=int(domain))
+        # namespaces follow the run-wide robot ids (the second group's first robot is not _0)
+        by_group: dict = {}
+        for g, _, name, node, _, _ in server.robots:
+            by_group.setdefault(g.name, (node.name, []))[1].append("/" + name)
+        for group, (node, names) in by_group.items():
+            shown = ", ".join(names) if len(names) <= 4 else f"{names[0]} … {names[-1]}"
+            print(f"ros2: group {group!r}: {shown} ({node} each)", flush=True)
+        return server
+    return start
 
 
 def register(app: typer.Typer) -> None:
@@ -180,6 +205,11 @@ def register(app: typer.Typer) -> None:
         from swarmstack.experiments.results import OutputFolderError, ResultsWriteError
         from swarmstack.experiments.runner import StopSignals, run_experiment
 
+        if serve != "cflib" and (serve_port != 19850 or serve_speed != 1.0):
+            # a real-time ros2 run, or no server at all, would ignore them silently
+            print("error: --serve-port and --serve-speed apply to --serve cflib only",
+                  file=sys.stderr)
+            raise typer.Exit(2)
         err = Console(stderr=True)
         threads_option.apply(n_threads)
         try:

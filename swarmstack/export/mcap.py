@@ -71,6 +71,16 @@ def _summary(folder: Path) -> dict:
         raise ExportError(f"{path}: cannot be read ({exc})".replace("\n", " ")) from None
     if not isinstance(summary, dict):
         raise ExportError(f"{path}: not a run summary (a JSON object)")
+    # the keys the export reads, checked here so that a hand-edited file is one clear line
+    for key, ok, expected in (
+            ("runs", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+             "a whole number of runs, 1 or more"),
+            ("dt_s", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+             and math.isfinite(v) and v >= 0, "the tick length in s, a number"),
+            ("robot_failures", lambda v: isinstance(v, list), "a list")):
+        value = summary.get(key)
+        if value is not None and not ok(value):
+            raise ExportError(f"{path}: {key}: expected {expected}, found {value!r}")
     return summary
 
 
@@ -202,6 +212,11 @@ def export_mcap(results_dir: Path | str, out_path: Path | str) -> dict[str, int]
         raise ExportError(f"{folder}: no trajectories folder (a run folder written with "
                           "output.trajectories = false has nothing to place robots with)")
     traj = _table(traj_dir, "trajectories")
+    missing = [c for c in ("run", "tick", "time_s", "robot", "group_name", "x", "y", "z", "yaw")
+               if c not in traj]
+    if missing:
+        raise ExportError(f"{traj_dir}: not a run's trajectories (no column "
+                          f"{', '.join(missing)})")
     sensors = {}
     sensor_root = folder / "sensors"
     if sensor_root.is_dir():
@@ -350,7 +365,9 @@ def _write_logs(out: _Out, folder: Path, summary: dict, ns_of, space) -> None:
     entries = []
     logs = folder / "logs"
     for path in sorted(logs.glob("run-*.log")) if logs.is_dir() else ():
-        run = int(path.stem.split("-")[1])
+        if not path.stem[4:].isdigit():    # not one the run wrote
+            continue
+        run = int(path.stem[4:])
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as exc:
@@ -359,7 +376,9 @@ def _write_logs(out: _Out, folder: Path, summary: dict, ns_of, space) -> None:
             m = _LOG_LINE.match(line)
             if m:
                 tick, robot, group, text = m.groups()
-                entries.append([int(tick), INFO, space(run, group, robot), text])
+                # a Lua script's logerr() writes "error: …": an error for ROS 2 tools too
+                level = ERROR if text.startswith("error: ") else INFO
+                entries.append([int(tick), level, space(run, group, robot), text])
             elif entries:    # a line of a text that held line breaks
                 entries[-1][3] += "\n" + line
     for f in summary.get("robot_failures") or ():

@@ -871,7 +871,8 @@ function M.step_all(slow, start, heard, payload, width, ...)
   fill_slow(slow)
   if start ~= nil then fill_rab(start, heard, payload, width) end
   failures = {}
-  ncalls = 0
+  -- calls made by init() or reset() are still in ``calls``: as ARGoS's actuators, they take
+  -- effect with the first tick's, before them
   for k = 1, n_robots do
     local r = robots[k]
     if not r.failed then
@@ -879,7 +880,9 @@ function M.step_all(slow, start, heard, payload, width, ...)
       if not ok then fail(k, "step", err) end
     end
   end
-  return pack_calls(), pack_rab(), #failures > 0 and failures or nil
+  local packed = pack_calls()
+  ncalls = 0
+  return packed, pack_rab(), #failures > 0 and failures or nil
 end
 
 return M

@@ -30,3 +30,11 @@ def test_writes_and_refuses_to_replace(argos, tmp_path):
     assert result.exit_code == 0 and out.read_text().startswith("# Imported from exp.argos")
     result = runner.invoke(app, ["validate", str(out)])
     assert result.exit_code == 0, result.output
+
+
+def test_never_writes_over_the_file_it_imports(argos):
+    path = argos()
+    before = path.read_bytes()
+    result = runner.invoke(app, ["import", str(path), "-o", str(path), "--force"])
+    assert result.exit_code == 1 and "is the .argos file being imported" in result.output
+    assert path.read_bytes() == before

@@ -158,6 +158,24 @@ def test_robots_placed_one_by_one_form_one_group_per_controller(argos):
     assert lua["sensors"] == {"proximity": True}
 
 
+
+def test_robots_numbered_from_0_keep_their_argos_ids_in_lua(argos, tmp_path):
+    # Lua scripts often read their number out of robot.id: the group is named so that
+    # swarmstack's ids (group name + index) are the .argos file's
+    (tmp_path / "ctrl.lua").write_text("function step() me = robot.id end\n")
+    arena = """
+    <e-puck2 id="fb0"><body position="0.1,0,0" /><controller config="lua" /></e-puck2>
+    <e-puck2 id="fb1"><body position="-0.1,0,0" /><controller config="lua" /></e-puck2>
+    <e-puck2 id="x"><body position="0.5,0.5,0" /><controller config="native" /></e-puck2>"""
+    _, data = _imp(argos(arena))
+    assert [g["name"] for g in data["robots"]] == ["fb", "native"]
+    from swarmstack.experiments.simulation import Simulation
+
+    sim = Simulation.from_dict(data, base_dir=tmp_path)
+    sim.step()
+    ctrl = sim.groups[0].controllers[0]
+    assert [ctrl.get_global(k, "me") for k in range(2)] == ["fb0", "fb1"]
+
 def test_lua_script_path_is_relative_to_the_toml(argos, tmp_path):
     (tmp_path / "sub").mkdir()
     arena = '<e-puck2 id="c"><body position="0,0,0" /><controller config="lua" /></e-puck2>'

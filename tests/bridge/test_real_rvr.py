@@ -175,7 +175,10 @@ def test_cli_real_drives_a_robot_and_reports(endpoint):
         assert res.exit_code == 0, res.output
         summary = json.loads(res.stdout[res.stdout.index("{"):])
         assert summary["ticks"] == 20
-        assert summary["robots"] == [{"robot": "rvr_1", "state": "lost", "dropped": 0,
+        # the state at the end is the last one reported (stopping the robots does not make
+        # them "lost"); the fake driver publishes all along, so live unless a hiccup
+        last = [e["state"] for e in summary["events"] if e["robot"] == "rvr_1"][-1]
+        assert summary["robots"] == [{"robot": "rvr_1", "state": last, "dropped": 0,
                                       "missing": []}]
         assert {"robot": "rvr_1", "state": "live", "tick": summary["events"][0]["tick"]} \
             in summary["events"]
@@ -198,6 +201,21 @@ def test_cli_real_refuses_bad_robot_names():
     assert res.exit_code == 1
     assert "robot name 'rvr 1'" in res.output
 
+
+
+def test_cli_real_takes_an_argos_file(endpoint):
+    import json
+
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    argos = HERE.parents[1] / "examples" / "argos" / "epuck2_buzz_flocking.argos"
+    res = CliRunner().invoke(app, ["real", str(argos), "--robots", "ep_1", "--ticks", "1",
+                                   "--listen", endpoint, "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    assert summary["robots"][0]["robot"] == "ep_1" and summary["robots"][0]["state"] == "waiting"
 
 def test_buzz_script_on_real_robots_through_the_radio_topic(listening_fake):
     """ROSBuzz-style: neighbours and their messages come from /swarm/radio, placed by the
@@ -256,6 +274,28 @@ def test_readings_without_a_topic_are_refused(tmp_path):
     with pytest.raises(RealRunError, match="no topic for encoders"):
         open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)
 
+
+
+def test_the_group_to_run_is_the_bridged_one_with_a_controller(tmp_path):
+    from swarmstack.bridge.real import real_config
+
+    def cfg(*groups):
+        exp = tmp_path / "e.toml"
+        exp.write_text('[arena]\nsize = [4.0, 4.0]\n' + "".join(
+            f'[[robots]]\nname = "{name}"\ntype = "{kind}"\ncount = 1\n' +
+            ('controller = { python = "swarmstack.controllers.api:Controller" }\n' if ctrl
+             else "") for name, kind, ctrl in groups))
+        return load_experiment(exp)
+
+    # a standing RVR (a C++ controller in an imported .argos file) is no candidate
+    picked = real_config(cfg(("ep", "epuck2", True), ("rvr", "rvr", False)), 2)
+    assert [(g.name, g.count) for g in picked.robots] == [("ep", 2)]
+    with pytest.raises(RealRunError, match="no controller to run: groups ep, rvr have none"):
+        real_config(cfg(("ep", "epuck2", False), ("rvr", "rvr", False)), 1)
+    with pytest.raises(RealRunError, match=r"several groups could run on robots \(ep, rvr\)"):
+        real_config(cfg(("ep", "epuck2", True), ("rvr", "rvr", True)), 1)
+    with pytest.raises(RealRunError, match=r"ROS 2 bridge \(epuck2, rvr\)"):
+        real_config(cfg(("cf", "crazyflie", True)), 1)
 
 def test_designed_pfsm_on_real_robots_reads_the_reference_model_from_topics(listening_fake):
     """A Watermelon PFSM (exploration) reads Table 1's record computed from the ranges, the

@@ -76,3 +76,88 @@ def test_serve_refuses_what_it_cannot_serve(tmp_path):
     res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
                                    "--runs", "2", "--out", str(tmp_path / "out2")])
     assert res.exit_code == 2 and "serves one run" in res.output
+    # the cflib server's options would be ignored by a real-time ROS 2 run
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--serve-speed", "4", "--out", str(tmp_path / "out3")])
+    assert res.exit_code == 2 and "apply to --serve cflib only" in res.output
+    assert not (tmp_path / "out3").exists()
+
+
+def test_serve_prints_the_namespaces_by_run_wide_robot_id(endpoint, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    conf = tmp_path / "zenoh.json5"
+    conf.write_text(json.dumps({"mode": "peer", "listen": {"endpoints": [endpoint]},
+                                "scouting": {"multicast": {"enabled": False}}}))
+    monkeypatch.setenv("ZENOH_SESSION_CONFIG_URI", str(conf))
+    exp = tmp_path / "two.toml"
+    exp.write_text('[simulation]\nticks = 2\nticks_per_second = 20\n[arena]\nsize = [6.0, 6.0]\n'
+                   '[[robots]]\nname = "ep"\ntype = "epuck2"\ncount = 3\n'
+                   'sensors = { proximity = true }\n'
+                   '[[robots]]\nname = "rvr"\ntype = "rvr"\ncount = 2\n'
+                   'sensors = { locator = true }\n')
+    res = CliRunner().invoke(app, ["run", str(exp), "--serve", "ros2", "--quiet",
+                                   "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    # robot ids run on across groups, as in the results and the MCAP export
+    assert "ros2: group 'ep': /ep_0, /ep_1, /ep_2 (epuck_driver each)" in res.output
+    assert "ros2: group 'rvr': /rvr_3, /rvr_4 (rvr_driver each)" in res.output
+
+
+def test_without_the_ros2_extra_real_and_serve_say_what_to_install(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from swarmstack.cli import app
+
+    monkeypatch.setitem(sys.modules, "zenoh", None)    # as if eclipse-zenoh were not installed
+    for args in (["real", str(HERE / "rvr_serve.toml"), "--robots", "rvr_1", "--ticks", "1"],
+                 ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2", "--ticks", "1",
+                  "--out", str(tmp_path / "out")]):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 1, res.output
+        assert "needs the ros2 extra (pip install 'swarmstack[ros2]')" in res.output
+        assert "Traceback" not in res.output
+
+
+def test_ros_domain_id_is_taken_from_the_environment_as_ros_2_nodes_take_it(endpoint, tmp_path,
+                                                                             monkeypatch):
+    from typer.testing import CliRunner
+
+    from swarmstack.bridge import serve as served
+    from swarmstack.cli import app
+
+    conf = tmp_path / "zenoh.json5"
+    conf.write_text(json.dumps({"mode": "peer", "listen": {"endpoints": [endpoint]},
+                                "scouting": {"multicast": {"enabled": False}}}))
+    monkeypatch.setenv("ZENOH_SESSION_CONFIG_URI", str(conf))
+    monkeypatch.setenv("ROS_DOMAIN_ID", "7")
+    domains = []
+    real_server = served.Ros2Server
+
+    def spy(sim, **kw):
+        domains.append(kw.get("domain"))
+        return real_server(sim, **kw)
+
+    monkeypatch.setattr(served, "serve_ros2", spy)
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--ticks", "1", "--quiet", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    assert domains == [7]
+    monkeypatch.setenv("ROS_DOMAIN_ID", "seven")
+    res = CliRunner().invoke(app, ["run", str(HERE / "rvr_serve.toml"), "--serve", "ros2",
+                                   "--ticks", "1", "--quiet", "--out", str(tmp_path / "out2")])
+    assert res.exit_code == 1 and "ROS_DOMAIN_ID='seven': expected a domain id" in res.output
+    assert "Traceback" not in res.output
+    # swarmstack real's --domain defaults to it too
+    from swarmstack.bridge import real
+
+    def stop(cfg, names, **kw):
+        domains.append(kw["domain"])
+        raise real.RealRunError("stopped here")
+
+    monkeypatch.setattr(real, "open_real", stop)
+    monkeypatch.setenv("ROS_DOMAIN_ID", "9")
+    res = CliRunner().invoke(app, ["real", str(HERE / "rvr_real.toml"), "--robots", "rvr_1"])
+    assert "stopped here" in res.output and domains == [7, 9]

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 pytest.importorskip("mcap_ros2")
@@ -216,6 +219,21 @@ def test_an_output_that_cannot_be_written_is_one_line(drones, tmp_path):
     assert result.output.strip().count("\n") == 0 and "cannot be written" in result.output
 
 
+
+def test_an_existing_file_is_replaced_only_with_force(drones, tmp_path):
+    # a slip such as --mcap RUN/summary.json must not destroy what it names
+    folder, _ = drones
+    target = folder / "summary.json"
+    before = target.read_bytes()
+    result = export(folder, target)
+    assert result.exit_code == 1 and "exists (--force replaces it)" in result.output
+    assert target.read_bytes() == before
+    other = tmp_path / "x.mcap"
+    other.write_bytes(b"old")
+    result = CliRunner().invoke(app, ["export", str(folder), "--mcap", str(other), "--force"])
+    assert result.exit_code == 0, result.output
+    assert other.read_bytes().startswith(b"\x89MCAP")
+
 def test_script_logs_go_to_rosout_and_velocities_have_a_topic(tmp_path):
     folder = run(tmp_path, "epuck2_buzz_gradient.toml", 6, velocities=True)
     target = tmp_path / "g.mcap"
@@ -240,7 +258,68 @@ def test_script_logs_go_to_rosout_and_velocities_have_a_topic(tmp_path):
     summary["robot_failures"] = [{"group": "gradient", "run": 0, "robot": 7, "tick": 3,
                                   "report": "gradient.bzz:26:7: unknown symbol"}]
     (folder / "summary.json").write_text(json.dumps(summary))
+    target.unlink()
     assert export(folder, target).exit_code == 0
     errors = [m for topic, _, _, m in read_back(target) if topic == "/rosout" and m.level == 40]
     assert [(m.name, m.msg) for m in errors] == [("gradient_7",
                                                   "gradient.bzz:26:7: unknown symbol")]
+
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["tick", "run", "group", "robot", "report"]), inner, max_size=4),
+    max_leaves=6)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from(["runs", "dt_s", "robot_failures", "started_at"]),
+                       JSON, max_size=4))
+def test_a_hand_edited_summary_exports_or_is_one_clear_line(drones, tmp_path, edits):
+    folder, _ = drones
+    copy = tmp_path / "run"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(folder, copy)
+    summary = json.loads((copy / "summary.json").read_text())
+    (copy / "summary.json").write_text(json.dumps({**summary, **edits}))
+    result = CliRunner().invoke(app, ["export", str(copy), "--mcap", str(tmp_path / "x.mcap"),
+                                      "--force"])
+    assert result.exit_code in (0, 1), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    if result.exit_code == 1:
+        assert result.output.startswith("error: ") and result.output.count("\n") == 1
+
+
+def test_foreign_files_in_a_run_folder_are_one_line_or_ignored(drones, tmp_path):
+    import duckdb
+
+    folder, _ = drones
+    copy = tmp_path / "run"
+    shutil.copytree(folder, copy)
+    (copy / "logs").mkdir(exist_ok=True)
+    (copy / "logs" / "run-notes.log").write_text("tick 1 robot 0 (cf): not the run's\n")
+    result = export(copy, tmp_path / "a.mcap")
+    assert result.exit_code == 0, result.output
+    assert not [m for t, _, _, m in read_back(tmp_path / "a.mcap")
+                if t == "/rosout" and "not the run's" in m.msg]
+    for part in (copy / "trajectories").glob("*.parquet"):
+        duckdb.sql(f"COPY (SELECT run, tick, robot FROM '{part}') TO '{part}.x' (FORMAT parquet)")
+        part.with_name(part.name + ".x").replace(part)
+    result = export(copy, tmp_path / "b.mcap")
+    assert result.exit_code == 1
+    assert result.output.startswith("error: ") and "no column time_s" in result.output
+
+
+def test_a_lua_logerr_line_is_an_error_on_rosout(tmp_path):
+    (tmp_path / "c.lua").write_text('function step() log("fine") logerr("bad ", 7) end\n')
+    (tmp_path / "e.toml").write_text('[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "g"\n'
+                                     'count = 1\ncontroller = { lua = "c.lua" }\n')
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "e.toml"), "--out",
+                                      str(tmp_path / "out"), "--ticks", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert export(tmp_path / "out", tmp_path / "l.mcap").exit_code == 0
+    logs = [(m.level, m.msg) for t, _, _, m in read_back(tmp_path / "l.mcap") if t == "/rosout"]
+    assert sorted(logs) == [(20, "fine"), (40, "error: bad 7")]

@@ -114,6 +114,19 @@ def test_the_cli_reports_a_failed_robot_with_file_and_line(tmp_path):
     assert "ctrl.lua:2: attempt to index a nil value (field 'nothing')" in result.output
 
 
+
+def test_speeds_clamped_from_a_script_are_not_blamed_on_metres_per_second(tmp_path):
+    # a Lua script writes cm/s already: the hint for Python controllers would mislead
+    (tmp_path / "ctrl.lua").write_text("function step() robot.wheels.set_velocity(90, 90) end\n")
+    (tmp_path / "exp.toml").write_text(
+        '[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "g"\ncount = 1\n'
+        'controller = { lua = "ctrl.lua" }\n')
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "exp.toml"), "--out",
+                                      str(tmp_path / "out"), "--ticks", "3", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "wheel speeds above the robot's maximum were clamped in 3 robot-ticks" in result.output
+    assert "m/s" not in result.output
+
 LUA_WORDS = ["function", "end", "step", "init", "robot", ".", "(", ")", "=", "local", "if",
              "then", "else", "return", "nil", "1", "x", "{", "}", "[", "]", "..", "#", "\n",
              "'", "\"", "--", "wheels", "set_velocity", "proximity", "while", "do", ",", "error",

@@ -19,6 +19,7 @@ def test_example_runs_from_the_cli(path, tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "summary.json").is_file()
     assert "failed" not in result.output
+    assert "clamped" not in result.output      # the examples ask for speeds the robot has
 
 
 def test_every_lua_example_has_an_experiment():

@@ -120,6 +120,25 @@ end""", robot_type="crazyflie", count=2, arena=3.0)
     assert sim.commands("g")["leds"][0].tolist()[0] == [0, 0, 255]
 
 
+def test_commands_given_in_init_take_effect_at_the_first_tick(tmp_path, runtime):
+    # ARGoS applies what init() set on the actuators with the first step's commands
+    sim = lua_sim(tmp_path, runtime=runtime, source="""
+function init() robot.takeoff(50); robot.leds.set_all_colors("red"); n = 0 end
+function step()
+  n = n + 1
+  if n == 40 then robot.goto_(10, 0, 50) end
+end""", robot_type="crazyflie", count=2, arena=3.0)
+    sim.run(60)
+    assert sim.robot_failures() == []
+    assert np.all(sim.world.bodies.z > 0.3)
+    assert sim.commands("g")["leds"][0].tolist()[0] == [255, 0, 0]
+    wheels = lua_sim(tmp_path, runtime=runtime, source="""
+function init() robot.wheels.set_velocity(5, 5) end
+function step() end""", count=1)
+    wheels.step()
+    assert wheels.commands("g")["wheels"].tolist() == [[0.05, 0.05]]
+
+
 def test_range_and_bearing_in_centimetres_with_the_senders_bytes(tmp_path, runtime):
     sim = lua_sim(tmp_path, runtime=runtime, source="""
 function init() robot.range_and_bearing.set_data({7, 40 + #robot.id}) end
