@@ -333,7 +333,8 @@ def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
     bodies = make_bodies(slices, types, poses, runs)
     try:
         scene = Scene.create(arena, slices, runs, cfg.simulation.dt,
-                             float(bodies.radius.max()) if bodies.n else 0.0)
+                             float(bodies.radius.max()) if bodies.n else 0.0,
+                             cfg.arena.grid_cell)
     except SceneTooLarge as exc:
         where = "arena.size" if exc.what == "grid" else "boxes"
         (sx, sy) = cfg.arena.size
