@@ -5,12 +5,16 @@ runs under the BittyBuzz profile."""
 
 import math
 
+from pathlib import Path
+
 import pytest
 
 from swarmstack.buzz.heap import BBZHEAP_SIZE
 from swarmstack.experiments.reproduce import sar
 
-ARENA, DRONES, RANGE = 20.0, 10, sar.PAPER_RANGE_M
+ARENA, DRONES = 20.0, 10
+RANGE = 10.0     # the thesis's communication range (§5.4.2), the relay spacing
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +99,19 @@ def test_runs_under_the_bittybuzz_profile_within_its_heap():
     assert case.failures == 0
     assert case.formed_at[0] > 0
     assert 0 < case.heap_peak <= BBZHEAP_SIZE
+
+
+def test_the_shipped_example_forms_its_relay():
+    from swarmstack.experiments.simulation import Simulation
+
+    sim = Simulation.from_file(ROOT / "examples" / "crazyflie_sar.toml")
+    sim.start()
+    ctrl = sim.buzz("drones")
+    for _ in range(60):
+        sim.run(10)
+        if any(ctrl.get_global(k, "formed_at") > 0 for k in range(len(ctrl.robots))):
+            break
+    states = [ctrl.get_global(k, "state") for k in range(len(ctrl.robots))]
+    assert any(ctrl.get_global(k, "formed_at") > 0 for k in range(len(ctrl.robots)))
+    assert states.count("root") == 1 and states.count("networker") >= 3
+    assert not sim.robot_failures()
