@@ -95,6 +95,11 @@ class DownCamera:
     name: str = "down_camera"
     scalar: bool = False
 
+    @property
+    def reads_groups(self) -> tuple[str, ...]:
+        """The groups it watches (checked against the experiment's groups when it is built)."""
+        return self.targets
+
     def allocate(self, n: int) -> np.ndarray:
         out = np.zeros((n, self.max_targets, 3))
         out[:, :, 0] = -1.0
@@ -104,11 +109,7 @@ class DownCamera:
         return None
 
     def update(self, world, group, keys, out, state) -> None:
-        try:
-            groups = [world.group(name) for name in self.targets]
-        except KeyError as exc:
-            raise ValueError(f"sensors.down_camera.targets: no robot group named {exc.args[0]!r} "
-                             f"(groups: {', '.join(g.name for g in world.groups)})") from None
+        groups = [world.group(name) for name in self.targets]
         t_start = np.array([g.start for g in groups], dtype=np.int64)
         t_per_run = np.array([g.per_run for g in groups], dtype=np.int64)
         b = world.bodies

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from swarmstack.experiments.config import ConfigError
 from swarmstack.experiments.simulation import Simulation
@@ -101,6 +103,22 @@ def test_bad_options_are_located_errors(camera, words):
     assert "down_camera" in str(exc.value) and words in str(exc.value)
 
 
-def test_an_unknown_target_group_is_named():
-    with pytest.raises(ValueError, match="no robot group named 'ghosts'"):
+def test_an_unknown_target_group_is_a_located_error():
+    with pytest.raises(ConfigError) as exc:
         world([(0.1, 0.0)], camera={"targets": ["ghosts"]})
+    assert exc.value.problems == ["<experiment>: robots[0].sensors.down_camera: no robot group "
+                                  "named 'ghosts' (groups: drones, victims)"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(["targets", "fov", "miss", "max_targets", "enabled",
+                                        "other"]),
+                       st.one_of(st.none(), st.booleans(), st.integers(-5, 100),
+                                 st.floats(allow_nan=True), st.text(max_size=8),
+                                 st.lists(st.text(max_size=8), max_size=3)),
+                       max_size=5))
+def test_any_options_build_or_give_a_config_error(camera):
+    try:
+        world([(0.1, 0.0)], camera=camera)
+    except ConfigError as exc:
+        assert all(p.startswith("<experiment>: ") for p in exc.problems)
