@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -273,7 +272,7 @@ def run_study(arenas=PAPER_ARENAS_M, drones=PAPER_DRONES, runs: int = PAPER_RUNS
     """Every (arena, drones, search) case, ``runs`` paired runs each: one sweep, the cases
     shared among ``workers`` processes (default: the cores this process may use). Seeds
     depend on the arena and the swarm only, so both searches see the same runs."""
-    from swarmstack.studies.executors import default_workers
+    from swarmstack.studies.executors import make_executor
 
     # runs go in small batches: a batch steps until its slowest run is done
     jobs = [(a, n, s, seed + 1000 * i + 100 * j + b, min(BATCH_RUNS, runs - b), max_ticks,
@@ -282,13 +281,12 @@ def run_study(arenas=PAPER_ARENAS_M, drones=PAPER_DRONES, runs: int = PAPER_RUNS
             for b in range(0, runs, BATCH_RUNS)]
     # the largest cases first, so that the pool ends together
     jobs.sort(key=lambda j: -(j[0] ** 2 * j[1]))
-    workers = default_workers() if workers is None else max(1, workers)
     study = Study(tuple(arenas), tuple(drones), runs)
-    if workers == 1:
-        results = [_case(j) for j in jobs]
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            results = list(pool.map(_case, jobs))
+    pool = make_executor(workers)     # the sweeps' executors: in process, processes or Ray
+    try:
+        results = [f.result() for f in [pool.submit(_case, j) for j in jobs]]
+    finally:
+        pool.shutdown()
     by_case: dict = {}
     for r in results:
         by_case.setdefault((r.arena_m, r.drones, r.strategy), []).append(r)
