@@ -116,10 +116,10 @@ DOWN_CAMERA_FOV_DEG = 50.0        # chosen (see above)
 
 class DownCameraOptions(Options):
     """``sensors.down_camera`` of a Crazyflie: a camera looking straight down that reports the
-    ground targets under it (``targets``: the names of the target robot groups)."""
+    robots under it (``targets``: the names of the target groups; empty: every other group)."""
 
     enabled: bool = True
-    targets: list[str] = Field(..., min_length=1)
+    targets: list[str] = Field(default_factory=list)
     fov: float = Field(DOWN_CAMERA_FOV_DEG, gt=0, lt=180)        # degrees, full cone
     miss: float = Field(0.0, ge=0, le=1)                        # per target per tick
     max_targets: int = Field(4, ge=1, le=64)

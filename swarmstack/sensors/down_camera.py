@@ -9,8 +9,8 @@ from the drone is at most ``(h − top) · tan(fov / 2) + radius`` (``h`` the ca
 is missed with probability ``miss`` in each tick (motion blur, a failed blob match), drawn from
 the robot's ``camera`` stream.
 
-Targets are the robots of the groups named in ``targets`` (in the same run). A group with no
-controller stands still: that is a static marker.
+Targets are the robots of the groups named in ``targets`` (every other group when it is empty),
+in the same run. A group with no controller stands still: that is a static marker.
 
 Reading float64[n, max_targets, 3] per robot: ``(robot id, x, y)`` of each seen target, world
 frame, metres, nearest first; unused slots have id −1 (and x = y = 0).
@@ -85,7 +85,8 @@ def _see(pose, run, robot_id, radius, height, start, stop, t_start, t_per_run, t
 
 @dataclass(frozen=True)
 class DownCamera:
-    """``fov_rad`` full cone angle; ``targets`` the target groups' names; ``miss`` probability
+    """``fov_rad`` full cone angle; ``targets`` the target groups' names (empty: every group
+    but the camera's own); ``miss`` probability
     of missing a seen target in one tick; ``max_targets`` slots per reading."""
 
     fov_rad: float
@@ -109,7 +110,8 @@ class DownCamera:
         return None
 
     def update(self, world, group, keys, out, state) -> None:
-        groups = [world.group(name) for name in self.targets]
+        groups = [world.group(name) for name in self.targets] if self.targets else \
+            [g for g in world.groups if g.name != group.name]
         t_start = np.array([g.start for g in groups], dtype=np.int64)
         t_per_run = np.array([g.per_run for g in groups], dtype=np.int64)
         b = world.bodies

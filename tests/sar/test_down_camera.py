@@ -77,6 +77,12 @@ def test_each_run_sees_only_its_own_targets():
     assert r[0, 0, 0] == 1 and r[1, 0, 0] == -1
 
 
+def test_without_targets_it_sees_every_other_group():
+    _, r = world([(0.1, 0.0)], camera={}, drones_xy=((0.0, 0.0), (0.05, 0.3)))
+    # the other drone (same group, as high) is not a target; the ground robot is
+    assert r[0, :, 0].tolist() == [2, -1, -1, -1]
+
+
 def test_miss_one_never_sees_anything():
     _, r = world([(0.1, 0.0)], camera={"targets": ["victims"], "miss": 1.0})
     assert (r[:, :, 0] == -1).all()
@@ -91,8 +97,7 @@ def test_script_global_lists_the_seen_targets():
 
 
 @pytest.mark.parametrize("camera, words", [
-    ({}, "targets"),
-    ({"targets": []}, "targets"),
+    ({"targets": "victims"}, "targets"),
     ({"targets": ["victims"], "fov": 0}, "fov"),
     ({"targets": ["victims"], "miss": 1.5}, "miss"),
     ({"targets": ["victims"], "colour": 1}, "colour"),
