@@ -202,7 +202,8 @@ def run_case(arena_m: float, drones: int, strategy: str, seed: int, runs: int,
             r_idx = run_of[rows]
             fresh = seen[r_idx, t_idx] < 0
             seen[r_idx[fresh], t_idx[fresh]] = tick
-        sent += np.maximum(medium.inbox.sent_size[dg.slice], 0)
+        # bytes sent by the drones of runs still under way (a batch goes on for its slowest)
+        sent += np.where(formed[run_of] < 0, np.maximum(medium.inbox.sent_size[dg.slice], 0), 0)
         if curve is not None:
             curve.append(sent[:dg.per_run].copy())
         if tick % 10 == 0:
@@ -211,7 +212,7 @@ def run_case(arena_m: float, drones: int, strategy: str, seed: int, runs: int,
                 if formed[r] < 0:
                     f = ctrl.get_global(k, "formed_at")
                     if f is not None and f >= 0:
-                        formed[r] = tick
+                        formed[r] = f
             if (formed >= 0).all():
                 break
     find, formation, formed_at = [], [], []
@@ -221,7 +222,7 @@ def run_case(arena_m: float, drones: int, strategy: str, seed: int, runs: int,
                    and ctrl.get_global(k, "formed_at") not in (None, -1)]
         formation.append(int(max(auction)) if auction else -1)
         formed_at.append(int(formed[r]))
-    per_robot = sent.reshape(runs, dg.per_run) / float(tick)
+    per_robot = sent.reshape(runs, dg.per_run) / np.where(formed > 0, formed, tick)[:, None]
     heap = 0
     for robot in ctrl.robots:
         if robot.vm is not None:
@@ -230,7 +231,8 @@ def run_case(arena_m: float, drones: int, strategy: str, seed: int, runs: int,
                       formation, formed_at, [float(x) for x in per_robot.mean(axis=1)],
                       [float(x.std() / x.mean()) if x.mean() > 0 else math.inf
                        for x in per_robot],
-                      np.array(curve) if curve is not None else None,
+                      np.array(curve[:formed[0]] if formed[0] > 0 else curve)
+                      if curve is not None else None,
                       len(sim.robot_failures()), heap, tick, tick * dg.n,
                       sim if keep_sim else None)
 
