@@ -32,11 +32,20 @@ def _takes_controller(name: str) -> bool:
     return "controller" in inspect.signature(_validation(name)).parameters
 
 
-def _run_one(name: str, out: Path, controller: Optional[str]):
-    if controller is None or not _takes_controller(name):
+def _takes_scale(name: str) -> bool:
+    return "scale" in inspect.signature(_validation(name)).parameters
+
+
+def _run_one(name: str, out: Path, controller: Optional[str], scale: Optional[float] = None):
+    kw = {}
+    if controller is not None and _takes_controller(name):
+        kw["controller"] = controller
+    if scale is not None and _takes_scale(name):
+        kw["scale"] = scale
+    if not kw:
         return validations.run(name, out / name)
     (out / name).mkdir(parents=True, exist_ok=True)
-    return _validation(name)(out / name, controller=controller)
+    return _validation(name)(out / name, **kw)
 
 
 def _as_json(result) -> dict:
@@ -72,6 +81,9 @@ def register(app: typer.Typer) -> None:
         controller: Optional[str] = typer.Option(
             None, "--controller",
             help="flight controller for validations that take one: pd (default) or pid"),
+        scale: Optional[float] = typer.Option(
+            None, "--scale",
+            help="share of a study's runs for validations that take one (sar; default 1)"),
         as_json: bool = typer.Option(False, "--json",
                                      help="print the results as JSON on standard output"),
         n_threads: Optional[int] = threads_option.option(),
@@ -97,11 +109,15 @@ def register(app: typer.Typer) -> None:
             _usage_error(f"--controller {controller!r}; choose pd or pid")
         if name is not None and controller is not None and not _takes_controller(name):
             _usage_error(f"{name} takes no --controller")
+        if scale is not None and not 0 < scale <= 1:
+            _usage_error(f"--scale {scale:g}; give a share of the runs in (0, 1]")
+        if name is not None and scale is not None and not _takes_scale(name):
+            _usage_error(f"{name} takes no --scale")
         threads_option.apply(n_threads)
         chosen = validations.names() if all_ else [name]
         results = []
         for n in chosen:
-            result = _run_one(n, out, controller)
+            result = _run_one(n, out, controller, scale)
             results.append(result)
             if all_ and not as_json:
                 mark = "ok " if result.ok else "OUT"

@@ -338,7 +338,8 @@ def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
     bodies = make_bodies(slices, types, poses, runs)
     try:
         scene = Scene.create(arena, slices, runs, cfg.simulation.dt,
-                             float(bodies.radius.max()) if bodies.n else 0.0)
+                             float(bodies.radius.max()) if bodies.n else 0.0,
+                             cfg.arena.grid_cell)
     except SceneTooLarge as exc:
         where = "arena.size" if exc.what == "grid" else "boxes"
         (sx, sy) = cfg.arena.size
@@ -349,5 +350,18 @@ def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
     per_group = run_params(cfg, runs, params)
     groups = [make_group(gi, g, slices[gi], types[gi], keys[gi], per_group[gi], base_dir,
                          source) for gi, g in enumerate(cfg.robots)]
+    check_group_names(groups, source)
     check_radio(cfg, world, groups, source)
     return world, groups
+
+
+def check_group_names(groups: list[Group], source: str) -> None:
+    """A device that watches other groups (``reads_groups``, e.g. a downward camera's targets)
+    names groups that exist."""
+    names = [g.slice.name for g in groups]
+    for gi, g in enumerate(groups):
+        for name, dev in g.devices.items():
+            for other in getattr(dev, "reads_groups", ()):
+                if other not in names:
+                    raise ConfigError([f"{source}: robots[{gi}].sensors.{key(name)}: no robot "
+                                       f"group named {other!r} (groups: {', '.join(names)})"])

@@ -122,11 +122,16 @@ class ArenaCfg(Strict):
                                      Tag("walls[switch]")],
                            Annotated[WallsCfg, Tag("walls[table]")]],
                      Discriminator(_walls_kind)] = False
+    # the spatial grid's cell (m): larger in a big, sparsely populated arena makes contacts
+    # cheaper (their cost grows with the cells); the physics is the same
+    grid_cell: Optional[Length] = None
 
     @model_validator(mode="after")
     def _positive(self):
         if self.size[0] <= 0 or self.size[1] <= 0:
             raise ValueError(f"arena size must be positive, found {list(self.size)}")
+        if self.grid_cell is not None and not self.grid_cell > 0:
+            raise ValueError(f"grid_cell must be positive, found {self.grid_cell}")
         return self
 
     @property

@@ -109,7 +109,8 @@ def battery_device(options, base_dir: Optional[Path] = None):
 
 def _devices() -> dict:
     from swarmstack.robots.options import CrazyflieBatteryOptions
-    from swarmstack.robots.crazyflie_decks import camera_script
+    from swarmstack.robots.crazyflie_decks import (DownCameraOptions, camera_script,
+                                                   down_camera_device, down_camera_script)
 
     return {
         "camera": DeviceSpec("camera", _camera_options(), camera_device,
@@ -120,6 +121,9 @@ def _devices() -> dict:
                               script=ScriptGlobal("battery", lambda r: {"charge": float(r)},
                                                   "{charge = 0–1}")),
         "positioning": POSITIONING,
+        "down_camera": DeviceSpec("down_camera", DownCameraOptions, down_camera_device,
+                                  "downward camera: the ground targets below, float64[T, 3] "
+                                  "(id, x, y)", script=down_camera_script()),
     }
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from pydantic import Field
 
 from swarmstack.robots.base import EmitterLayout, ScriptGlobal
-from swarmstack.robots.options import CameraOptions
+from swarmstack.robots.options import CameraOptions, Options
 
 # --- AI-deck camera (§3.1.1, §4.1) --------------------------------------------------------------
 CAMERA_WIDTH_PX = 320
@@ -106,3 +106,36 @@ def _camera(reading) -> dict:
 camera_script = ScriptGlobal("camera", _camera,
                              "table 0… of {column, row (px, 0–319), color = {red, green, "
                              "blue}, grey = 0–255}")
+
+
+# --- downward camera (search-and-rescue target detection) -----------------------------------------
+# The thesis (§5.4.1) only says "a downward facing camera using blob detection"; the angle is
+# chosen: the AI-deck's 50° aperture pointed down, so a drone 2 m up sees a 0.93 m radius.
+DOWN_CAMERA_FOV_DEG = 50.0        # chosen (see above)
+
+
+class DownCameraOptions(Options):
+    """``sensors.down_camera`` of a Crazyflie: a camera looking straight down that reports the
+    robots under it (``targets``: the names of the target groups; empty: every other group)."""
+
+    enabled: bool = True
+    targets: list[str] = Field(default_factory=list)
+    fov: float = Field(DOWN_CAMERA_FOV_DEG, gt=0, lt=180)        # degrees, full cone
+    miss: float = Field(0.0, ge=0, le=1)                        # per target per tick
+    max_targets: int = Field(4, ge=1, le=64)
+
+
+def down_camera_device(options: DownCameraOptions, base_dir: Optional[Path] = None):
+    import math
+
+    from swarmstack.sensors.down_camera import DownCamera
+
+    return DownCamera(math.radians(options.fov), tuple(options.targets), options.miss,
+                      options.max_targets)
+
+
+def down_camera_script():
+    from swarmstack.sensors.down_camera import targets_table
+
+    return ScriptGlobal("down_camera", targets_table,
+                        "table 0… of {id, x, y} (m, world frame), nearest first")

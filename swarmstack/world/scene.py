@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -112,11 +113,15 @@ class Scene:
     static: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
     @staticmethod
-    def create(arena: Arena, groups, n_runs: int, dt: float, max_radius: float) -> "Scene":
-        """Raises :class:`SceneTooLarge` when the grids or the static index would be huge."""
+    def create(arena: Arena, groups, n_runs: int, dt: float, max_radius: float,
+               min_cell: Optional[float] = None) -> "Scene":
+        """Raises :class:`SceneTooLarge` when the grids or the static index would be huge.
+        ``min_cell`` (m) asks for larger cells than the default (never below a robot's
+        diameter)."""
         r = max_radius if max_radius > 0 else 0.05
         # cells about the reach of short-range sensors keep most queries to a 3×3 block
-        grid = grid_params(arena.bounds, grid_cell(arena.bounds, max(2.0 * r, GRID_CELL_M)))
+        cell = max(2.0 * r, GRID_CELL_M if min_cell is None else min_cell)
+        grid = grid_params(arena.bounds, grid_cell(arena.bounds, cell))
         cells = int(grid[3]) * int(grid[4])
         if cells * n_runs > MAX_GRID_CELLS:
             raise SceneTooLarge("grid", f"{n_runs} runs of {cells} grid cells "

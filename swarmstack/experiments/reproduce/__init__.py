@@ -36,6 +36,7 @@ _MODULES: dict[str, str] = {
     "rvr-neighbours": "swarmstack.experiments.reproduce.rvr_neighbours",
     "automode-aggregation": "swarmstack.experiments.reproduce.automode_aggregation",
     "epuck2-study": "swarmstack.experiments.reproduce.epuck2_study",
+    "sar": "swarmstack.experiments.reproduce.sar",
 }
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
