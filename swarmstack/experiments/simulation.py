@@ -342,6 +342,11 @@ class Simulation:
                     arr = g.commands[c.name]
                     arr[rows] = c.safe
                     self._hold.append((arr, rows, c.safe))
+                for c in g.controllers:   # script controllers: the run's VMs no longer step
+                    if hasattr(c, "paused"):
+                        mask = np.zeros(g.slice.n, bool) if c.paused is None else c.paused
+                        mask[rows] = True
+                        c.paused = mask
         if self.medium is not None:
             rows = np.flatnonzero(b.run == run)
             self.medium.enabled[rows] = False
@@ -452,6 +457,9 @@ class Simulation:
             self._make_controllers()
         else:
             for g in self.groups:
+                for c in g.controllers:   # robots of stopped runs step again
+                    if getattr(c, "paused", None) is not None:
+                        c.paused = None
                 for i, view in enumerate(g.views):
                     if not g.batched:
                         view.rng = self._controller_rng(g, i)

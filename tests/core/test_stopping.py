@@ -524,3 +524,24 @@ def test_sigkill_leaves_complete_parts_and_a_dead_heartbeat(tmp_path):
         prepare_output(out)
     prepare_output(out, overwrite=True)  # the run is dead: it may be replaced
     assert list(out.iterdir()) == []
+
+
+def test_a_stopped_runs_buzz_robots_no_longer_step(tmp_path):
+    script = tmp_path / "count.bzz"
+    script.write_text("function init() { steps = 0 }\nfunction step() { steps = steps + 1 }\n")
+    cfg = parse_experiment({
+        "simulation": {"ticks": 50}, "arena": {"size": [1.0, 1.0]},
+        "robots": [{"name": "b", "count": 2, "controller": {"buzz": str(script)}}]})
+    sim = Simulation(cfg, runs=2, isolate_runs=True, base_dir=tmp_path)
+    sim.start()
+    sim.run(4)
+    ctrl = sim.buzz("b")
+    run = sim.world.bodies.run[sim.group("b").slice.slice]
+    sim.stop_run(0)
+    before = [ctrl.get_global(k, "steps") for k in range(4)]
+    sim.run(3)
+    after = [ctrl.get_global(k, "steps") for k in range(4)]
+    assert [a - b for a, b, r in zip(after, before, run) if r == 0] == [0, 0]
+    assert [a - b for a, b, r in zip(after, before, run) if r == 1] == [3, 3]
+    sim.reset()
+    assert sim.buzz("b").paused is None
