@@ -463,23 +463,22 @@ class Medium:
         p = self.params
         b = world.bodies
         s = self.stats
-        K.prepare(self.out_size, self.enabled, p.range_m, p.payload_bytes, b.run, self.n_runs,
-                  self._emits, self._reach, s.sent, s.refused, s.max_bytes)
-        aabb, static_start, static_items = self._static_index(world.scene,
-                                                              float(self._reach.max()))
+        # the shapes near each cell for the longest range (this tick's emitters reach no
+        # further): built once, as the full delivery builds them
+        aabb, static_start, static_items = self._static_index(
+            world.scene, float(p.range_m.max(initial=0.0)))
         n = b.n
         count = np.empty(n, dtype=np.int64)
         pull = np.empty((n, 2))
         run_start, run_bodies, _ = self._runs_csr
         arena = world.scene.arena
-        S.sums_small_runs(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
-                          b.yaw, b.run, b.robot_id, p.range_m, p.antenna_m, p.drop,
-                          p.range_noise_m, p.bearing_noise_rad, p.keys, p.occlusion,
-                          arena.boxes, arena.cylinders, aabb, static_start, static_items,
-                          world.scene.grid, run_start, run_bodies, per_m, count, pull,
-                          self._lost)
-        S.close_tick(count, self._lost, b.run, s.delivered, s.dropped, self.out_size,
-                     self.enabled)
+        S.deliver_sums(tick, self.out_size, self.enabled, p.payload_bytes, self.n_runs,
+                       self._emits, self._reach, s.sent, s.refused, s.max_bytes, s.delivered,
+                       s.dropped, b.x, b.y, b.z, b.roll, b.pitch, b.yaw, b.run, b.robot_id,
+                       p.range_m, p.antenna_m, p.drop, p.range_noise_m, p.bearing_noise_rad,
+                       p.keys, p.occlusion, arena.boxes, arena.cylinders, aabb, static_start,
+                       static_items, world.scene.grid, run_start, run_bodies, per_m, count,
+                       pull, self._lost)
         self.inbox = SummedInbox(count, pull, per_m)
         return self.inbox
 

@@ -26,7 +26,7 @@ from numba import njit
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS_PER_SENDER, \
-    _shape_hit
+    _shape_hit, prepare
 from swarmstack.world.rng import gaussian, uniform01
 
 
@@ -149,10 +149,21 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
         pull[j, 1] = py
 
 
-@njit(cache=True)
-def close_tick(count, lost, run, delivered, dropped, out_size, enabled):
-    """Per-run delivered/dropped counters; outbox sizes reset for the next tick (as
+@njit(cache=True, error_model="numpy")
+def deliver_sums(tick, out_size, enabled, payload_bytes, n_runs, emits, reach, sent, refused,
+                 max_bytes, delivered, dropped, x, y, z, roll, pitch, yaw, run, robot_id,
+                 range_m, antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
+                 cylinders, aabb, static_start, static_items, gparams, run_start, run_bodies,
+                 per_m, count, pull, lost):
+    """A whole tick in one call: ``rab_kernels.prepare``, :func:`sums_small_runs`, then the
+    per-run delivered/dropped counters and the outbox sizes reset for the next tick (as
     ``rab_kernels.finish`` does)."""
+    prepare(out_size, enabled, range_m, payload_bytes, run, n_runs, emits, reach, sent,
+            refused, max_bytes)
+    sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, range_m,
+                    antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
+                    cylinders, aabb, static_start, static_items, gparams, run_start,
+                    run_bodies, per_m, count, pull, lost)
     for j in range(count.shape[0]):
         delivered[run[j]] += count[j]
         dropped[run[j]] += lost[j]
