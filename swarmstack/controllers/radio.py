@@ -85,6 +85,10 @@ class RadioPort:
         self.outbox = medium.outbox[rows]
         self.out_size = medium.out_size[rows]
         self._group_inbox = None
+        # None: this group may read the full inbox; a number: only neighbour_sums with that
+        # scale (when every group says so, the medium may skip listing receptions)
+        self.sums_per_m = None
+        medium.readers.append(self)
 
     # ------------------------------------------------------------------ sending
     def send(self, row: int, data) -> bool:
@@ -123,6 +127,13 @@ class RadioPort:
         if self._group_inbox is None or self._group_inbox[0] is not inbox:
             self._group_inbox = (inbox, GroupInbox(inbox, self.bodies, self.rows))
         return self._group_inbox[1]
+
+    def neighbour_sums(self, per_m: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per row: robots heard (int64) and Σ (1/(1 + per_m·d), ∠bearing) over them
+        (float64[n, 2]). Asking declares that this group reads nothing else of the inbox."""
+        self.sums_per_m = float(per_m)
+        count, pull = self.medium.neighbour_sums(per_m)
+        return count[self.rows], pull[self.rows]
 
     def robot_inbox(self, row: int) -> RobotInbox:
         inbox = self._inbox()

@@ -233,6 +233,12 @@ class GroupView:
     def inbox(self):
         return self._port().group_inbox()
 
+    def neighbour_sums(self, per_m: float) -> tuple:
+        """Per robot: how many robots it heard (int64[n]) and ``Σ (1/(1 + per_m·d), ∠bearing)``
+        over them (float64[n, 2]; d in m, bearing in the robot's frame). A controller that
+        reads only these (never ``inbox``) lets the radio skip listing each reception."""
+        return self._port().neighbour_sums(per_m)
+
     def uniform(self, k: int = 1) -> np.ndarray:
         """float64[n, k] uniform draws; successive calls within a tick give fresh numbers."""
         # tick and draw counter together make the counter; each robot hashes its own key

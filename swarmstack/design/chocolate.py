@@ -22,11 +22,11 @@ robot — equivalently, one of the conditions that hold, chosen uniformly.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
-from numba import njit
 
 from swarmstack.design.pfsm import MAX_TRANSITIONS, Flavour, Module, Packed, Param, \
     condition_param_names
@@ -197,17 +197,10 @@ def fixed(inp, robots, params):
     return params["p"]
 
 
-@njit(cache=True)
-def _pull(start, distance_m, azimuth_rad):
-    """Per receiver, Σ (1/(1 + d[cm]), ∠azimuth) over what it heard (CSR over receivers)."""
-    n = start.shape[0] - 1
-    out = np.zeros((n, 2))
-    for i in range(n):
-        for k in range(start[i], start[i + 1]):
-            w = 1.0 / (1.0 + 100.0 * distance_m[k])
-            out[i, 0] += w * np.cos(azimuth_rad[k])
-            out[i, 1] += w * np.sin(azimuth_rad[k])
-    return out
+# the range-and-bearing board's distances are in cm: a neighbour weighs 1/(1 + d[cm])
+PULL_PER_M = 100.0
+
+_LIGHT = weakref.WeakKeyDictionary()   # group view -> whether it has a light reading
 
 
 def epuck2_inputs(group) -> Inputs:
@@ -215,16 +208,22 @@ def epuck2_inputs(group) -> Inputs:
     4095 (dark) – 0 → [0, 1], the middle ground sensor 0–1023 → [0, 1], neighbours from the
     range-and-bearing inbox (distances in cm, as AutoMoDe's e-puck board reports them)."""
     n = group.n
-    inbox = group.inbox
-    count = np.diff(inbox.start)
-    pull = _pull(inbox.start, inbox.distance_m, inbox.azimuth_rad)
+    count, pull = group.neighbour_sums(PULL_PER_M)
     angles = _IR_ANGLES
     # without a light sensor (an arena with no light) the robot sees darkness: phototaxis
     # and anti-phototaxis then go straight, as they do in the dark
-    light = (4095.0 - group.light) / 4095.0 if _has(group, "light") else np.zeros((n, 8))
+    light = (4095.0 - group.light) / 4095.0 if _has_light(group) else np.zeros((n, 8))
     return Inputs(prox=group.proximity / 4095.0, prox_angle=angles,
                   light=light, light_angle=angles,
                   ground=group.ground[:, 1] / 1023.0, neighbours=count, pull=pull)
+
+
+def _has_light(group) -> bool:
+    # asked once per group: a missing reading is an AttributeError built with suggestions
+    has = _LIGHT.get(group)
+    if has is None:
+        has = _LIGHT[group] = _has(group, "light")
+    return has
 
 
 def _has(group, reading: str) -> bool:

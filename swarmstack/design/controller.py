@@ -8,7 +8,7 @@ import numpy as np
 
 from swarmstack.controllers.api import BatchedController
 from swarmstack.design import grammar
-from swarmstack.design.chocolate import CHOCOLATE_KIT, DRAWS, Memory, step
+from swarmstack.design.chocolate import CHOCOLATE_KIT, DRAWS, PULL_PER_M, Memory, step
 from swarmstack.design.pfsm import pack
 from swarmstack.design.watermelon import WATERMELON_KIT
 
@@ -34,7 +34,8 @@ class PFSMController(BatchedController):
         for name in self.kit.needs:
             getattr(group, name)   # a disabled sensor: its message says how to enable it
         if self.kit.radio:
-            group.inbox   # noqa: B018 - the radio must be on: neighbours are heard on it
+            # the radio must be on: neighbours are heard on it (and only counted and summed)
+            group.neighbour_sums(PULL_PER_M)
         texts, index = [], {}
         which_of_run = []
         for r, p in enumerate(group.run_params):

@@ -68,6 +68,14 @@ class Candidate:
     config: dict
     sd: dict = field(default_factory=dict)      # numeric parameter -> current std deviation
     probs: dict = field(default_factory=dict)   # categorical parameter -> probabilities
+    _key: str = field(default="", repr=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        """:func:`key` of the configuration, made once (a race asks for it very often)."""
+        if not self._key:
+            self._key = key(self.config)
+        return self._key
 
 
 @dataclass
@@ -159,23 +167,23 @@ class IteratedRace:
 
     def _run(self, pairs: list) -> None:
         """Evaluate (candidate, instance index) pairs not yet known; count the budget."""
-        todo = [(c, k) for c, k in pairs if k not in self.costs.setdefault(key(c.config), {})]
+        todo = [(c, k) for c, k in pairs if k not in self.costs.setdefault(c.key, {})]
         seen, unique = set(), []
         for c, k in todo:
-            if (key(c.config), k) not in seen:
-                seen.add((key(c.config), k))
+            if (c.key, k) not in seen:
+                seen.add((c.key, k))
                 unique.append((c, k))
         if not unique:
             return
         costs = self.evaluate([(c.config, self.instance(k)) for c, k in unique])
         for (c, k), cost in zip(unique, costs):
-            self.costs[key(c.config)][k] = float(cost)
+            self.costs[c.key][k] = float(cost)
         self.used += len(unique)
         if self.on_progress is not None:
             self.on_progress(self.used, self.budget)
 
     def _cost(self, c: Candidate, k: int) -> float:
-        return self.costs[key(c.config)][k]
+        return self.costs[c.key][k]
 
     # -------------------------------------------------------------- sampling
     def _new(self, config: dict, sd=None, probs=None) -> Candidate:
@@ -262,14 +270,14 @@ class IteratedRace:
         k = start
         spent = 0
         while True:
-            need = sum(1 for c in alive if k not in self.costs.get(key(c.config), {}))
+            need = sum(1 for c in alive if k not in self.costs.get(c.key, {}))
             first_stage = len(ks) < self.first_test
             if ks and (spent + need > budget or self.used + need > self.budget):
                 break
             if first_stage and not ks:
                 # the first stage at once: every candidate on `first_test` instances
                 pairs = [(c, j) for j in range(k, k + self.first_test) for c in alive]
-                need = sum(1 for c, j in pairs if j not in self.costs.get(key(c.config), {}))
+                need = sum(1 for c, j in pairs if j not in self.costs.get(c.key, {}))
                 if self.used + need > self.budget:
                     break
                 before = self.used
@@ -280,12 +288,12 @@ class IteratedRace:
             else:
                 block = max(self.each_test, -(-self.min_batch // max(1, need)))
                 pairs = [(c, j) for j in range(k, k + block) for c in alive]
-                need = sum(1 for c, j in pairs if j not in self.costs.get(key(c.config), {}))
+                need = sum(1 for c, j in pairs if j not in self.costs.get(c.key, {}))
                 while block > 1 and (spent + need > budget or self.used + need > self.budget):
                     block -= 1   # the block shrinks to what the budget still allows
                     pairs = [(c, j) for j in range(k, k + block) for c in alive]
                     need = sum(1 for c, j in pairs
-                               if j not in self.costs.get(key(c.config), {}))
+                               if j not in self.costs.get(c.key, {}))
                 before = self.used
                 self._run(pairs)
                 spent += self.used - before
@@ -324,7 +332,7 @@ class IteratedRace:
             else:
                 total = len(elites) * (len(elites) + 1) / 2
                 weights = np.array([(len(elites) - i) / total for i in range(len(elites))])
-                taken = {key(e.config) for e in elites}
+                taken = {e.key for e in elites}
                 new = []
                 for _ in range(max(0, n_j - len(elites))):
                     # a child equal to a known candidate (a PFSM with no numbers to vary)
@@ -332,12 +340,12 @@ class IteratedRace:
                     for _attempt in range(10):
                         child = self._child(elites[int(self.rng.choice(len(elites),
                                                                         p=weights))])
-                        if key(child.config) not in taken:
+                        if child.key not in taken:
                             break
-                    taken.add(key(child.config))
+                    taken.add(child.key)
                     new.append(child)
-            pool = elites + [c for c in new if key(c.config) not in
-                             {key(e.config) for e in elites}]
+            pool = elites + [c for c in new if c.key not in
+                             {e.key for e in elites}]
             used_before = self.used
             survivors = self._race(pool, max(b_j, self.first_test * len(pool)), start)
             if not survivors:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from swarmstack.design.chocolate import BLACK_BELOW, WHITE_ABOVE
 from swarmstack.design.watermelon import COLOURS, colour_index
@@ -74,33 +75,62 @@ class Objective:
         raise NotImplementedError
 
 
+def texel_grey(sim) -> np.ndarray:
+    """float64[h, w]: the grey level of every texel of the floor, as :func:`grey_at` gives it
+    at any point of that texel."""
+    tex = sim.world.scene.arena.floor.texture
+    h, w = tex.shape[:2]
+    return ((tex.reshape(h * w, -1).astype(np.float64) @ LUMA) / 255.0).reshape(h, w)
+
+
+@njit(cache=True)
+def _count_in_zone(x, y, run, x0, y0, x1, y1, zone, total):
+    """total[run] += 1 for every robot whose texel (picked as :func:`rgb_at` picks it) is in
+    ``zone`` bool[h, w]."""
+    h, w = zone.shape
+    for i in range(x.shape[0]):
+        col = min(max(np.int64((x[i] - x0) / (x1 - x0) * w), 0), w - 1)
+        row = min(max(np.int64((y1 - y[i]) / (y1 - y0) * h), 0), h - 1)
+        if zone[row, col]:
+            total[run[i]] += 1.0
+
+
 class Aggregation(Objective):
+    """Robot-time in a zone of the floor (black), counted per tick from a mask of the
+    floor's texels made once: the texture does not change during a run."""
+
     def __init__(self, sim, group):
         super().__init__(sim, group)
         self.total = np.zeros(self.runs)
+        self.zone = self.zone_of(sim)
+        self.bounds = tuple(float(v) for v in sim.world.scene.arena.bounds)
+
+    @staticmethod
+    def zone_of(sim) -> np.ndarray:
+        """bool[h, w]: the texels that count."""
+        return texel_grey(sim) <= BLACK_BELOW
 
     def observe(self):
         super().observe()
-        self.total += self.count(grey_at(self.sim, *self.positions()) <= BLACK_BELOW)
+        _count_in_zone(*self.positions(), self.run, *self.bounds, self.zone, self.total)
 
     def score(self):
         return self.total / (self.per_run * max(self.ticks, 1))
 
 
 class Shelter(Aggregation):
-    def observe(self):
-        Objective.observe(self)
-        self.total += self.count(grey_at(self.sim, *self.positions()) >= WHITE_ABOVE)
+    @staticmethod
+    def zone_of(sim) -> np.ndarray:
+        return texel_grey(sim) >= WHITE_ABOVE
 
 
 class ColourAggregation(Aggregation):
     """The fraction of robot-time on red (hue within 15° of red, as Watermelon's colour
     condition sees it)."""
 
-    def observe(self):
-        Objective.observe(self)
-        on = colour_index(rgb_at(self.sim, *self.positions())) == COLOURS.index("red")
-        self.total += self.count(on)
+    @staticmethod
+    def zone_of(sim) -> np.ndarray:
+        return colour_index(sim.world.scene.arena.floor.texture) == COLOURS.index("red")
 
 
 class Foraging(Objective):

@@ -5,6 +5,7 @@ line of sight, drops, capacity, noisy distance and bearings); :class:`MediumRadi
 the Buzz swarm layer's :class:`~swarmstack.buzz.swarm.radio.Radio`.
 """
 
-from .rab import Inbox, Medium, MediumRadio, MediumStats, RadioParams, radio_keys
+from .rab import Inbox, Medium, MediumRadio, MediumStats, RadioParams, SummedInbox, radio_keys
 
-__all__ = ["Inbox", "Medium", "MediumRadio", "MediumStats", "RadioParams", "radio_keys"]
+__all__ = ["Inbox", "Medium", "MediumRadio", "MediumStats", "RadioParams", "SummedInbox",
+           "radio_keys"]

@@ -47,12 +47,17 @@ import numpy as np
 from swarmstack import threads
 from swarmstack.geometry.static_index import build_static_index
 from swarmstack.media import rab_kernels as K
+from swarmstack.media import rab_sums as S
 from swarmstack.world.rng import STREAM, robot_stream_keys
 
 # With at least this many bodies (and more than one Numba thread) the medium uses its
 # multi-threaded kernel. Below, one thread is fast enough (1 000 robots: about 2 000 ticks/s)
 # and a parallel launch on a busy machine can cost more than a whole serial delivery.
 PARALLEL_MIN_RECEIVERS = 4096
+
+# Runs of at most this many bodies may be summed without the inbox (``rab_sums``): a receiver
+# then looks at every robot of its run, cheaper than a grid walk for a few tens of robots.
+SUMS_MAX_RUN_BODIES = 64
 
 PARAM_FIELDS = ("range_m", "antenna_m", "payload_bytes", "drop", "range_noise_m",
                 "bearing_noise_rad", "capacity")
@@ -246,6 +251,24 @@ class Inbox:
                 for k in range(int(self.start[j]), int(self.start[j + 1]))]
 
 
+class SummedInbox:
+    """The inbox of a tick delivered as neighbour sums only (:meth:`Medium.neighbour_sums`):
+    every reader of the medium had asked for no more, so no reception was listed."""
+
+    def __init__(self, count: np.ndarray, pull: np.ndarray, per_m: float):
+        self.count = count
+        self.pull = pull
+        self.per_m = per_m
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise RuntimeError(
+            f"the radio delivered neighbour counts and vectors only this tick (every group "
+            f"on it asked for no more), so the inbox has no {name!r}; set medium.keep_inbox "
+            f"= True before running to have every reception listed")
+
+
 @dataclass
 class MediumStats:
     """Per-run int64 counters since the last :meth:`Medium.reset`."""
@@ -294,6 +317,12 @@ class Medium:
         self._static_reach = 0.0
         self._static = None
         self._slots(16)
+        # who reads the inbox: objects with a ``sums_per_m`` attribute (None: the full inbox;
+        # a number: only neighbour_sums with that scale), registered by the radio ports
+        self.readers: list = []
+        self.keep_inbox = False   # always list every reception (e.g. to draw the links)
+        self._runs_csr = None
+        self._sums = None
         self.reset()
 
     @property
@@ -361,9 +390,13 @@ class Medium:
                 raise ValueError(f"the world's run indices go beyond the medium's {self.n_runs}"
                                  " runs")
             self._bodies_checked = b
+            self._runs_csr = _runs_csr(b.run, self.n_runs)
         if world.cell_start is None:
             world.refresh_grid()
         tick = int(world.tick if tick is None else tick)
+        per_m = self._sums_only()
+        if per_m is not None:
+            return self._deliver_sums(world, tick, per_m)
         s = self.stats
         K.prepare(self.out_size, self.enabled, p.range_m, p.payload_bytes, b.run, self.n_runs,
                   self._emits, self._reach, s.sent, s.refused, s.max_bytes)
@@ -391,6 +424,73 @@ class Medium:
             self.enabled)
         self.inbox = Inbox(start, sender, dist, az, el, sent, sent_size)
         return self.inbox
+
+    # ------------------------------------------------------------------ neighbour sums
+    def neighbour_sums(self, per_m: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per body, from the last delivery: the number of robots heard (int64[N]) and
+        ``Σ (1/(1 + per_m·d), ∠azimuth)`` over them (float64[N, 2], d the measured
+        distance in m, in the order of the inbox). The same numbers whether the last delivery
+        listed every reception or, every reader wanting only these, summed them directly."""
+        inbox = self.inbox
+        if isinstance(inbox, SummedInbox):
+            if inbox.per_m != per_m:
+                raise ValueError(f"the radio summed neighbours with per_m = {inbox.per_m}, "
+                                 f"not {per_m}")
+            return inbox.count, inbox.pull
+        if self._sums is None or self._sums[0] is not inbox or self._sums[1] != per_m:
+            n = inbox.start.shape[0] - 1
+            count = np.empty(n, dtype=np.int64)
+            pull = np.empty((n, 2))
+            S.sums_from_inbox(inbox.start, inbox.distance_m, inbox.azimuth_rad, float(per_m),
+                              count, pull)
+            self._sums = (inbox, per_m, count, pull)
+        return self._sums[2], self._sums[3]
+
+    def _sums_only(self) -> Optional[float]:
+        """The scale of the sums when every reader wants only those and they can be made
+        without the inbox; None otherwise (a full delivery)."""
+        if self.keep_inbox or not self.readers:
+            return None
+        per_m = self.readers[0].sums_per_m
+        if per_m is None or any(r.sums_per_m != per_m for r in self.readers):
+            return None
+        p = self.params
+        if p.robots_occlude or p.capacity.any() or not self._runs_csr[2]:
+            return None
+        return float(per_m)
+
+    def _deliver_sums(self, world, tick: int, per_m: float) -> SummedInbox:
+        p = self.params
+        b = world.bodies
+        s = self.stats
+        # the shapes near each cell for the longest range (this tick's emitters reach no
+        # further): built once, as the full delivery builds them
+        aabb, static_start, static_items = self._static_index(
+            world.scene, float(p.range_m.max(initial=0.0)))
+        n = b.n
+        count = np.empty(n, dtype=np.int64)
+        pull = np.empty((n, 2))
+        run_start, run_bodies, _ = self._runs_csr
+        arena = world.scene.arena
+        S.deliver_sums(tick, self.out_size, self.enabled, p.payload_bytes, self.n_runs,
+                       self._emits, self._reach, s.sent, s.refused, s.max_bytes, s.delivered,
+                       s.dropped, b.x, b.y, b.z, b.roll, b.pitch, b.yaw, b.run, b.robot_id,
+                       p.range_m, p.antenna_m, p.drop, p.range_noise_m, p.bearing_noise_rad,
+                       p.keys, p.occlusion, arena.boxes, arena.cylinders, aabb, static_start,
+                       static_items, world.scene.grid, run_start, run_bodies, per_m, count,
+                       pull, self._lost)
+        self.inbox = SummedInbox(count, pull, per_m)
+        return self.inbox
+
+
+def _runs_csr(run: np.ndarray, n_runs: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(start, bodies, small)``: the bodies of run r are ``bodies[start[r]:start[r + 1]]``,
+    in increasing body index; ``small``: no run has more than SUMS_MAX_RUN_BODIES."""
+    bodies = np.argsort(run, kind="stable").astype(np.int64)
+    sizes = np.bincount(run, minlength=n_runs)
+    start = np.zeros(n_runs + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    return start, bodies, bool(sizes.max(initial=0) <= SUMS_MAX_RUN_BODIES)
 
 
 class MediumRadio:

@@ -40,6 +40,8 @@ from typing import Optional
 
 import numpy as np
 
+from swarmstack.media.rab import SummedInbox
+
 FORMAT = "swarmstack-recording"
 VERSION = 1
 POSE_FIELDS = ("x", "y", "z", "roll", "pitch", "yaw")
@@ -217,6 +219,8 @@ class Recorder:
         self._row_of = np.full(sim.world.bodies.n, -1, dtype=np.int64)
         self._row_of[self._rows] = np.arange(len(self._rows))
         self.has_links = sim.medium is not None
+        if self.has_links:
+            sim.medium.keep_inbox = True   # the links are drawn from every reception
         self._links: list[np.ndarray] = []     # pairs of each frame of the current chunk
         self._texts: list[list] = []           # [frame in chunk, row, text]
         ids = sim.world.bodies.robot_id[self._rows]
@@ -283,6 +287,8 @@ class Recorder:
     def _receptions(self) -> np.ndarray:
         """uint32[M, 2] (sender, receiver) rows of what run 0's robots heard this tick."""
         inbox = self.sim.medium.inbox
+        if isinstance(inbox, SummedInbox):   # delivered before the recording began
+            return np.zeros((0, 2), dtype=np.uint32)
         counts = np.diff(inbox.start)
         receiver = np.repeat(np.arange(counts.shape[0]), counts)
         s, r = self._row_of[inbox.sender], self._row_of[receiver]

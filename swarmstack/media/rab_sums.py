@@ -1,0 +1,170 @@
+"""What a receiver heard, summed: per body the number of robots heard and the attraction vector
+``Σ (1/(1 + per_m·d), ∠azimuth)`` over them — all a controller needs that only counts
+neighbours and moves towards or away from them (AutoMoDe's Chocolate modules).
+
+Two ways to the same numbers, bit for bit:
+
+``sums_from_inbox``
+    from a full :class:`~swarmstack.media.rab.Inbox` (its receptions in sender order).
+``sums_small_runs``
+    straight from the bodies, without the inbox: for every receiver, the bodies of its run
+    in body order (``run_start``/``run_bodies``, CSR per run, each run's bodies sorted),
+    each tested and measured with the arithmetic of ``rab_kernels._receive_range`` (range,
+    sight line past static shapes, drop, distance and bearing, noise) and added to the sums
+    in that order — the order of the inbox. No grid walk, no sort, no slots, no packing: for
+    runs of a few tens of robots a receiver looks at every robot of its run faster than it
+    walks the grid. It does not do what only changes *which* receptions are kept among many
+    (a receiver's ``capacity``) or robots that occlude: the medium uses it only without them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from swarmstack.geometry.grid import cell_xy
+from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS_PER_SENDER, \
+    _shape_hit, prepare
+from swarmstack.world.rng import gaussian, uniform01
+
+
+@njit(cache=True)
+def sums_from_inbox(start, distance_m, azimuth_rad, per_m, count, pull):
+    """``count`` int64[N] and ``pull`` float64[N, 2] of the CSR receptions ``start``."""
+    n = start.shape[0] - 1
+    for i in range(n):
+        count[i] = start[i + 1] - start[i]
+        px = 0.0
+        py = 0.0
+        for k in range(start[i], start[i + 1]):
+            w = 1.0 / (1.0 + per_m * distance_m[k])
+            px += w * np.cos(azimuth_rad[k])
+            py += w * np.sin(azimuth_rad[k])
+        pull[i, 0] = px
+        pull[i, 1] = py
+
+
+@njit(cache=True, error_model="numpy")
+def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, range_m,
+                    antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
+                    cylinders, aabb, static_start, static_items, gparams, run_start,
+                    run_bodies, per_m, count, pull, lost):
+    """Every receiver's ``count``, ``pull`` and ``lost`` (drops); the arguments are those of
+    ``rab_kernels.receive_serial`` (``emits``/``reach`` from ``prepare``)."""
+    nx = int(gparams[3])
+    for j in range(x.shape[0]):
+        count[j] = 0
+        lost[j] = 0
+        pull[j, 0] = 0.0
+        pull[j, 1] = 0.0
+        if range_m[j] <= 0.0:
+            continue
+        rj = run[j]
+        if reach[rj] <= 0.0:
+            continue
+        xj = x[j]
+        yj = y[j]
+        zj = z[j] + antenna_m[j]
+        cy = math.cos(yaw[j])
+        sy = math.sin(yaw[j])
+        cp, sp = (1.0, 0.0) if pitch[j] == 0.0 else (math.cos(pitch[j]), math.sin(pitch[j]))
+        cr, sr = (1.0, 0.0) if roll[j] == 0.0 else (math.cos(roll[j]), math.sin(roll[j]))
+        m00 = cy * cp
+        m01 = sy * cp
+        m02 = -sp
+        m10 = cy * sp * sr - sy * cr
+        m11 = sy * sp * sr + cy * cr
+        m12 = cp * sr
+        n_static = 0
+        i0 = 0
+        if occlusion:
+            gx, gy = cell_xy(gparams, xj, yj)
+            c = gy * nx + gx
+            i0 = static_start[c]
+            n_static = static_start[c + 1] - i0
+        p_drop = drop[j]
+        key = keys[j]
+        sd = range_noise[j]
+        sb = bearing_noise[j]
+        n = 0
+        n_lost = 0
+        px = 0.0
+        py = 0.0
+        for q in range(run_start[rj], run_start[rj + 1]):
+            i = run_bodies[q]
+            if i == j or not emits[i]:
+                continue
+            dx = x[i] - xj
+            dy = y[i] - yj
+            zi = z[i] + antenna_m[i]
+            dz = zi - zj
+            r_i = range_m[i]
+            d2 = dx * dx + dy * dy + dz * dz
+            if d2 > r_i * r_i * 1.0000001:
+                continue
+            if math.sqrt(d2) > r_i:
+                continue
+            if n_static > 0:
+                sx0 = min(xj, x[i])
+                sx1 = max(xj, x[i])
+                sy0 = min(yj, y[i])
+                sy1 = max(yj, y[i])
+                blocked = False
+                for m in range(i0, i0 + n_static):
+                    k = static_items[m]
+                    if sx1 < aabb[k, 0] or sx0 > aabb[k, 2] or sy1 < aabb[k, 1] \
+                            or sy0 > aabb[k, 3]:
+                        continue
+                    if _shape_hit(xj, yj, zj, dx, dy, dz, boxes, cylinders, k):
+                        blocked = True
+                        break
+                if blocked:
+                    continue
+            if p_drop > 0.0:
+                if uniform01(key, tick, 2 * (CHANNELS_PER_SENDER * robot_id[i] + CH_DROP)) \
+                        < p_drop:
+                    n_lost += 1
+                    continue
+            bx = m00 * dx + m01 * dy + m02 * dz
+            by = m10 * dx + m11 * dy + m12 * dz
+            d = math.sqrt(dx * dx + dy * dy + dz * dz)
+            a = math.atan2(by, bx)
+            if sd > 0.0 or sb > 0.0:
+                c0 = CHANNELS_PER_SENDER * robot_id[i]
+                if sd > 0.0:
+                    d = max(0.0, d + sd * gaussian(key, tick, c0 + CH_RANGE))
+                if sb > 0.0:
+                    a = a + sb * gaussian(key, tick, c0 + CH_AZIMUTH)
+                    if a > math.pi or a < -math.pi:
+                        a = math.atan2(math.sin(a), math.cos(a))
+            w = 1.0 / (1.0 + per_m * d)
+            px += w * np.cos(a)
+            py += w * np.sin(a)
+            n += 1
+        count[j] = n
+        lost[j] = n_lost
+        pull[j, 0] = px
+        pull[j, 1] = py
+
+
+@njit(cache=True, error_model="numpy")
+def deliver_sums(tick, out_size, enabled, payload_bytes, n_runs, emits, reach, sent, refused,
+                 max_bytes, delivered, dropped, x, y, z, roll, pitch, yaw, run, robot_id,
+                 range_m, antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
+                 cylinders, aabb, static_start, static_items, gparams, run_start, run_bodies,
+                 per_m, count, pull, lost):
+    """A whole tick in one call: ``rab_kernels.prepare``, :func:`sums_small_runs`, then the
+    per-run delivered/dropped counters and the outbox sizes reset for the next tick (as
+    ``rab_kernels.finish`` does)."""
+    prepare(out_size, enabled, range_m, payload_bytes, run, n_runs, emits, reach, sent,
+            refused, max_bytes)
+    sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, range_m,
+                    antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
+                    cylinders, aabb, static_start, static_items, gparams, run_start,
+                    run_bodies, per_m, count, pull, lost)
+    for j in range(count.shape[0]):
+        delivered[run[j]] += count[j]
+        dropped[run[j]] += lost[j]
+        out_size[j] = 0 if enabled[j] else -1

@@ -1,0 +1,119 @@
+"""Neighbour sums (count and Σ (1/(1 + k·d), ∠bearing) per receiver): summed straight from the
+bodies when every reader wants only those, they are bit-identical to the sums of the full
+inbox, and so are the medium's counters."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from swarmstack.media import Inbox, Medium, RadioParams, SummedInbox
+from tests.media.worlds import make_world
+
+WALL = (0.25, 0.0, 0.01, 0.5, 0.0, 0.1)
+PER_M = 100.0
+
+
+def _pair(p: RadioParams, runs: int):
+    """Two media of the same parameters: one lists every reception, one only sums."""
+    full = Medium(p, runs)
+    full.readers.append(types.SimpleNamespace(sums_per_m=PER_M))
+    full.keep_inbox = True
+    q = RadioParams(**{k: getattr(p, k).copy() if isinstance(getattr(p, k), np.ndarray)
+                       else getattr(p, k) for k in p.__dataclass_fields__})
+    fast = Medium(q, runs)
+    fast.readers.append(types.SimpleNamespace(sums_per_m=PER_M))
+    return full, fast
+
+
+def _same(full: Medium, fast: Medium):
+    c0, p0 = full.neighbour_sums(PER_M)
+    c1, p1 = fast.neighbour_sums(PER_M)
+    assert isinstance(full.inbox, Inbox) and isinstance(fast.inbox, SummedInbox)
+    assert np.array_equal(c0, c1)
+    assert np.array_equal(p0, p1)   # bit for bit, not approximately
+    for name in ("sent", "delivered", "dropped", "refused", "max_bytes"):
+        assert np.array_equal(getattr(full.stats, name), getattr(fast.stats, name)), name
+    assert np.array_equal(full.out_size, fast.out_size)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_sums_without_the_inbox_equal_the_sums_of_the_inbox(data):
+    n = data.draw(st.integers(2, 40))
+    runs = data.draw(st.integers(1, 3))
+    coords = st.floats(-1.9, 1.9)
+    poses = [[(data.draw(coords), data.draw(coords), data.draw(st.floats(-3.1, 3.1)))
+              for _ in range(n)] for _ in range(runs)]
+    total = n * runs
+    tilt = st.lists(st.sampled_from([0.0, 0.0, 0.2, -0.4]), min_size=total, max_size=total)
+    world = make_world(poses, boxes=[WALL, (-0.8, 0.6, 0.3, 0.05, 0.4, 0.2)],
+                       cylinders=[(0.7, -0.7, 0.15, 0.2)], roll=data.draw(tilt),
+                       pitch=data.draw(tilt))
+    world.bodies.z[:] = data.draw(st.lists(st.sampled_from([0.0, 0.0, 0.04, 0.3]),
+                                           min_size=total, max_size=total))
+    p = RadioParams.uniform(total, 0.5, payload_bytes=8,
+                            drop=data.draw(st.sampled_from([0.0, 0.0, 0.3, 1.0])),
+                            range_noise_m=data.draw(st.sampled_from([0.0, 0.02])),
+                            bearing_noise_rad=data.draw(st.sampled_from([0.0, 0.5])),
+                            occlusion=data.draw(st.booleans()))
+    p.range_m[:] = data.draw(st.lists(st.sampled_from([0.0, 0.3, 0.8, 1.5, 4.0]),
+                                      min_size=total, max_size=total))
+    p.antenna_m[:] = data.draw(st.sampled_from([0.0, 0.03, 0.15]))
+    full, fast = _pair(p, runs)
+    sizes = np.array(data.draw(st.lists(st.integers(-1, 10), min_size=total, max_size=total)))
+    off = np.array(data.draw(st.lists(st.booleans(), min_size=total, max_size=total)))
+    for tick in range(3):
+        for m in (full, fast):
+            m.enabled[off] = False          # switched off: still listens
+            m.out_size[:] = np.where(m.enabled, sizes, -1)   # some silent, some too long
+            m.deliver(world, tick=tick)
+        _same(full, fast)
+        world.bodies.x[:] += 0.05
+        world.refresh_grid()
+
+
+def test_what_the_sums_path_cannot_do_gets_the_full_inbox_with_the_same_sums():
+    rng = np.random.default_rng(5)
+    poses = [[(x, y, a) for x, y, a in zip(rng.uniform(-1, 1, 30), rng.uniform(-1, 1, 30),
+                                          rng.uniform(-3, 3, 30))]]
+    world = make_world(poses)
+    for change in ("capacity", "robots_occlude", "keep_inbox", "a reader of the inbox"):
+        p = RadioParams.uniform(30, 0.8)
+        m = Medium(p, 1)
+        m.readers.append(types.SimpleNamespace(sums_per_m=PER_M))
+        m.deliver(world)
+        count, pull = m.neighbour_sums(PER_M)
+        assert isinstance(m.inbox, SummedInbox)
+        if change == "capacity":
+            p.capacity[:] = 100   # more than anyone hears: the same receptions
+        elif change == "robots_occlude":
+            world.bodies.z[:] = -1.0   # antennas far above the bodies: none blocks
+            p.antenna_m[:] = 1.0
+            p.robots_occlude = True
+        elif change == "keep_inbox":
+            m.keep_inbox = True
+        else:
+            m.readers.append(types.SimpleNamespace(sums_per_m=None))
+        m.deliver(world)
+        world.bodies.z[:] = 0.0
+        assert isinstance(m.inbox, Inbox), change
+        c, pl = m.neighbour_sums(PER_M)
+        assert np.array_equal(c, count) and np.array_equal(pl, pull), change
+        assert c.sum() > 0
+
+
+def test_reading_a_reception_of_a_summed_tick_says_why_there_is_none():
+    world = make_world([[(0.0, 0.0, 0.0), (0.2, 0.0, 0.0)]])
+    m = Medium(RadioParams.uniform(2, 0.5), 1)
+    m.readers.append(types.SimpleNamespace(sums_per_m=PER_M))
+    m.deliver(world)
+    assert m.neighbour_sums(PER_M)[0].tolist() == [1, 1]
+    with pytest.raises(RuntimeError, match="keep_inbox"):
+        m.inbox.start  # noqa: B018
+    with pytest.raises(ValueError, match="per_m"):
+        m.neighbour_sums(1.0)
