@@ -22,7 +22,7 @@ import numpy as np
 from swarmstack.bridge.links import RobotLinks
 from swarmstack.bridge.node import Node, SessionError
 from swarmstack.bridge.radio import TopicRadio
-from swarmstack.bridge.topics import topics_for
+from swarmstack.bridge.topics import is_bridged, topics_for
 
 
 class RealRunError(ValueError):
@@ -33,13 +33,13 @@ def real_config(cfg, n: int, group: Optional[str] = None, source: str = "<experi
     """``cfg`` with only the group to bridge, ``n`` robots, placement left to the builder."""
     from swarmstack.experiments.config import PlacementCfg
 
-    bridged = [g for g in cfg.robots if _bridged(g.type)]
+    bridged = [g for g in cfg.robots if is_bridged(g.type)]
     if group is not None:
         pick = [g for g in cfg.robots if g.name == group]
         if not pick:
             raise RealRunError(f"{source}: no group named {group!r} (groups: "
                                f"{', '.join(g.name for g in cfg.robots)})")
-        if not _bridged(pick[0].type):
+        if not is_bridged(pick[0].type):
             raise RealRunError(f"{source}: group {group!r} is of type {pick[0].type!r}, "
                                "which has no ROS 2 bridge")
     elif not bridged:
@@ -61,14 +61,6 @@ def real_config(cfg, n: int, group: Optional[str] = None, source: str = "<experi
         raise RealRunError(f"{source}: group {g.name!r} has no controller to run")
     g = g.model_copy(update={"count": n, "placement": PlacementCfg()})
     return cfg.model_copy(update={"robots": [g]})
-
-
-def _bridged(robot_type: str) -> bool:
-    try:
-        topics_for(robot_type)
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Iterable
 import numpy as np
 
 from swarmstack.bridge.node import Node
-from swarmstack.bridge.topics import convert, topics_for
+from swarmstack.bridge.topics import convert, is_bridged, topics_for
 
 
 class Ros2Server:
@@ -31,7 +31,7 @@ class Ros2Server:
 
         if sim.runs != 1:
             raise ConfigError(["--serve ros2 serves one run (--runs 1)"])
-        if not any(_bridged(g.robot_type.name) for g in sim.groups):
+        if not any(is_bridged(g.robot_type.name) for g in sim.groups):
             raise ConfigError([f"{sim.source}: --serve ros2: no group of a robot type with a "
                                "ROS 2 bridge (rvr, epuck2)"])
         self.sim = sim
@@ -121,14 +121,6 @@ class Ros2Server:
         for r in self.robots:
             r[3].close()
         self.session.close()
-
-
-def _bridged(robot_type: str) -> bool:
-    try:
-        topics_for(robot_type)
-    except ValueError:
-        return False
-    return True
 
 
 def serve_ros2(sim, **kw) -> Ros2Server:

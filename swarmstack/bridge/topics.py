@@ -105,6 +105,15 @@ def topics_for(robot_type: str) -> RobotTopics:
                          f"{', '.join(sorted(TOPICS))})") from None
 
 
+def is_bridged(robot_type: str) -> bool:
+    """Whether robots of this type have ROS 2 topics here."""
+    try:
+        topics_for(robot_type)
+    except ValueError:
+        return False
+    return True
+
+
 # --- small message helpers shared by the robot modules -------------------------------------
 def rpy_from_quaternion(w: float, x: float, y: float, z: float) -> tuple[float, float, float]:
     """Roll, pitch, yaw (rad, ZYX) of a unit quaternion."""

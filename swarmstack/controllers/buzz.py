@@ -260,8 +260,7 @@ class BuzzController:
         for arr, safe in self._safe:
             arr[k] = safe
         if self.port is not None:
-            self.port.medium.enabled[self.port.rows.start + k] = False
-            self.port.out_size[k] = -1
+            self.port.silence(k)
         r = robot.result
         tick = self.clock.tick if self.clock is not None else 0
         failure = {"group": self.group.name, "run": view.run, "robot": view.id, "tick": tick,

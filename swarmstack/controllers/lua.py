@@ -361,8 +361,7 @@ class LuaController:
         for arr, safe in self._safe:
             arr[k] = safe
         if self.port is not None:
-            self.port.medium.enabled[self.port.rows.start + k] = False
-            self.port.out_size[k] = -1
+            self.port.silence(k)
         tick = self.clock.tick if self.clock is not None else 0
         message = located(message, self._files())
         if message == "not enough memory":   # Lua gives no position for this one

@@ -90,6 +90,11 @@ class RadioPort:
         self.sums_per_m = None
         medium.readers.append(self)
 
+    def silence(self, row: int) -> None:
+        """Row ``row`` sends nothing from now on (a robot whose script failed)."""
+        self.medium.enabled[self.rows.start + row] = False
+        self.out_size[row] = -1
+
     # ------------------------------------------------------------------ sending
     def send(self, row: int, data) -> bool:
         """Queue ``data`` (bytes, bytearray or a uint8 array) as row ``row``'s frame this tick.

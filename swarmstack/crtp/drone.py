@@ -623,11 +623,7 @@ class Drone:
         if kind == 7:                                         # position, yaw in degrees
             x, y, z, yaw_deg = v
             if not state.flying:
-                if z > TAKEOFF_FROM_FLOOR_M:
-                    mode[row, 0] = fl.TAKEOFF
-                    target[row] = (math.nan, math.nan, z, math.nan)
-                else:
-                    mode[row, 0] = fl.HOLD
+                _leave_floor(z, mode, target, row)
                 return
             mode[row, 0] = fl.CMD_POSITION
             target[row] = (x, y, z, math.radians(yaw_deg) if yaw_deg == yaw_deg else math.nan)
@@ -635,11 +631,7 @@ class Drone:
         if kind == 10:                                        # hover: body vx, vy; height
             vx_b, vy_b, rate_deg, zd = v
             if not state.flying:
-                if zd > TAKEOFF_FROM_FLOOR_M:
-                    mode[row, 0] = fl.TAKEOFF
-                    target[row] = (math.nan, math.nan, zd, math.nan)
-                else:
-                    mode[row, 0] = fl.HOLD
+                _leave_floor(zd, mode, target, row)
                 return
             c, s = math.cos(state.yaw), math.sin(state.yaw)
             vz = max(-qr.LAND_SPEED_M_S, min(1.0, HOVER_Z_GAIN * (zd - state.z)))
@@ -653,3 +645,13 @@ class Drone:
 
 
 HOVER_Z_GAIN = 2.0   # 1/s: the vertical speed a hover set-point asks per metre of height error
+
+
+def _leave_floor(z: float, mode, target, row: int) -> None:
+    """A set-point given to a drone on the floor: it takes off towards height ``z`` (m) when
+    that is clearly above the floor, and otherwise stays where it is."""
+    if z > TAKEOFF_FROM_FLOOR_M:
+        mode[row, 0] = fl.TAKEOFF
+        target[row] = (math.nan, math.nan, z, math.nan)
+    else:
+        mode[row, 0] = fl.HOLD

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from swarmstack.argos import toml_text
 from swarmstack.cli import app
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -64,16 +65,7 @@ BASES["everything.toml"] = {
 # ---------------------------------------------------------------------------------------------
 # A small TOML writer: every value inline, every key quoted.
 
-def _string(s: str) -> str:
-    out = []
-    for ch in s:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+_string = toml_text.string   # every string quoted and escaped
 
 
 def _value(v) -> str:
