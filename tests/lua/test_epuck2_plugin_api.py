@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.lua.luasim import lua_globals, lua_sim
 
@@ -168,3 +170,29 @@ function step()
 end""", robot_type="rvr", count=1, arena=3.0)
     sim.run(1)
     assert lua_globals(sim, "front") == ["nil"] and lua_globals(sim, "generic") == ["function"]
+
+
+LED_FUNCTIONS = ["set_all_rgb_colors", "set_single_rgb_color", "set_all_reds", "set_single_red",
+                 "set_front", "set_body"]
+LUA_ARG = st.one_of(
+    st.integers(-3, 300).map(str),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(repr),
+    st.sampled_from(["0/0", "1/0", "true", "false", "nil", "{}", "'red'", "'gray50'",
+                     "'1,2,3'", "'300,0,0'", "print"]),
+    st.text(alphabet="abc ,0123456789", max_size=8).map(lambda t: "'" + t + "'"),
+)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fn=st.sampled_from(LED_FUNCTIONS), args=st.lists(LUA_ARG, max_size=5))
+def test_any_arguments_to_the_plugin_led_functions_work_or_fail_located(tmp_path, fn, args):
+    sim = lua_sim(tmp_path, f"function step()\n  robot.leds.{fn}({', '.join(args)})\nend",
+                  count=1)
+    sim.run(1)
+    failures = sim.robot_failures()
+    if failures:
+        assert len(failures) == 1
+        assert failures[0]["error"].startswith(f"{tmp_path / 'ctrl.lua'}:2: ")
+    leds = sim.commands("g")["leds"][0]
+    assert leds.shape == (10, 3)
