@@ -202,12 +202,13 @@ local COLORS = {
   gray90 = {229, 229, 229},
 }
 
+-- (its errors name the script's line: byte_value ← color ← robot.leds.… ← the script)
 local function byte_value(fname, v)
   if type(v) ~= "number" then
-    error(sformat("%s: colour components must be numbers, found %s", fname, type(v)), 3)
+    error(sformat("%s: colour components must be numbers, found %s", fname, type(v)), 4)
   end
   if v < 0 or v > 255 or v ~= v then
-    error(sformat("%s: colour component %s is outside 0-255", fname, tostring(v)), 3)
+    error(sformat("%s: colour component %s is outside 0-255", fname, tostring(v)), 4)
   end
   return floor(v)
 end

@@ -151,6 +151,8 @@ function step() end""", count=1)
     ("robot.leds.set_single_rgb_color('2', 'red')",
      "bad argument #1 to 'set_single_rgb_color' (number expected, got string)"),
     ("robot.leds.set_single_rgb_color(2, 'mauve')", 'unknown colour "mauve"'),
+    ("robot.leds.set_all_rgb_colors(0, 0, 300)", "colour component 300 is outside 0-255"),
+    ("robot.leds.set_all_colors('0,0,300')", "colour component 300 is outside 0-255"),
 ])
 def test_plugin_led_errors_name_the_script_line(tmp_path, runtime, call, message):
     sim = lua_sim(tmp_path, f"function step()\n  {call}\nend", runtime=runtime, count=1)
