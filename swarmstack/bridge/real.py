@@ -117,15 +117,15 @@ class RealRun:
 
 
 def _control(sim, g, live: np.ndarray) -> None:
-    """The group's controllers for this tick: per-robot ones and Buzz VMs of live robots only;
-    a batched Python controller (a PFSM too) sees every robot, and the paused robots' commands
-    are reset after it."""
+    """The group's controllers for this tick: per-robot ones, Buzz VMs and Lua scripts of live
+    robots only; a batched Python controller (a PFSM too) sees every robot, and the paused
+    robots' commands are reset after it."""
     from swarmstack.experiments.simulation import controller_error
 
     tick = int(sim.world.tick)
     if g.batched:
         ctrl = g.controllers[0]
-        if hasattr(ctrl, "paused"):     # Buzz: the paused robots' VMs do not step
+        if hasattr(ctrl, "paused"):     # Buzz, Lua: the paused robots do not step
             ctrl.paused = ~live
         view = g.views[0]
         view._new_tick()

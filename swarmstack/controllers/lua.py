@@ -46,6 +46,13 @@ class LuaScriptError(ValueError):
 
 RUNTIMES = ("lua5.3", "luajit")   # the controller's ``runtime`` key; Lua 5.3 is ARGoS's
 
+# A robot type's own ARGoS plug-in API, where it has one: the Lua file that adds it to each
+# robot's table (swarmstack/lua/) and the readings the plug-in hands over as plain numbers
+# (``robot.tof``, where other types' one-number readings are ``robot.NAME[1]``).
+TYPE_APIS = {"epuck2": ("epuck2.lua", frozenset({"tof"}))}
+# the runtime's own files: their frames are cut from the tracebacks scripts' authors see
+_OWN_FILES = ("swarmstack/lua/runtime.lua", "swarmstack/lua/epuck2.lua")
+
 
 def _source(name: str) -> bytes:
     return resources.files("swarmstack.lua").joinpath(name).read_bytes()
@@ -195,6 +202,9 @@ class LuaController:
         self.runtime = getattr(self.cfg, "runtime", "lua5.3")
         self.loop_guard = getattr(self.cfg, "loop_guard", True)
         rt = group.robot_type
+        self._type_api, plain = TYPE_APIS.get(rt.name, (None, frozenset()))
+        self.paused = None   # bool per robot: its step() is skipped (swarmstack real)
+        self._paused_sent = False
         self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
         self._host = list(rt.host_api)
         self._host_fns = [h.fn for h in self._host]
@@ -210,7 +220,9 @@ class LuaController:
             arr = group.readings[dev.name]
             shape = probe(spec.script.convert, arr.shape[1:], arr.dtype)
             if shape is not None:
-                self._fast.append((spec.script.name, arr, _scalar_as_table(shape)))
+                if spec.script.name not in plain:
+                    shape = _scalar_as_table(shape)
+                self._fast.append((spec.script.name, arr, shape))
             else:
                 self._slow.append((spec.script.name, arr, spec.script.convert))
         self._cap = 0
@@ -249,6 +261,7 @@ class LuaController:
         dialect = "dialect_luajit.lua" if self.runtime == "luajit" else "dialect_lua53.lua"
         D = lua.execute(_source(dialect), name=f"=swarmstack/lua/{dialect}")
         M = self.M = lua.execute(_source("runtime.lua"), D, name="=swarmstack/lua/runtime.lua")
+        self._paused_sent = False
         self.failures = []
         self.failed[:] = False
         hosts = []
@@ -258,10 +271,14 @@ class LuaController:
                           b"lengths": [i + 1 for i in h.lengths]})
         emitters = g.robot_type.emitters
         setup = lua.table_from({b"hosts": hosts, b"cap": self._cap,
-                                b"n_leds": emitters.n_leds if emitters is not None else 0},
+                                b"n_leds": emitters.n_leds if emitters is not None else 0,
+                                b"dt": float(self.clock.dt) if self.clock is not None else 0.1},
                                recursive=True)
         setup[b"log"] = self._lua_log
         M.setup(setup)
+        if self._type_api is not None:
+            M.set_type_api(lua.execute(_source(self._type_api), M.helpers,
+                                       name=f"=swarmstack/lua/{self._type_api}"))
         M.guard_loops(self.loop_guard)
         templates = {name.encode(): _bytes_keys(shape.template)
                      for name, _, shape in self._fast}
@@ -311,6 +328,11 @@ class LuaController:
         self.M.sense(*self._inputs())
 
     def step(self, group_view) -> None:
+        paused = self.paused
+        if paused is not None or self._paused_sent:
+            self.M.set_paused(None if paused is None
+                              else np.asarray(paused, dtype=np.uint8).tobytes())
+            self._paused_sent = paused is not None
         calls, rab, failures = self.M.step_all(*self._inputs())
         if calls:
             self._replay(np.frombuffer(calls, dtype="<f8").tolist())
@@ -369,7 +391,7 @@ class LuaController:
                        f"may use {MAX_MEMORY_BYTES >> 20} MiB)")
         # the traceback's frames inside the runtime say nothing to the script's author
         message = "\n".join(line for line in message.split("\n")
-                            if "swarmstack/lua/runtime.lua" not in line
+                            if not any(f in line for f in _OWN_FILES)
                             and "in function 'xpcall'" not in line)
         first = message.split("\n", 1)[0]
         self.failures.append({"group": self.group.name, "run": view.run, "robot": view.id,

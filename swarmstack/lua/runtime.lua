@@ -24,6 +24,10 @@ local hosts = {}        -- name → { index, fewest, most, lengths = {[i] = true
 local cap = 0           -- range-and-bearing payload bytes (0: no radio)
 local n_leds = 0
 local SCALE = 0.01      -- script lengths are cm
+local dt = 0.1          -- the tick (s)
+local type_api = nil    -- the robot type's own Lua API (M.set_type_api), or nil
+local batteries = false -- some robot has robot.battery (its time_left is kept each tick)
+local paused = nil      -- byte string: robot k's step() is skipped while byte k is 1
 
 -- ------------------------------------------------------------------ random numbers
 -- SplitMix64 over the robot's own 64-bit key (D.rng): the same seed gives the same numbers
@@ -198,12 +202,13 @@ local COLORS = {
   gray90 = {229, 229, 229},
 }
 
+-- (its errors name the script's line: byte_value ← color ← robot.leds.… ← the script)
 local function byte_value(fname, v)
   if type(v) ~= "number" then
-    error(sformat("%s: colour components must be numbers, found %s", fname, type(v)), 3)
+    error(sformat("%s: colour components must be numbers, found %s", fname, type(v)), 4)
   end
   if v < 0 or v > 255 or v ~= v then
-    error(sformat("%s: colour component %s is outside 0-255", fname, tostring(v)), 3)
+    error(sformat("%s: colour component %s is outside 0-255", fname, tostring(v)), 4)
   end
   return floor(v)
 end
@@ -538,6 +543,7 @@ end
 function M.setup(spec)
   py = {log = spec.log}
   cap = spec.cap
+  dt = spec.dt or dt
   n_leds = spec.n_leds
   hosts = {}
   for i, h in ipairs(spec.hosts) do
@@ -547,13 +553,22 @@ function M.setup(spec)
   end
   robots = {}
   n_robots = 0
+  batteries = false
 end
+
+-- set_type_api(f): f(robot, stubs) adds the robot type's own Lua API to each robot's table
+-- (the E-Puck2 plug-in's, epuck2.lua)
+function M.set_type_api(f) type_api = f end
+
+-- what the type's API builds on: colours as ARGoS reads them
+M.helpers = {color = color}
 
 local KEYWORDS = {}
 for w in ("and break do else elseif end false for function goto if in local nil not or "
           .. "repeat return then true until while"):gmatch("%a+") do KEYWORDS[w] = true end
 
 -- ARGoS's battery sensor calls the charge available_charge
+local INF = math.huge
 local BATTERY_MT = {__index = function(b, key)
   if key == "available_charge" then return rawget(b, "charge") end
 end}
@@ -573,8 +588,21 @@ function M.add_robot(k, spec)
                  params = spec.params, random = random_table(u01, gauss)}
   for name, template in pairs(spec.sensors) do robot[name] = deep_copy(template) end
   -- ARGoS's names for readings the robot type calls otherwise
-  if type(robot.encoders) == "table" then robot.encoder = {robot.encoders} end
-  if type(robot.battery) == "table" then setmetatable(robot.battery, BATTERY_MT) end
+  -- robot.encoder.left (the E-Puck2 plug-in's) and robot.encoder[1].left read the same table
+  if type(robot.encoders) == "table" then
+    robot.encoder = setmetatable({}, {__index = function(_, key)
+      if key == 1 then return robot.encoders end
+      return robot.encoders[key]
+    end})
+  end
+  local entry = {robot = robot, failed = false, restart = again, spec = spec}
+  if type(robot.battery) == "table" then
+    setmetatable(robot.battery, BATTERY_MT)
+    -- ARGoS's battery reading before its first update: full, time left infinite
+    robot.battery.time_left = INF
+    entry.charge_before = 1.0
+    batteries = true
+  end
   if type(robot.pose) == "table" then
     robot.positioning = robot.pose
     if type(robot.pose.position) == "table" then setmetatable(robot.pose.position, VEC3_MT) end
@@ -590,7 +618,7 @@ function M.add_robot(k, spec)
     if KEYWORDS[name] and robot[name .. "_"] == nil then robot[name .. "_"] = stubs[name] end
   end
   argos_actuators(k, robot, stubs)
-  local entry = {robot = robot, failed = false, restart = again, spec = spec}
+  if type_api ~= nil then type_api(robot, stubs) end
   if cap > 0 then
     local out = {}
     for i = 1, cap do out[i] = 0 end
@@ -782,7 +810,8 @@ function M.set_fill(f) fill = f end
 M.robots = function() return robots end
 
 -- ARGoS's colored_blob_perspective_camera over the camera's blobs: off until the script calls
--- enable() (ARGoS's default); while off, its list keeps what it last held
+-- enable() (ARGoS's default); while off, its list keeps what it last held. ARGoS's blobs are
+-- whole pixels: the column and row rounded
 local function perspective_camera(entry)
   local robot = entry.robot
   local cam = robot.colored_blob_perspective_camera
@@ -796,7 +825,7 @@ local function perspective_camera(entry)
   local n = #blobs
   for i = 1, n do
     local b = blobs[i]
-    cam[i] = {color = b.color, x = b.column, y = b.row}
+    cam[i] = {color = b.color, x = floor(b.column + 0.5), y = floor(b.row + 0.5)}
   end
   for i = #cam, n + 1, -1 do cam[i] = nil end
 end
@@ -865,17 +894,42 @@ function M.sense(slow, start, heard, payload, width, ...)
   if start ~= nil then fill_rab(start, heard, payload, width) end
 end
 
+-- ARGoS's battery sensor's time left (s): the charge before the tick over the charge lost
+-- during it, times the tick; infinite when the charge holds, 0 when empty
+local function battery_time_left()
+  for k = 1, n_robots do
+    local r = robots[k]
+    local b = r.robot.battery
+    if type(b) == "table" and r.charge_before ~= nil then
+      local before, now = r.charge_before, rawget(b, "charge")
+      if now > 0.0 then
+        local lost = before - now
+        b.time_left = (lost > 1e-6 or lost < -1e-6) and before * dt / lost or INF
+      else
+        b.time_left = 0.0
+      end
+      r.charge_before = now
+    end
+  end
+end
+
+-- set_paused(mask): robots whose byte in ``mask`` is 1 skip step() (their readings are still
+-- filled); nil: every robot steps
+function M.set_paused(mask) paused = mask end
+
 -- one tick: readings in, step() on every robot, (calls, range-and-bearing data, failures) out
 function M.step_all(slow, start, heard, payload, width, ...)
   fill(robots, n_robots, ...)
   fill_slow(slow)
   if start ~= nil then fill_rab(start, heard, payload, width) end
+  if batteries then battery_time_left() end
   failures = {}
   -- calls made by init() or reset() are still in ``calls``: as ARGoS's actuators, they take
   -- effect with the first tick's, before them
+  local mask = paused
   for k = 1, n_robots do
     local r = robots[k]
-    if not r.failed then
+    if not r.failed and not (mask ~= nil and sbyte(mask, k) == 1) then
       local ok, err = protected(r.env.step)
       if not ok then fail(k, "step", err) end
     end

@@ -252,6 +252,32 @@ def test_buzz_script_on_real_robots_through_the_radio_topic(listening_fake):
         run.close()
 
 
+def test_lua_scripts_of_lost_robots_are_paused(listening_fake):
+    """A Lua robot out of reach stops stepping until it is back, as a Buzz VM does; the
+    others go on."""
+    fake, eps = listening_fake
+    cfg = load_experiment(HERE / "rvr_lua_real.toml")
+    run = open_real(cfg, ["rvr_1", "rvr_2"], base_dir=HERE, connect=eps)
+    try:
+        run_until(run, fake, lambda s: (wheels(s, "rvr_1") or [()])[-1] == (0.1, 0.1)
+                  and (wheels(s, "rvr_2") or [()])[-1] == (0.1, 0.1),
+                  what="Lua wheel commands")
+        lua = run.sim.groups[0].controllers[0]
+        fake.tell("silence rvr_2")
+        run_until(run, fake, lambda s: run.links.links[1].state == "lost", what="rvr_2 lost")
+        steps = lua.get_global(1, "steps")
+        for _ in range(3):
+            run.tick()
+        assert lua.get_global(1, "steps") == steps
+        assert lua.get_global(0, "steps") > steps
+        fake.tell("resume rvr_2")
+        run_until(run, fake, lambda s: run.links.links[1].state == "live", what="rvr_2 back")
+        run.tick()
+        assert lua.get_global(1, "steps") > steps
+    finally:
+        run.close()
+
+
 @pytest.mark.parametrize("endpoint, message", [("foo", "a zenoh endpoint is"),
                                                ("tcp/127.0.0.1:99999", "cannot open")])
 def test_cli_real_refuses_bad_endpoints(endpoint, message):

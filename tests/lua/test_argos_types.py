@@ -160,7 +160,9 @@ function step()
   seen, same = #cam, true
   for i = 1, #cam do
     local b, c = cam[i], robot.camera[i]
-    same = same and b.x == c.column and b.y == c.row and b.color.red == c.color.red
+    -- ARGoS's blobs are whole pixels
+    same = same and b.x == math.floor(c.column + 0.5) and b.y == math.floor(c.row + 0.5)
+      and b.x % 1 == 0 and b.color.red == c.color.red
   end
 end""")
     sim.run(5)

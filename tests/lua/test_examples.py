@@ -88,3 +88,21 @@ def test_odometry_from_the_wheels_follows_the_robots():
     ctrl = sim.groups[0].controllers[0]
     assert all(ctrl.get_global(k, "error_cm") < 0.1 for k in range(4))
     assert np.all(sim.commands("walkers")["leds"][:, 0] == [0, 255, 0])
+
+
+def test_plugin_api_example_turns_away_and_shows_it_with_the_plugins_leds():
+    sim = _sim("epuck2_plugin_api")
+    ctrl = sim.groups[0].controllers[0]
+    turned = set()
+    for _ in range(400):
+        sim.step()
+        leds = sim.commands("ep")["leds"]
+        for k in range(6):
+            turning = ctrl.get_global(k, "turning")
+            if turning:
+                turned.add(k)
+            assert leds[k, 8].tolist() == ([255, 0, 0] if turning else [0, 0, 0])   # front
+            assert leds[k, 9].tolist() == ([0, 0, 0] if turning else [0, 255, 0])   # body
+    assert sim.robot_failures() == []
+    assert len(turned) >= 3
+    assert any(text.startswith("ToF ") and " mm " in text for *_, text in sim.logs)

@@ -84,7 +84,7 @@ function step()
   axis_z = axis.z
   w = p.orientation.w
   left, right = robot.encoder[1].left, robot.encoder[1].right
-  tof = robot.tof[1]
+  tof = robot.tof   -- the E-Puck2 plug-in's form: a number
   robot.wheels.set_velocity(4, 6)
 end""", sensors={"positioning": True, "encoders": True, "tof": True}, count=2)
     sim.run(5)
