@@ -17,10 +17,11 @@ from swarmstack.experiments.simulation import Simulation
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "argos").glob("*.argos"))
 ANCHORS = sorted((Path(__file__).parent / "anchors").glob("*.argos"))
+BENCHMARKS = sorted((ROOT / "benchmarks" / "argos").glob("*.argos"))   # run by ARGoS too
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("path", EXAMPLES + ANCHORS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXAMPLES + ANCHORS + BENCHMARKS, ids=lambda p: p.stem)
 def test_imports_to_a_valid_experiment(path, tmp_path):
     out = tmp_path / "sub" / f"{path.stem}.toml"
     out.parent.mkdir()
@@ -38,7 +39,7 @@ def test_imports_to_a_valid_experiment(path, tmp_path):
     assert result.exit_code == 0, result.output
 
 
-@pytest.mark.parametrize("path", EXAMPLES + ANCHORS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXAMPLES + ANCHORS + BENCHMARKS, ids=lambda p: p.stem)
 def test_runs_from_the_cli(path, tmp_path):
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path), "--ticks", "20",
                                  "--quiet"])
