@@ -236,18 +236,7 @@ def test_buzz_script_on_real_robots_through_the_radio_topic(listening_fake):
         assert run.summary()["radio"]["frames_sent"] > 0
 
         # a robot out of reach: its VM stops stepping until it is back
-        buzz = run.sim.groups[0].controllers[0]
-        fake.tell("silence rvr_2")
-        run_until(run, fake, lambda s: run.links.links[1].state == "lost", what="rvr_2 lost")
-        steps = buzz.get_global(1, "steps")
-        for _ in range(3):
-            run.tick()
-        assert buzz.get_global(1, "steps") == steps
-        assert buzz.get_global(0, "steps") > steps
-        fake.tell("resume rvr_2")
-        run_until(run, fake, lambda s: run.links.links[1].state == "live", what="rvr_2 back")
-        run.tick()
-        assert buzz.get_global(1, "steps") > steps
+        _paused_while_lost(run, fake, run.sim.groups[0].controllers[0])
     finally:
         run.close()
 
@@ -262,18 +251,7 @@ def test_lua_scripts_of_lost_robots_are_paused(listening_fake):
         run_until(run, fake, lambda s: (wheels(s, "rvr_1") or [()])[-1] == (0.1, 0.1)
                   and (wheels(s, "rvr_2") or [()])[-1] == (0.1, 0.1),
                   what="Lua wheel commands")
-        lua = run.sim.groups[0].controllers[0]
-        fake.tell("silence rvr_2")
-        run_until(run, fake, lambda s: run.links.links[1].state == "lost", what="rvr_2 lost")
-        steps = lua.get_global(1, "steps")
-        for _ in range(3):
-            run.tick()
-        assert lua.get_global(1, "steps") == steps
-        assert lua.get_global(0, "steps") > steps
-        fake.tell("resume rvr_2")
-        run_until(run, fake, lambda s: run.links.links[1].state == "live", what="rvr_2 back")
-        run.tick()
-        assert lua.get_global(1, "steps") > steps
+        _paused_while_lost(run, fake, run.sim.groups[0].controllers[0])
     finally:
         run.close()
 
@@ -339,3 +317,19 @@ def test_designed_pfsm_on_real_robots_reads_the_reference_model_from_topics(list
         assert ref["light"].tolist() == [42.0, 42.0]
     finally:
         run.close()
+
+
+def _paused_while_lost(run, fake, script) -> None:
+    """rvr_2 falls silent: its script's ``steps`` global stops counting while rvr_1's goes
+    on, and counts again once rvr_2 is back."""
+    fake.tell("silence rvr_2")
+    run_until(run, fake, lambda s: run.links.links[1].state == "lost", what="rvr_2 lost")
+    steps = script.get_global(1, "steps")
+    for _ in range(3):
+        run.tick()
+    assert script.get_global(1, "steps") == steps
+    assert script.get_global(0, "steps") > steps
+    fake.tell("resume rvr_2")
+    run_until(run, fake, lambda s: run.links.links[1].state == "live", what="rvr_2 back")
+    run.tick()
+    assert script.get_global(1, "steps") > steps

@@ -526,16 +526,19 @@ def test_sigkill_leaves_complete_parts_and_a_dead_heartbeat(tmp_path):
     assert list(out.iterdir()) == []
 
 
-def test_a_stopped_runs_buzz_robots_no_longer_step(tmp_path):
-    script = tmp_path / "count.bzz"
-    script.write_text("function init() { steps = 0 }\nfunction step() { steps = steps + 1 }\n")
+@pytest.mark.parametrize("language, text", [
+    ("buzz", "function init() { steps = 0 }\nfunction step() { steps = steps + 1 }\n"),
+    ("lua", "function init() steps = 0 end\nfunction step() steps = steps + 1 end\n")])
+def test_a_stopped_runs_script_robots_no_longer_step(tmp_path, language, text):
+    script = tmp_path / f"count.{'bzz' if language == 'buzz' else 'lua'}"
+    script.write_text(text)
     cfg = parse_experiment({
         "simulation": {"ticks": 50}, "arena": {"size": [1.0, 1.0]},
-        "robots": [{"name": "b", "count": 2, "controller": {"buzz": str(script)}}]})
+        "robots": [{"name": "b", "count": 2, "controller": {language: str(script)}}]})
     sim = Simulation(cfg, runs=2, isolate_runs=True, base_dir=tmp_path)
     sim.start()
     sim.run(4)
-    ctrl = sim.buzz("b")
+    ctrl = sim.group("b").controllers[0]
     run = sim.world.bodies.run[sim.group("b").slice.slice]
     sim.stop_run(0)
     before = [ctrl.get_global(k, "steps") for k in range(4)]
@@ -544,4 +547,4 @@ def test_a_stopped_runs_buzz_robots_no_longer_step(tmp_path):
     assert [a - b for a, b, r in zip(after, before, run) if r == 0] == [0, 0]
     assert [a - b for a, b, r in zip(after, before, run) if r == 1] == [3, 3]
     sim.reset()
-    assert sim.buzz("b").paused is None
+    assert sim.group("b").controllers[0].paused is None
