@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import tempfile
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.cpu import cpu_seconds  # noqa: E402
 from swarmstack import threads  # noqa: E402
 from swarmstack.design.chocolate import CHOCOLATE  # noqa: E402
 from swarmstack.design.evaluate import Batch, Mission, evaluate, run_batch  # noqa: E402
@@ -39,14 +39,6 @@ from swarmstack.design.space import pfsm_space, to_text  # noqa: E402
 ROBOTS, TICKS = 20, 1200
 TARGET_RUNS, TARGET_S = 50_000, 15 * 60
 
-
-def _cpu_s() -> float:
-    """CPU time (user + system) of this process and of its ended children."""
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        r = resource.getrusage(who)
-        total += r.ru_utime + r.ru_stime
-    return total
 
 
 def design_throughput(budget: int, workers: int, runs_per_batch: int, seed: int) -> dict:
@@ -66,12 +58,12 @@ def design_throughput(budget: int, workers: int, runs_per_batch: int, seed: int)
             return [-v for v in evaluate(mission, texts, ex, runs_per_batch, workers, ledger)]
 
         t0 = time.perf_counter()
-        cpu0 = _cpu_s()
+        cpu0 = cpu_seconds()
         res = IteratedRace(space, costs, budget, seed, min_batch=MIN_BATCH).run()
         wall = time.perf_counter() - t0
         ledger.close()
     # workers' CPU is counted when they end (their warm-up included)
-    cpu = _cpu_s() - cpu0
+    cpu = cpu_seconds() - cpu0
     return {"case": "design", "budget": budget, "runs": res.evaluations, "workers": workers,
             "runs_per_batch": runs_per_batch, "wall_s": wall, "cpu_s": cpu,
             "runs_per_cpu_s": res.evaluations / cpu,
@@ -90,10 +82,10 @@ def batch_throughput(runs: int) -> dict:
     run_batch(Batch(Mission(mission.experiment, "aggregation", "swarm", 5), texts,
                     tuple(range(runs))))
     t0 = time.perf_counter()
-    cpu0 = _cpu_s()
+    cpu0 = cpu_seconds()
     run_batch(Batch(mission, texts, tuple(range(runs))))
     wall = time.perf_counter() - t0
-    cpu = _cpu_s() - cpu0
+    cpu = cpu_seconds() - cpu0
     return {"case": "batch", "runs": runs, "workers": 1, "wall_s": wall, "cpu_s": cpu,
             "runs_per_cpu_s": runs / cpu,
             "runs_per_s": runs / wall, "robot_ticks_per_s": runs * ROBOTS * TICKS / wall}

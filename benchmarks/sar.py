@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -24,16 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.cpu import cpu_seconds  # noqa: E402
 from swarmstack.experiments.reproduce.sar import (PAPER_ARENAS_M, PAPER_DRONES,  # noqa: E402
                                                   PAPER_RUNS, run_study)
 
 TARGET_S = 600.0   # the full study in at most 10 minutes on the 2-core reference machine
 
-
-def _cpu_s() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main(argv=None) -> int:
@@ -44,9 +39,9 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     runs = max(1, round(PAPER_RUNS * a.scale))
     load0 = os.getloadavg()[0]
-    cpu0, t0 = _cpu_s(), time.perf_counter()
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
     study = run_study(PAPER_ARENAS_M, PAPER_DRONES, runs, a.workers)
-    wall, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
     robot_ticks = 0
     print(f"{'arena m':>8} {'drones':>6} {'search':>7} {'runs':>4} {'ticks':>6} {'formed':>6}")
     for (arena, drones, search), c in sorted(study.cases.items()):

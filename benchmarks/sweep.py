@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -27,18 +26,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.cpu import cpu_seconds  # noqa: E402
 from swarmstack import threads  # noqa: E402
 from swarmstack.experiments.reproduce.epuck2_study import (PAPER_ROBOTS, PAPER_SEEDS,  # noqa: E402
                                                             PAPER_SIM_S, TICKS_PER_S, run_study)
 
 ARGOS_S_PER_RUN = 30.28   # ARGoS + E-Puck2 plug-in, 50 robots, proximity, 72 000 ticks, our machine
 
-
-def _cpu_s() -> float:
-    """CPU seconds (user + system) of this process and of its waited-for children."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main(argv=None) -> int:
@@ -63,11 +57,11 @@ def main(argv=None) -> int:
     if out.exists():
         shutil.rmtree(out)
     t0 = time.perf_counter()
-    cpu0 = _cpu_s()
+    cpu0 = cpu_seconds()
     spec, outcome = run_study(out, seeds=a.seeds, ticks=a.ticks, workers=a.workers, ray=a.ray,
                               progress=not a.json, batch_runs=a.batch_runs)
     wall = time.perf_counter() - t0
-    cpu = _cpu_s() - cpu0   # this process and its finished worker processes (not Ray's)
+    cpu = cpu_seconds() - cpu0   # this process and its finished worker processes (not Ray's)
     ticks = a.ticks or int(PAPER_SIM_S * TICKS_PER_S)
     runs = outcome.total
     robot_ticks = runs * PAPER_ROBOTS * ticks

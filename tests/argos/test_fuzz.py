@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from swarmstack.argos import ArgosError, import_argos, load_argos
 from swarmstack.experiments.config import ConfigError
+from tests.argos.test_translate import _plain
 
 ROOT = Path(__file__).resolve().parents[2]
 BASES = [p.read_text(encoding="utf-8") for p in
@@ -79,11 +80,3 @@ def test_mutated_files_translate_or_are_refused_in_one_line(tmp_path, text):
     except ConfigError as exc:
         for p in exc.problems:
             assert "\n" not in p and p.startswith(f"{path}"), p
-
-
-def _plain(v):
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
