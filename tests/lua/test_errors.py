@@ -103,13 +103,18 @@ def test_a_host_function_refusing_its_arguments_stops_the_robot(tmp_path):
     assert f["error"].startswith("robot.goto(): ") and "before takeoff()" in f["error"]
 
 
-def test_the_cli_reports_a_failed_robot_with_file_and_line(tmp_path):
-    (tmp_path / "ctrl.lua").write_text("function step()\n  robot.nothing.here = 1\nend\n")
+def _run_cli(tmp_path, script: str, count: int):
+    """`swarmstack run` for 3 ticks of ``count`` robots running the Lua ``script``."""
+    (tmp_path / "ctrl.lua").write_text(script)
     (tmp_path / "exp.toml").write_text(
-        '[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "g"\ncount = 2\n'
+        f'[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "g"\ncount = {count}\n'
         'controller = { lua = "ctrl.lua" }\n')
-    result = CliRunner().invoke(app, ["run", str(tmp_path / "exp.toml"), "--out",
-                                      str(tmp_path / "out"), "--ticks", "3", "--quiet"])
+    return CliRunner().invoke(app, ["run", str(tmp_path / "exp.toml"), "--out",
+                                    str(tmp_path / "out"), "--ticks", "3", "--quiet"])
+
+
+def test_the_cli_reports_a_failed_robot_with_file_and_line(tmp_path):
+    result = _run_cli(tmp_path, "function step()\n  robot.nothing.here = 1\nend\n", 2)
     assert "Traceback" not in result.output
     assert "ctrl.lua:2: attempt to index a nil value (field 'nothing')" in result.output
 
@@ -117,12 +122,7 @@ def test_the_cli_reports_a_failed_robot_with_file_and_line(tmp_path):
 
 def test_speeds_clamped_from_a_script_are_not_blamed_on_metres_per_second(tmp_path):
     # a Lua script writes cm/s already: the hint for Python controllers would mislead
-    (tmp_path / "ctrl.lua").write_text("function step() robot.wheels.set_velocity(90, 90) end\n")
-    (tmp_path / "exp.toml").write_text(
-        '[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "g"\ncount = 1\n'
-        'controller = { lua = "ctrl.lua" }\n')
-    result = CliRunner().invoke(app, ["run", str(tmp_path / "exp.toml"), "--out",
-                                      str(tmp_path / "out"), "--ticks", "3", "--quiet"])
+    result = _run_cli(tmp_path, "function step() robot.wheels.set_velocity(90, 90) end\n", 1)
     assert result.exit_code == 0, result.output
     assert "wheel speeds above the robot's maximum were clamped in 3 robot-ticks" in result.output
     assert "m/s" not in result.output
