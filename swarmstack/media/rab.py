@@ -312,6 +312,7 @@ class Medium:
         self._kept = np.zeros(n, dtype=np.int64)
         self._lost = np.zeros(n, dtype=np.int64)
         self._found = np.zeros(n, dtype=np.int64)
+        self._scratch_lost = np.zeros(n, dtype=np.int64)
         self._bodies_checked = None
         self._static_scene = None
         self._static_reach = 0.0
@@ -394,8 +395,8 @@ class Medium:
         if world.cell_start is None:
             world.refresh_grid()
         tick = int(world.tick if tick is None else tick)
-        per_m = self._sums_only()
-        if per_m is not None:
+        per_m, full = self._sums_plan()
+        if per_m is not None and not full:
             return self._deliver_sums(world, tick, per_m)
         s = self.stats
         K.prepare(self.out_size, self.enabled, p.range_m, p.payload_bytes, b.run, self.n_runs,
@@ -423,6 +424,11 @@ class Medium:
             b.run, s.delivered, s.dropped, self._emits, self.outbox, self.out_size,
             self.enabled)
         self.inbox = Inbox(start, sender, dist, az, el, sent, sent_size)
+        if per_m is not None:
+            # the sums readers get the numbers they get without the inbox (the list of
+            # receptions is only added): a run does not change when it is watched
+            count, pull = self._direct_sums(world, tick, per_m, self._scratch_lost)
+            self._sums = (self.inbox, per_m, count, pull)
         return self.inbox
 
     # ------------------------------------------------------------------ neighbour sums
@@ -446,18 +452,38 @@ class Medium:
             self._sums = (inbox, per_m, count, pull)
         return self._sums[2], self._sums[3]
 
-    def _sums_only(self) -> Optional[float]:
-        """The scale of the sums when every reader wants only those and they can be made
-        without the inbox; None otherwise (a full delivery)."""
-        if self.keep_inbox or not self.readers:
-            return None
-        per_m = self.readers[0].sums_per_m
-        if per_m is None or any(r.sums_per_m != per_m for r in self.readers):
-            return None
+    def _sums_plan(self) -> tuple[Optional[float], bool]:
+        """``(per_m, full)``: the scale of the neighbour sums made straight from the bodies
+        (None: no reader wants sums, or they cannot be made so) and whether every reception
+        must also be listed (a reader of the inbox, ``keep_inbox``, or sums that must come
+        from the inbox)."""
+        if not self.readers:
+            return None, True
+        scales = {r.sums_per_m for r in self.readers}
+        full = self.keep_inbox or None in scales
+        scales.discard(None)
         p = self.params
-        if p.robots_occlude or p.capacity.any() or not self._runs_csr[2]:
-            return None
-        return float(per_m)
+        if len(scales) != 1 or p.robots_occlude or p.capacity.any() or not self._runs_csr[2]:
+            return None, True
+        return float(scales.pop()), full
+
+    def _direct_sums(self, world, tick: int, per_m: float, lost: np.ndarray):
+        """``rab_sums.sums_small_runs`` over the world (``_emits``/``_reach`` of this tick's
+        ``prepare``): ``(count, pull)``; drops per receiver into ``lost``."""
+        p = self.params
+        b = world.bodies
+        aabb, static_start, static_items = self._static_index(
+            world.scene, float(p.range_m.max(initial=0.0)))
+        count = np.empty(b.n, dtype=np.int64)
+        pull = np.empty((b.n, 2))
+        run_start, run_bodies, _ = self._runs_csr
+        arena = world.scene.arena
+        S.sums_small_runs(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
+                          b.yaw, b.run, b.robot_id, p.range_m, p.antenna_m, p.drop,
+                          p.range_noise_m, p.bearing_noise_rad, p.keys, p.occlusion,
+                          arena.boxes, arena.cylinders, aabb, static_start, static_items,
+                          world.scene.grid, run_start, run_bodies, per_m, count, pull, lost)
+        return count, pull
 
     def _deliver_sums(self, world, tick: int, per_m: float) -> SummedInbox:
         p = self.params

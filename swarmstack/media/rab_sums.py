@@ -1,20 +1,24 @@
 """What a receiver heard, summed: per body the number of robots heard and the attraction vector
-``Σ (1/(1 + per_m·d), ∠azimuth)`` over them — all a controller needs that only counts
+``Σ (1/(1 + per_m·d), ∠bearing)`` over them — all a controller needs that only counts
 neighbours and moves towards or away from them (AutoMoDe's Chocolate modules).
 
-Two ways to the same numbers, bit for bit:
-
-``sums_from_inbox``
-    from a full :class:`~swarmstack.media.rab.Inbox` (its receptions in sender order).
 ``sums_small_runs``
-    straight from the bodies, without the inbox: for every receiver, the bodies of its run
-    in body order (``run_start``/``run_bodies``, CSR per run, each run's bodies sorted),
-    each tested and measured with the arithmetic of ``rab_kernels._receive_range`` (range,
-    sight line past static shapes, drop, distance and bearing, noise) and added to the sums
-    in that order — the order of the inbox. No grid walk, no sort, no slots, no packing: for
-    runs of a few tens of robots a receiver looks at every robot of its run faster than it
-    walks the grid. It does not do what only changes *which* receptions are kept among many
-    (a receiver's ``capacity``) or robots that occlude: the medium uses it only without them.
+    the definition, straight from the bodies: for every receiver, the bodies of its run in
+    body order (``run_start``/``run_bodies``, CSR per run, each run's bodies sorted), each
+    tested and measured with the arithmetic of ``rab_kernels._receive_range`` (range, sight
+    line past static shapes, drop, distance, noise) and added to the sums in that order — the
+    order of the inbox. An exact bearing enters as the unit vector towards the sender in the
+    receiver's frame (no atan2, no sin/cos: the kernel's largest cost); a noisy one as the
+    angle, drawn and wrapped as the full delivery draws it. No grid walk, no sort, no slots,
+    no packing: for runs of a few tens of robots a receiver looks at every robot of its run
+    faster than it walks the grid. It cannot do what only changes *which* receptions are
+    kept among many (a receiver's ``capacity``) or robots that occlude.
+``sums_from_inbox``
+    the same sums from a full :class:`~swarmstack.media.rab.Inbox` (its receptions in sender
+    order, bearings as angles), for the configurations the other cannot serve (a receiver
+    capacity, robots that occlude, runs of more than ``SUMS_MAX_RUN_BODIES`` bodies, readers
+    asking for different scales): the same receptions and counts, the vector equal to within
+    rounding (bit for bit when bearings are noisy).
 """
 
 from __future__ import annotations
@@ -130,18 +134,28 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
             bx = m00 * dx + m01 * dy + m02 * dz
             by = m10 * dx + m11 * dy + m12 * dz
             d = math.sqrt(dx * dx + dy * dy + dz * dz)
-            a = math.atan2(by, bx)
-            if sd > 0.0 or sb > 0.0:
-                c0 = CHANNELS_PER_SENDER * robot_id[i]
-                if sd > 0.0:
-                    d = max(0.0, d + sd * gaussian(key, tick, c0 + CH_RANGE))
-                if sb > 0.0:
-                    a = a + sb * gaussian(key, tick, c0 + CH_AZIMUTH)
-                    if a > math.pi or a < -math.pi:
-                        a = math.atan2(math.sin(a), math.cos(a))
+            c0 = CHANNELS_PER_SENDER * robot_id[i]
+            if sd > 0.0:
+                d = max(0.0, d + sd * gaussian(key, tick, c0 + CH_RANGE))
+            if sb > 0.0:
+                # a noisy bearing is an angle: drawn, wrapped, then made a unit vector
+                a = math.atan2(by, bx) + sb * gaussian(key, tick, c0 + CH_AZIMUTH)
+                if a > math.pi or a < -math.pi:
+                    a = math.atan2(math.sin(a), math.cos(a))
+                ux = np.cos(a)
+                uy = np.sin(a)
+            else:
+                # the exact bearing's unit vector, without atan2 and sin/cos (half the cost)
+                h = math.sqrt(bx * bx + by * by)
+                if h > 0.0:
+                    ux = bx / h
+                    uy = by / h
+                else:      # straight above or below: the bearing atan2 gives (0 or π)
+                    ux = -1.0 if math.copysign(1.0, bx) < 0.0 else 1.0
+                    uy = 0.0
             w = 1.0 / (1.0 + per_m * d)
-            px += w * np.cos(a)
-            py += w * np.sin(a)
+            px += w * ux
+            py += w * uy
             n += 1
         count[j] = n
         lost[j] = n_lost
