@@ -382,10 +382,13 @@ class Simulation:
 
     def _warm_up(self) -> None:
         """One actuate + physics pass on the safe commands, undone: Numba compiles (or loads)
-        the kernels here rather than inside the first timed tick."""
+        the kernels here rather than inside the first timed tick. The contact pass is left to
+        the first tick that moves a body: a run whose robots never move (or that stops before)
+        never loads it, nor the thread pool its parallel loop starts (20 ms of a 1-robot
+        run's start)."""
         snap = self.world.snapshot()
         self.actuate()
-        self.physics(force_contacts=True)
+        self.physics()
         self.world.restore(snap)
         self._clear_collisions()
 
@@ -514,7 +517,7 @@ class Simulation:
         for apply in self._actuate:
             apply()
 
-    def physics(self, force_contacts: bool = False) -> None:
+    def physics(self) -> None:
         """Each group's dynamics over the tick, then contacts (only if a body moved).
 
         When a body would travel further this tick than contacts can follow (its safe step,
@@ -528,7 +531,7 @@ class Simulation:
         b = w.bodies
         dt = w.scene.dt
         np.copyto(b.prev_pose, b.pose)  # the pose before the tick (contacts, velocities)
-        moved = force_contacts
+        moved = False
         k = 1
         for step in self._motion:
             r = step()
@@ -550,7 +553,7 @@ class Simulation:
             np.copyto(sx, b.x)
             np.copyto(sy, b.y)
             np.copyto(syaw, b.yaw)
-            moved = force_contacts
+            moved = False
             for integrate, start, stop, drive in self._dynamics_calls:
                 moved |= integrate(b, start, stop, drive, h)
             if moved:
