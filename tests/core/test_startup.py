@@ -116,3 +116,64 @@ def test_thread_settings_changed_between_ticks_take_effect(restored_threads):
         runs.append((sim.world.bodies.pose.copy(), sim.readings("epuck2")["encoders"].copy()))
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
     assert encoders.encoder_kernel_parallel.signatures  # the parallel form ran
+
+
+RUNTIME = """
+import json
+import numpy as np
+from numba import njit
+from swarmstack import jit
+
+jit.prepare()
+
+@njit
+def doubled_sum(n):
+    a = np.arange(n) * 2   # allocates and frees: Numba's runtime at work
+    return a.sum()
+
+print(json.dumps({"sum": int(doubled_sum(10)), "cached": jit.runtime_loaded_from_cache,
+                  "path": str(jit.runtime_cache_path())}))
+"""
+
+
+def _runtime_run(cache_dir):
+    out = subprocess.run([sys.executable, "-c", RUNTIME], cwd=cache_dir, capture_output=True,
+                         text=True, timeout=600,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
+                              "NUMBA_CACHE_DIR": str(cache_dir)})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_numba_runtime_is_compiled_once_then_loaded_from_the_cache(tmp_path):
+    first = _runtime_run(tmp_path)
+    assert first["sum"] == 90 and not first["cached"]
+    path = Path(first["path"])
+    assert path.parent == tmp_path and path.is_file()
+    second = _runtime_run(tmp_path)
+    assert second == {**first, "cached": True}
+    # a damaged file is compiled anew (and replaced), never trusted
+    path.write_bytes(b"not a runtime")
+    third = _runtime_run(tmp_path)
+    assert third == first
+    assert _runtime_run(tmp_path)["cached"]
+
+
+BLAS = """
+import os, sys
+import swarmstack, numpy
+print(os.environ.get("OPENBLAS_NUM_THREADS"), len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_numpys_blas_starts_on_one_thread_unless_the_environment_chooses(tmp_path):
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", BLAS], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "1"]   # no BLAS thread beside the main one
+    out = subprocess.run([sys.executable, "-c", BLAS], cwd=tmp_path, capture_output=True,
+                         text=True, env={**env, "OPENBLAS_NUM_THREADS": "2"}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "2"
