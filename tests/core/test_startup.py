@@ -33,7 +33,11 @@ cfg = {"arena": {"size": [1.0, 1.0]},
 sim = Simulation.from_dict(cfg, seed=5)
 sim.run(20)
 loaded = {m: m in sys.modules for m in ("scipy", "yaml", "numba.np.arraymath",
-                                        "numba.np.arrayobj", "numba.cpython.mathimpl")}
+                                        "numba.np.arrayobj", "numba.cpython.mathimpl",
+                                        "swarmstack.robots.rvr", "swarmstack.robots.crazyflie",
+                                        "duckdb")}
+from swarmstack.robots import ROBOT_TYPES
+types = sorted(ROBOT_TYPES)   # listing the registry: every built-in type
 from numba import njit
 import numpy as np
 
@@ -44,18 +48,20 @@ def total(a):
 after = total(np.arange(4.0))
 import scipy, yaml
 print(json.dumps({"loaded": loaded, "after": after,
-                  "pose": sim.world.bodies.pose[:, :3].round(12).tolist(),
+                  "pose": sim.world.bodies.pose[:, :3].round(12).tolist(), "types": types,
                   "compiler_library": "numba.np.arraymath" in sys.modules}))
 """
 
 
-def test_a_run_loads_neither_the_compiler_library_nor_scipy_nor_yaml(tmp_path):
+def test_a_run_loads_neither_the_compiler_library_nor_what_it_does_not_use(tmp_path):
+    """Nor SciPy, PyYAML, DuckDB (nothing written) or the robot types it has no group of."""
     out = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, capture_output=True,
                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
                          timeout=600)
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert not any(r["loaded"].values()), r["loaded"]
+    assert {"epuck2", "rvr", "crazyflie"} <= set(r["types"])
     # compiling afterwards loads the library and computes as always
     assert r["after"] == 12.0 and r["compiler_library"]
     # the same run in this process (modules loaded in any order) gives the same poses
