@@ -192,3 +192,27 @@ def test_numpys_blas_starts_on_one_thread_unless_the_environment_chooses(tmp_pat
                          text=True, env={**env, "OPENBLAS_NUM_THREADS": "2"}, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == "2"
+
+
+COMMAND = """
+import atexit, sys
+atexit.register(lambda: print("LOADED", *sorted(m for m in ("rich", "duckdb") if m in sys.modules),
+                              file=sys.stderr))
+from swarmstack.cli import main
+main()
+"""
+
+
+def test_a_quiet_run_of_the_command_that_logs_nothing_imports_neither_rich_nor_duckdb(tmp_path):
+    exp = tmp_path / "one.toml"
+    exp.write_text('[arena]\nsize = [1.0, 1.0]\n\n[[robots]]\nname = "e"\ncount = 1\n'
+                   'sensors = { encoders = true }\n'
+                   'controller = { python = "tests.core.controllers:RandomWheels" }\n\n'
+                   '[output]\ntrajectories = false\n')
+    out = subprocess.run([sys.executable, "-c", COMMAND, "run", str(exp), "--out",
+                          str(tmp_path / "out"), "--quiet", "--ticks", "3"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "LOADED"
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["ticks_done"] == 3
