@@ -24,6 +24,10 @@ made a process's start cost more than it needs:
   Numba reads it as always). SciPy and PyYAML import normally for everything else.
 - A tick calls the kernels of a small group many times with the same arrays: :func:`compiled`
   hands out the machine code for those argument types, without the dispatcher's type checks.
+- Loading a cached kernel listed every symbol of the library code it brings (hundreds of
+  LLVM calls, ~1 ms a kernel) so that later look-ups of a symbol by name could be answered
+  from a set; the look-up now asks the loaded modules for that one name instead
+  (:func:`_symbols_looked_up_by_name`).
 - Numba's type of an array first checks that it is not a NumPy masked array, which imports
   ``numpy.ma`` (0.01 s) in a process that has none: while ``numpy.ma`` is not imported no
   masked array can exist, and the array's type is worked out without the check.
@@ -114,6 +118,7 @@ def prepare() -> None:
     _environments_without_imports()
     _runtime_from_cache(nrt)
     _array_type_without_masked_arrays()
+    _symbols_looked_up_by_name()
 
 
 def _load_library_on_compile(context_class) -> None:
@@ -218,6 +223,41 @@ def _environments_without_imports() -> None:
         return env
 
     environment._rebuild_env = rebuild_env
+
+
+def _symbols_looked_up_by_name() -> None:
+    """Numba's execution engine records the symbols every module added to it defines, to answer
+    ``is_symbol_defined(name)`` (getting a kernel's entry point, linking new code). Listing
+    them costs ~1 ms per cached kernel: the modules are kept instead, and a look-up asks each
+    for that name (a defined, not merely declared, function or global, as the listing kept)."""
+    try:
+        from numba.core import codegen
+    except ImportError:
+        return
+    engine = getattr(codegen, "JitEngine", None)
+    if engine is None or getattr(engine, "_symbols_by_name", False) or not all(
+            hasattr(engine, a) for a in ("_load_defined_symbols", "is_symbol_defined")):
+        return
+
+    def load_defined_symbols(self, mod):
+        self.__dict__.setdefault("_symbol_modules", []).append(mod)
+
+    def is_symbol_defined(self, name):
+        if name in self._defined_symbols:
+            return True
+        for mod in self.__dict__.get("_symbol_modules", ()):
+            for lookup in (mod.get_function, mod.get_global_variable):
+                try:
+                    if not lookup(name).is_declaration:
+                        self._defined_symbols.add(name)
+                        return True
+                except NameError:
+                    pass
+        return False
+
+    engine._load_defined_symbols = load_defined_symbols
+    engine.is_symbol_defined = is_symbol_defined
+    engine._symbols_by_name = True
 
 
 def _array_type_without_masked_arrays() -> None:

@@ -50,13 +50,26 @@ after = total(np.arange(4.0))
 def first(a):
     return a[0]
 
+from swarmstack.sensors.encoders import encoder_kernel
+
+@njit
+def twice(speed, keys, acc, out):  # new code calling a kernel the run loaded from the cache
+    for _ in range(2):
+        encoder_kernel(speed, 0.1, 7800.0, 0, 0.0, keys, 3, acc, out)
+
+speed = np.array([[0.05, -0.02], [0.1, 0.0]])
+keys = np.zeros((2, 4), dtype=np.uint64)[:, 1]
+acc, out = np.zeros((2, 2)), np.zeros((2, 2), dtype=np.int32)
+twice(speed, keys, acc, out)
+linked = out.tolist()
+
 try:  # Numba still refuses a masked array once they exist
     first(np.ma.array([1.0, 2.0]))
     masked = "accepted"
 except Exception as exc:
     masked = "refused" if "MaskedArray" in str(exc) else repr(exc)
 import scipy, yaml
-print(json.dumps({"loaded": loaded, "after": after, "masked": masked,
+print(json.dumps({"loaded": loaded, "after": after, "masked": masked, "linked": linked,
                   "pose": sim.world.bodies.pose[:, :3].round(12).tolist(), "types": types,
                   "compiler_library": "numba.np.arraymath" in sys.modules}))
 """
@@ -73,6 +86,7 @@ def test_a_run_loads_neither_the_compiler_library_nor_what_it_does_not_use(tmp_p
     assert {"epuck2", "rvr", "crazyflie"} <= set(r["types"])
     # compiling afterwards loads the library and computes as always
     assert r["after"] == 12.0 and r["compiler_library"] and r["masked"] == "refused"
+    assert r["linked"][1][0] == 2 * 78
     # the same run in this process (modules loaded in any order) gives the same poses
     cfg = {"arena": {"size": [1.0, 1.0]},
            "robots": [{"name": "e", "type": "epuck2", "count": 3, "sensors": {"encoders": True},
