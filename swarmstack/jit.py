@@ -309,8 +309,9 @@ runtime_loaded_from_cache = False  # this process's Numba runtime came from the 
 
 def _runtime_from_cache(nrt) -> None:
     """Numba's runtime library from its cached machine code when the file was made for this
-    CPU (the codegen's magic tuple, as Numba checks for a kernel); else compiled as before
-    and written for the next process. Any problem reading or writing: compiled as before."""
+    CPU and optimisation level (the codegen's magic tuple, as Numba checks for a kernel); else
+    compiled as before and written for the next process. Any problem reading or writing, or
+    Numba's runtime debugging on (``NUMBA_DEBUG_NRT``): compiled as before."""
     dynmod = getattr(nrt, "nrtdynmod", None)
     original = getattr(dynmod, "compile_nrt_functions", None)
     create = getattr(dynmod, "create_nrt_module", None)
@@ -322,7 +323,11 @@ def _runtime_from_cache(nrt) -> None:
         path = runtime_cache_path()
         codegen = ctx.codegen()
         try:
-            magic = codegen.magic_tuple()
+            from numba.core import config
+
+            if config.DEBUG_NRT:  # the runtime then prints as it counts: always compiled
+                return original(ctx)
+            magic = (codegen.magic_tuple(), str(config.OPT))
         except Exception:
             return original(ctx)
         if path is not None and path.is_file():
