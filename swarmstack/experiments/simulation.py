@@ -23,7 +23,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack import process, threads
 from swarmstack.actuators.leds import update_emitters
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.radio import RadioPort
@@ -379,6 +379,7 @@ class Simulation:
         self.sense()
         self.radio()
         self._call_controllers("init")
+        process.resume_collector()  # the start is over (swarmstack.process)
 
     def _warm_up(self) -> None:
         """One actuate + physics pass on the safe commands, undone: Numba compiles (or loads)

@@ -230,3 +230,34 @@ def test_a_quiet_run_of_the_command_that_logs_nothing_imports_neither_rich_nor_d
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip().splitlines()[-1] == "LOADED"
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["ticks_done"] == 3
+
+
+COLLECTOR = """
+import gc, json
+from swarmstack import process
+from swarmstack.experiments.simulation import Simulation
+cfg = {"arena": {"size": [1.0, 1.0]},
+       "robots": [{"name": "e", "type": "epuck2", "count": 2, "sensors": {"encoders": True},
+                   "controller": {"python": "tests.core.controllers:RandomWheels"}}]}
+seen = {}
+process.pause_collector()
+sim = Simulation.from_dict(cfg, seed=5)
+seen["while_building"] = gc.isenabled()
+sim.run(3)
+seen["after_start"] = gc.isenabled()
+seen["frozen"] = gc.get_freeze_count() > 0
+gc.disable()   # a script's own choice is left alone
+process.pause_collector()
+Simulation.from_dict(cfg, seed=5).run(3)
+seen["kept_off"] = not gc.isenabled()
+print(json.dumps(seen))
+"""
+
+
+def test_the_collector_paused_for_the_start_is_on_again_once_the_simulation_started(tmp_path):
+    out = subprocess.run([sys.executable, "-c", COLLECTOR], cwd=tmp_path, capture_output=True,
+                         text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+        "while_building": False, "after_start": True, "frozen": True, "kept_off": True}
