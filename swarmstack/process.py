@@ -6,7 +6,8 @@ collector went over them about 150 times before the first tick (35–50 ms of a 
 :func:`pause_collector` switches it off for the start; :func:`resume_collector`, called when a
 simulation has started, sets everything made so far aside for good (``gc.freeze``: never
 scanned again, nor freed, as such objects would not be anyway) and switches it back on, so
-garbage a run makes tick after tick is collected as usual. ``swarmstack run`` pauses it.
+garbage a run makes tick after tick is collected as usual. The ``swarmstack`` command pauses
+it as it starts; a command other than ``run`` resumes it once its arguments are read.
 
 Ending: tearing down the modules and objects that Numba and the kernels made takes 0.1–0.2 s,
 as long as a whole short run. When a command has written and closed everything it opened,

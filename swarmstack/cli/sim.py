@@ -200,9 +200,6 @@ def register(app: typer.Typer) -> None:
 
         Exit status: 0 completed, 1 failed (a controller error, a write error, an unusable
         --out), 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM."""
-        from swarmstack import process
-
-        process.pause_collector()  # until the simulation has started (swarmstack.process)
         from swarmstack.experiments.config import ConfigError, load_experiment
         from swarmstack.experiments.results import OutputFolderError, ResultsWriteError
         from swarmstack.experiments.runner import StopSignals, run_experiment

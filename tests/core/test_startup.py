@@ -209,8 +209,9 @@ def test_numpys_blas_starts_on_one_thread_unless_the_environment_chooses(tmp_pat
 
 
 COMMAND = """
-import atexit, sys
+import atexit, gc, sys
 atexit.register(lambda: print("LOADED", *sorted(m for m in ("rich", "duckdb") if m in sys.modules),
+                              "collector", gc.isenabled(), gc.get_freeze_count() > 0,
                               file=sys.stderr))
 from swarmstack.cli import main
 main()
@@ -218,6 +219,7 @@ main()
 
 
 def test_a_quiet_run_of_the_command_that_logs_nothing_imports_neither_rich_nor_duckdb(tmp_path):
+    """And the garbage collector, paused while the command starts, is on again at the end."""
     exp = tmp_path / "one.toml"
     exp.write_text('[arena]\nsize = [1.0, 1.0]\n\n[[robots]]\nname = "e"\ncount = 1\n'
                    'sensors = { encoders = true }\n'
@@ -228,7 +230,7 @@ def test_a_quiet_run_of_the_command_that_logs_nothing_imports_neither_rich_nor_d
                          cwd=ROOT, capture_output=True, text=True, timeout=600,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
-    assert out.stderr.strip().splitlines()[-1] == "LOADED"
+    assert out.stderr.strip().splitlines()[-1] == "LOADED collector True True"
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["ticks_done"] == 3
 
 
