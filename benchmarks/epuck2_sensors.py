@@ -31,8 +31,6 @@ import argparse
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -125,6 +123,9 @@ def measure_process(robots: int, sensor: str, sim_seconds: float, runs: int, con
     """:func:`measure` in ``repeat`` fresh processes (medians): the in-loop figures plus
     ``whole_process_s`` (start to exit) and ``first_tick_s`` (start to the first tick), in
     wall and in CPU time (``*_cpu_s``)."""
+    import statistics  # here, not at the top: a measured process's start does not pay for them
+    import subprocess
+
     cmd = [sys.executable, str(Path(__file__).resolve()), "--robots", str(robots),
            "--sensors", sensor, "--sim-seconds", repr(sim_seconds), "--runs", str(runs),
            "--controller", controller, "--seed", str(seed), "--speed-m-s", repr(speed_m_s),
@@ -180,6 +181,8 @@ def measure_command(robots: int, sensor: str, sim_seconds: float, runs: int, con
                     n_threads: int = 0) -> dict:
     """``swarmstack run`` of the same experiment in ``repeat`` fresh processes (medians): wall
     and CPU time from the command's start to its exit."""
+    import statistics
+    import subprocess
     import tempfile
 
     ticks = max(1, int(round(sim_seconds * 10)))
