@@ -229,7 +229,9 @@ def _symbols_looked_up_by_name() -> None:
     """Numba's execution engine records the symbols every module added to it defines, to answer
     ``is_symbol_defined(name)`` (getting a kernel's entry point, linking new code). Listing
     them costs ~1 ms per cached kernel: the modules are kept instead, and a look-up asks each
-    for that name (a defined, not merely declared, function or global, as the listing kept)."""
+    for that name (a defined, not merely declared, function or global, as the listing kept);
+    the first look-up of a name none defines lists them all, as before, so that compiling,
+    which asks for many such names, pays no more than it did."""
     try:
         from numba.core import codegen
     except ImportError:
@@ -239,13 +241,18 @@ def _symbols_looked_up_by_name() -> None:
             hasattr(engine, a) for a in ("_load_defined_symbols", "is_symbol_defined")):
         return
 
+    list_symbols = engine._load_defined_symbols
+
     def load_defined_symbols(self, mod):
         self.__dict__.setdefault("_symbol_modules", []).append(mod)
 
     def is_symbol_defined(self, name):
         if name in self._defined_symbols:
             return True
-        for mod in self.__dict__.get("_symbol_modules", ()):
+        pending = self.__dict__.get("_symbol_modules")
+        if not pending:
+            return False
+        for mod in reversed(pending):   # a kernel's entry point: in the module loaded last
             for lookup in (mod.get_function, mod.get_global_variable):
                 try:
                     if not lookup(name).is_declaration:
@@ -253,7 +260,12 @@ def _symbols_looked_up_by_name() -> None:
                         return True
                 except NameError:
                     pass
-        return False
+        # not defined by name (linking new code asks for many such): list the modules kept so
+        # far once, as Numba did when they were added, and answer from that from now on
+        for mod in pending:
+            list_symbols(self, mod)
+        pending.clear()
+        return name in self._defined_symbols
 
     engine._load_defined_symbols = load_defined_symbols
     engine.is_symbol_defined = is_symbol_defined
