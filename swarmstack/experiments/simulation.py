@@ -32,8 +32,6 @@ from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.experiments import build as builder
 from swarmstack.experiments.build import Group
 from swarmstack.experiments.config import ConfigError, ExperimentCfg, one_line, parse_experiment
-from swarmstack.physics import collisions
-from swarmstack.physics.contacts import resolve
 from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
@@ -120,6 +118,7 @@ class Simulation:
         self._before_contacts = np.empty_like(self.world.bodies.pose)
         self._pushed = np.zeros(n, dtype=np.bool_)        # the last contact pass moved it
         self._collisions = np.zeros(n, dtype=np.int64)    # per body (physics.collisions)
+        self._contact_kernels = None  # (resolve, count_collisions), imported when first needed
         self._classes = [self._controller_class(gi, g) for gi, g in enumerate(self.groups)]
         self._make_controllers()
         self._initial = self.world.snapshot()
@@ -567,18 +566,27 @@ class Simulation:
         """Project overlaps out of the current poses; ``prev_*`` the (valid) poses before the
         step just integrated, where a body that cannot be cleared goes back. Counts the
         collisions (``physics.collisions``)."""
+        kernels = self._contact_kernels
+        if kernels is None:
+            # the first tick that moves a body: a run whose bodies never move never imports the
+            # contact pass nor loads its kernels
+            from swarmstack.physics.collisions import count_collisions
+            from swarmstack.physics.contacts import resolve
+
+            kernels = self._contact_kernels = (resolve, count_collisions)
+        resolve, count_collisions = kernels
         w = self.world
         b = w.bodies
         before = self._before_contacts
-        np.copyto(before, b.pose)
+        before[...] = b.pose
         bs, bi, cs, ci = w.scene.static
         _, w.cell_start, w.order = resolve(
             b.x, b.y, b.yaw, b.z, prev_x, prev_y, prev_yaw, b.shape, b.radius,
             b.half_x, b.half_y, b.height, b.run, w.scene.n_runs, w.scene.arena.boxes,
             w.scene.arena.cylinders, w.scene.bounds, w.scene.grid, bs, bi, cs, ci,
             w.cell_start, w.order, CONTACT_ITERATIONS)
-        collisions.count_collisions(b.x, b.y, b.yaw, before[0], before[1], before[5],
-                                    self._pushed, self._collisions)
+        count_collisions(b.x, b.y, b.yaw, before[0], before[1], before[5], self._pushed,
+                         self._collisions)
 
     def _refresh_emitters(self) -> None:
         if self._needs_emitters:
@@ -649,6 +657,8 @@ class Simulation:
     def collisions(self) -> list[int]:
         """Collisions of each run so far: the times its robots ran into another robot, a wall
         or an obstacle (``physics.collisions``)."""
+        from swarmstack.physics import collisions
+
         return collisions.per_run(self._collisions, self.world.bodies.run, self.runs)
 
     def drive_counters(self) -> dict:

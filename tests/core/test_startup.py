@@ -31,6 +31,8 @@ cfg = {"arena": {"size": [1.0, 1.0]},
        "robots": [{"name": "e", "type": "epuck2", "count": 3, "sensors": {"encoders": True},
                    "controller": {"python": "tests.core.controllers:RandomWheels"}}]}
 sim = Simulation.from_dict(cfg, seed=5)
+sim.start()
+contacts_at_start = "swarmstack.physics.contacts" in sys.modules
 sim.run(20)
 loaded = {m: m in sys.modules for m in ("scipy", "yaml", "numba.np.arraymath",
                                         "numba.np.arrayobj", "numba.cpython.mathimpl",
@@ -70,13 +72,15 @@ except Exception as exc:
     masked = "refused" if "MaskedArray" in str(exc) else repr(exc)
 import scipy, yaml
 print(json.dumps({"loaded": loaded, "after": after, "masked": masked, "linked": linked,
+                  "contacts": [contacts_at_start, "swarmstack.physics.contacts" in sys.modules],
                   "pose": sim.world.bodies.pose[:, :3].round(12).tolist(), "types": types,
                   "compiler_library": "numba.np.arraymath" in sys.modules}))
 """
 
 
 def test_a_run_loads_neither_the_compiler_library_nor_what_it_does_not_use(tmp_path):
-    """Nor SciPy, PyYAML, DuckDB (nothing written) or the robot types it has no group of."""
+    """Nor SciPy, PyYAML, DuckDB (nothing written) or the robot types it has no group of; the
+    contact pass is imported at the first tick that moves a robot, not before."""
     out = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, capture_output=True,
                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
                          timeout=600)
@@ -84,6 +88,7 @@ def test_a_run_loads_neither_the_compiler_library_nor_what_it_does_not_use(tmp_p
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert not any(r["loaded"].values()), r["loaded"]
     assert {"epuck2", "rvr", "crazyflie"} <= set(r["types"])
+    assert r["contacts"] == [False, True]
     # compiling afterwards loads the library and computes as always
     assert r["after"] == 12.0 and r["compiler_library"] and r["masked"] == "refused"
     assert r["linked"][1][0] == 2 * 78
