@@ -373,12 +373,14 @@ class Simulation:
         if self._started:
             return
         self._started = True
-        self._warm_up()
-        self._refresh_emitters()
-        self.sense()
-        self.radio()
-        self._call_controllers("init")
-        process.resume_collector()  # the start is over (swarmstack.process)
+        try:
+            self._warm_up()
+            self._refresh_emitters()
+            self.sense()
+            self.radio()
+            self._call_controllers("init")
+        finally:
+            process.resume_collector()  # the start is over, even a failed one (swarmstack.process)
 
     def _warm_up(self) -> None:
         """One actuate + physics pass on the safe commands, undone: Numba compiles (or loads)
