@@ -15,6 +15,11 @@ the run, exit) and to its first tick (``first_tick_s``), each also in CPU time (
 ``whole_process_cpu_s``, ``first_tick_cpu_s``: steadier than wall time on a shared machine);
 ``--repeat K`` takes the median of K processes.
 
+With ``--command`` (and ``--whole-process``) each process is instead the ``swarmstack run``
+command on the same experiment written as a TOML file (nothing logged), timed from its start to
+its exit (``command_s``, ``command_cpu_s``): with ``--sim-seconds 0.1`` (one tick) that is the
+time from the command to its first tick, plus writing ``summary.json`` and exiting.
+
 ``--threads N`` runs the kernels on N threads (0, the default: every usable core); the JSON
 reports the count used. ``--motion wander`` replaces the spin by random wheel speeds, so that
 the robots collide (the contact pass's worst case; not the paper's workload).
@@ -26,8 +31,6 @@ import argparse
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swarmstack import threads  # noqa: E402
+from swarmstack import process, threads  # noqa: E402
+
+if __name__ == "__main__":
+    process.pause_collector()  # as `swarmstack run` does, until the simulation has started
 from swarmstack.experiments.simulation import Simulation  # noqa: E402
 
 SENSORS = ("none", "proximity", "light", "ground", "tof", "encoders", "camera", "battery")
@@ -117,6 +123,9 @@ def measure_process(robots: int, sensor: str, sim_seconds: float, runs: int, con
     """:func:`measure` in ``repeat`` fresh processes (medians): the in-loop figures plus
     ``whole_process_s`` (start to exit) and ``first_tick_s`` (start to the first tick), in
     wall and in CPU time (``*_cpu_s``)."""
+    import statistics  # here, not at the top: a measured process's start does not pay for them
+    import subprocess
+
     cmd = [sys.executable, str(Path(__file__).resolve()), "--robots", str(robots),
            "--sensors", sensor, "--sim-seconds", repr(sim_seconds), "--runs", str(runs),
            "--controller", controller, "--seed", str(seed), "--speed-m-s", repr(speed_m_s),
@@ -147,6 +156,60 @@ def measure_process(robots: int, sensor: str, sim_seconds: float, runs: int, con
     out["whole_process_robot_ticks_per_s"] = robots * runs * ticks / out["whole_process_s"]
     out["processes"] = len(samples)
     return out
+
+
+def experiment_toml(cfg: dict) -> str:
+    """:func:`experiment` as an experiment file, logging nothing."""
+    from swarmstack.argos import toml_text
+
+    def plain(d):   # TOML has no null: an unset parameter is left out
+        return {k: plain(v) if isinstance(v, dict) else v for k, v in d.items()
+                if v is not None}
+
+    parts = [toml_text.table("[simulation]", cfg["simulation"]),
+             toml_text.table("[arena]", cfg["arena"])]
+    parts += [toml_text.table("[[lights]]", light) for light in cfg["lights"]]
+    if cfg["floor"]:
+        parts.append(toml_text.table("[floor]", cfg["floor"]))
+    parts += [toml_text.table("[[robots]]", plain(group)) for group in cfg["robots"]]
+    parts.append(toml_text.table("[output]", {"trajectories": False}))
+    return "\n\n".join(parts) + "\n"
+
+
+def measure_command(robots: int, sensor: str, sim_seconds: float, runs: int, controller: str,
+                    seed: int = 1, speed_m_s: float = 0.05, repeat: int = 1,
+                    n_threads: int = 0) -> dict:
+    """``swarmstack run`` of the same experiment in ``repeat`` fresh processes (medians): wall
+    and CPU time from the command's start to its exit."""
+    import statistics
+    import subprocess
+    import tempfile
+
+    ticks = max(1, int(round(sim_seconds * 10)))
+    cfg = experiment(robots, sensor, controller, speed_m_s)
+    cfg["robots"][0]["controller"]["params"]["speed"] = speed_m_s
+    samples, cpu = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "experiment.toml")
+        path.write_text(experiment_toml(cfg))
+        for k in range(max(1, repeat)):
+            cmd = [sys.executable, "-c", "from swarmstack.cli import main; main()", "run",
+                   str(path), "--out", str(Path(tmp, f"out-{k}")), "--quiet", "--seed", str(seed),
+                   "--runs", str(runs), "--ticks", str(ticks), "--threads", str(n_threads)]
+            c0 = os.times()
+            t0 = time.monotonic()
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            t1 = time.monotonic()
+            c1 = os.times()
+            if proc.returncode != 0:
+                raise RuntimeError(f"command failed ({proc.returncode}): {proc.stderr}")
+            samples.append(t1 - t0)
+            cpu.append(c1.children_user - c0.children_user
+                       + c1.children_system - c0.children_system)
+    return {"robots": robots, "runs": runs, "sensors": sensor, "controller": controller,
+            "ticks": ticks, "sim_seconds": ticks / 10, "command_s": statistics.median(samples),
+            "command_cpu_s": statistics.median(cpu), "command_samples_s": samples,
+            "processes": len(samples)}
 
 
 # ARGoS + E-Puck2 plug-in on a machine like ours (docs: shared performance anchors):
@@ -246,6 +309,9 @@ def main(argv=None) -> int:
     p.add_argument("--whole-process", action="store_true",
                    help="measure in fresh processes: also the whole process's time and the time "
                         "to its first tick")
+    p.add_argument("--command", action="store_true",
+                   help="with --whole-process: time the swarmstack run command on the same "
+                        "experiment instead (start to exit; one tick: --sim-seconds 0.1)")
     p.add_argument("--repeat", type=int, default=1, metavar="K",
                    help="with --whole-process: the median of K processes (default 1)")
     p.add_argument("--json", action="store_true")
@@ -257,6 +323,8 @@ def main(argv=None) -> int:
         n_threads = threads.set_threads(a.threads)
     except ValueError as exc:
         p.error(str(exc))
+    if a.command and (not a.whole_process or a.table or a.study or a.motion != "spin"):
+        p.error("--command goes with --whole-process, for the spin of one experiment")
     if a.motion == "wander" and a.controller != "batched":
         p.error("--motion wander needs --controller batched")
     # fresh processes (--whole-process) run on the same threads (the table: the paper's spin)
@@ -278,6 +346,9 @@ def main(argv=None) -> int:
         result["projected_wall_s_for_2h"] = result["wall_time_s"] * 7200.0 / a.sim_seconds
         result["argos_wall_s"] = 30.28 * 11 * a.study
         result["speedup_vs_argos"] = result["argos_wall_s"] / result["projected_wall_s_for_2h"]
+    elif a.whole_process and a.command:
+        result = measure_command(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller,
+                                 a.seed, a.speed_m_s, a.repeat, n_threads)
     elif a.whole_process:
         result = measure_process(a.robots, a.sensors, a.sim_seconds, a.runs, a.controller,
                                  a.seed, a.speed_m_s, a.repeat,

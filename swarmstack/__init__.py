@@ -8,8 +8,10 @@ The pieces most users need are re-exported here::
 __version__ = "0.1.0"
 
 from swarmstack.jit import quiet_numba_import  # noqa: E402
+from swarmstack.threads import single_thread_blas  # noqa: E402
 
 quiet_numba_import()
+single_thread_blas()
 
 from swarmstack.controllers.api import BatchedController, Controller  # noqa: E402
 

@@ -24,6 +24,17 @@ made a process's start cost more than it needs:
   Numba reads it as always). SciPy and PyYAML import normally for everything else.
 - A tick calls the kernels of a small group many times with the same arrays: :func:`compiled`
   hands out the machine code for those argument types, without the dispatcher's type checks.
+- Loading a cached kernel listed every symbol of the library code it brings (hundreds of
+  LLVM calls, ~1 ms a kernel) so that later look-ups of a symbol by name could be answered
+  from a set; the look-up now asks the loaded modules for that one name instead
+  (:func:`_symbols_looked_up_by_name`).
+- Numba's type of an array first checks that it is not a NumPy masked array, which imports
+  ``numpy.ma`` (0.01 s) in a process that has none: while ``numpy.ma`` is not imported no
+  masked array can exist, and the array's type is worked out without the check.
+- Numba compiled its runtime (the reference counting every kernel that handles arrays calls)
+  from LLVM IR in every process, 0.02 s: its machine code is now cached like a kernel's, in
+  ``NUMBA_CACHE_DIR`` if set, else beside this module, and used when it was made by the same
+  Numba and llvmlite for the same CPU (:func:`runtime_cache_path`).
 
 If Numba's internals differ from what this expects, Numba simply does what it always did.
 """
@@ -32,8 +43,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import pickle
 import sys
 from pathlib import Path
+from typing import Optional
 
 _prepared = False
 
@@ -103,6 +116,9 @@ def prepare() -> None:
     _load_library_on_compile(cpu.CPUContext)
     _load_cached_without_library(caching, nrt.rtsys)
     _environments_without_imports()
+    _runtime_from_cache(nrt)
+    _array_type_without_masked_arrays()
+    _symbols_looked_up_by_name()
 
 
 def _load_library_on_compile(context_class) -> None:
@@ -207,6 +223,162 @@ def _environments_without_imports() -> None:
         return env
 
     environment._rebuild_env = rebuild_env
+
+
+def _symbols_looked_up_by_name() -> None:
+    """Numba's execution engine records the symbols every module added to it defines, to answer
+    ``is_symbol_defined(name)`` (getting a kernel's entry point, linking new code). Listing
+    them costs ~1 ms per cached kernel: the modules are kept instead, and a look-up asks each
+    for that name (a defined, not merely declared, function or global, as the listing kept);
+    the first look-up of a name none defines lists them all, as before, so that compiling,
+    which asks for many such names, pays no more than it did."""
+    try:
+        from numba.core import codegen
+    except ImportError:
+        return
+    engine = getattr(codegen, "JitEngine", None)
+    if engine is None or getattr(engine, "_symbols_by_name", False) or not all(
+            hasattr(engine, a) for a in ("_load_defined_symbols", "is_symbol_defined")):
+        return
+
+    list_symbols = engine._load_defined_symbols
+
+    def load_defined_symbols(self, mod):
+        self.__dict__.setdefault("_symbol_modules", []).append(mod)
+
+    def is_symbol_defined(self, name):
+        if name in self._defined_symbols:
+            return True
+        pending = self.__dict__.get("_symbol_modules")
+        if not pending:
+            return False
+        for mod in reversed(pending):   # a kernel's entry point: in the module loaded last
+            for lookup in (mod.get_function, mod.get_global_variable):
+                try:
+                    if not lookup(name).is_declaration:
+                        self._defined_symbols.add(name)
+                        return True
+                except NameError:
+                    pass
+        # not defined by name (linking new code asks for many such): list the modules kept so
+        # far once, as Numba did when they were added, and answer from that from now on
+        for mod in pending:
+            list_symbols(self, mod)
+        pending.clear()
+        return name in self._defined_symbols
+
+    engine._load_defined_symbols = load_defined_symbols
+    engine.is_symbol_defined = is_symbol_defined
+    engine._symbols_by_name = True
+
+
+def _array_type_without_masked_arrays() -> None:
+    """Numba's ``typeof`` of a NumPy array, without importing ``numpy.ma`` to rule out a masked
+    array while nothing has imported it (then none exists); as Numba's own otherwise."""
+    try:
+        import numpy as np
+        from numba.core import errors, types
+        from numba.core.typing.typeof import typeof_impl
+        from numba.np import numpy_support
+    except ImportError:
+        return
+    original = typeof_impl.dispatch(np.ndarray)
+    if getattr(original, "_without_masked_arrays", False):
+        return
+
+    def typeof_array(val, c):
+        if "numpy.ma" in sys.modules:
+            return original(val, c)
+        try:
+            dtype = numpy_support.from_dtype(val.dtype)
+        except errors.NumbaNotImplementedError:
+            return original(val, c)  # Numba's own error for an unsupported dtype
+        return types.Array(dtype, val.ndim, numpy_support.map_layout(val),
+                           readonly=not val.flags.writeable)
+
+    typeof_array._without_masked_arrays = True
+    typeof_impl.register(np.ndarray)(typeof_array)
+
+
+RUNTIME_CACHE_NAME = "numba_runtime"
+
+
+def runtime_cache_path() -> Optional[Path]:
+    """Where the compiled Numba runtime is cached: ``NUMBA_CACHE_DIR`` (as Numba's kernels) or
+    this package's ``__pycache__``, under a name holding the Numba and llvmlite versions; None
+    if neither is importable."""
+    try:
+        import llvmlite
+        import numba
+    except ImportError:
+        return None
+    root = os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).parent / "__pycache__")
+    return Path(root, f"{RUNTIME_CACHE_NAME}-{numba.__version__}-{llvmlite.__version__}.nbr")
+
+
+runtime_loaded_from_cache = False  # this process's Numba runtime came from the cache file
+
+
+def _runtime_from_cache(nrt) -> None:
+    """Numba's runtime library from its cached machine code when the file was made for this
+    CPU and optimisation level (the codegen's magic tuple, as Numba checks for a kernel); else
+    compiled as before and written for the next process. Any problem reading or writing, or
+    Numba's runtime debugging on (``NUMBA_DEBUG_NRT``): compiled as before."""
+    dynmod = getattr(nrt, "nrtdynmod", None)
+    original = getattr(dynmod, "compile_nrt_functions", None)
+    create = getattr(dynmod, "create_nrt_module", None)
+    if original is None or create is None:
+        return
+
+    def compile_nrt_functions(ctx):
+        global runtime_loaded_from_cache
+        path = runtime_cache_path()
+        codegen = ctx.codegen()
+        try:
+            from numba.core import config
+
+            if config.DEBUG_NRT:  # the runtime then prints as it counts: always compiled
+                return original(ctx)
+            magic = (codegen.magic_tuple(), str(config.OPT))
+        except Exception:
+            return original(ctx)
+        if path is not None and path.is_file():
+            try:
+                saved_magic, state = pickle.loads(path.read_bytes())
+                if saved_magic == magic:
+                    library = codegen.unserialize_library(state)
+                    runtime_loaded_from_cache = True
+                    return library
+            except Exception:  # a damaged or foreign file: compile instead
+                pass
+        try:
+            ir_mod, library = create(ctx)
+            library.enable_object_caching()
+            library.add_ir_module(ir_mod)
+            library.finalize()
+            state = library.serialize_using_object_code()
+        except Exception:
+            return original(ctx)
+        if path is not None:
+            _write_atomically(path, pickle.dumps((magic, state)))
+        return library
+
+    dynmod.compile_nrt_functions = compile_nrt_functions
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """``data`` into ``path`` through a temporary file, so that a process never reads half of
+    it; nothing happens if the folder cannot be written (the runtime is compiled next time)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 def compiled(kernel, *args):

@@ -17,7 +17,7 @@ from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
 from swarmstack.cli import study as study_cli
 from swarmstack.cli import view as view_cli
-from swarmstack.process import exit_now
+from swarmstack.process import exit_now, pause_collector, resume_collector
 
 app = typer.Typer(
     name="swarmstack",
@@ -35,10 +35,13 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", is_eager=True,
+def _root(ctx: typer.Context,
+          version: bool = typer.Option(False, "--version", is_eager=True,
                                        callback=_print_version,
                                        help="print the version and exit")) -> None:
     """Simulate swarms of real robots, run Buzz scripts, reproduce published validations."""
+    if ctx.invoked_subcommand != "run":   # `run` resumes it once its simulation has started
+        resume_collector()
 
 
 sim_cli.register(app)
@@ -55,6 +58,7 @@ app.add_typer(buzz_cli.app, name="buzz")
 
 
 def main() -> None:
+    pause_collector()   # a command starts with imports and set-up: see swarmstack.process
     help_format.apply(app)   # every command registered by now, whoever added it
     try:
         app()

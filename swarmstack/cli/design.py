@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
 
 from swarmstack.cli import threads_option
 
@@ -61,6 +58,10 @@ def register(app: typer.Typer) -> None:
             print(f"error: no objective {name!r}: give --objective (one of "
                   f"{', '.join(OBJECTIVES)})", file=sys.stderr)
             raise typer.Exit(2)
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
         err = Console(stderr=True)
         columns = (TextColumn("design"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("runs"), TimeElapsedColumn(), TimeRemainingColumn())

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from swarmstack.cli import threads_option
 from swarmstack.experiments import reproduce as validations
@@ -55,7 +53,9 @@ def _as_json(result) -> dict:
             "files": [str(f) for f in result.files], "notes": result.notes}
 
 
-def _print_table(console: Console, result) -> None:
+def _print_table(console, result) -> None:
+    from rich.table import Table
+
     table = Table(title=f"{result.name}: {result.title}")
     for col in ("quantity", "paper", "ours", "ok"):
         table.add_column(col)
@@ -92,6 +92,8 @@ def register(app: typer.Typer) -> None:
 
         With --all every validation runs (a summary line each, then the tables of those
         outside tolerance); the exit status is 1 if any is outside."""
+        from rich.console import Console
+
         console = Console(soft_wrap=True)
         if list_ or (name is None and not all_):
             if as_json:

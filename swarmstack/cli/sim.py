@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from swarmstack.cli import threads_option
 from swarmstack.cli.progress import run_progress
 from swarmstack.controllers.api import ControllerError
 
 
-def _fail(console: Console, problems: list[str]) -> None:
+def _fail(problems: list[str]) -> None:
     # plain print: one problem per line, never re-wrapped to the terminal width
     for p in problems:
         print(p, file=sys.stderr)
@@ -210,12 +209,11 @@ def register(app: typer.Typer) -> None:
             print("error: --serve-port and --serve-speed apply to --serve cflib only",
                   file=sys.stderr)
             raise typer.Exit(2)
-        err = Console(stderr=True)
         threads_option.apply(n_threads)
         try:
             cfg = load_experiment(experiment)
         except ConfigError as exc:
-            _fail(err, exc.problems)
+            _fail(exc.problems)
         from swarmstack.experiments.checks import warnings_for
 
         for w in _untranslated(experiment) + warnings_for(cfg, str(experiment)):
@@ -230,14 +228,14 @@ def register(app: typer.Typer) -> None:
             try:
                 server = open_server(serve, cfg, runs, serve_port, serve_speed)
             except ServeError as exc:
-                _fail(err, [f"{experiment}: --serve {serve}: {exc}"])
+                _fail([f"{experiment}: --serve {serve}: {exc}"])
         else:
             on_simulation = _server(serve, runs)
         # signals are held from here until the command exits: a late Ctrl-C interrupts
         # neither the last writes nor the report of how the run ended
         with StopSignals() as signals:
-            with run_progress(experiment.name, total, robots, err, quiet) as (progress, echo,
-                                                                             stop_bar):
+            with run_progress(experiment.name, total, robots, None, quiet) as (progress, echo,
+                                                                              stop_bar):
                 live = []  # --view: the server of the run's recorder
 
                 def on_recorder(recorder):
@@ -259,7 +257,7 @@ def register(app: typer.Typer) -> None:
                         on_simulation=on_simulation)
                 except ConfigError as exc:
                     stop_bar()
-                    _fail(err, _located(experiment, exc.problems))
+                    _fail(_located(experiment, exc.problems))
                 except (OutputFolderError, ResultsWriteError, ControllerError,
                         KeyboardInterrupt) as exc:
                     stop_bar()
@@ -288,7 +286,6 @@ def register(app: typer.Typer) -> None:
         from swarmstack.experiments.config import ConfigError, load_experiment
         from swarmstack.experiments.simulation import Simulation
 
-        err = Console(stderr=True)
         problems, warnings = [], []
         try:
             cfg = load_experiment(experiment)
@@ -303,5 +300,5 @@ def register(app: typer.Typer) -> None:
         for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
         if problems:
-            _fail(err, problems)
+            _fail(problems)
         print(f"{experiment}: valid")  # plain: a path is neither wrapped nor read as markup

@@ -1,9 +1,7 @@
 """Robot types: one module each (geometry, devices and their parameters, wiring), registered
-under the name experiment files use. See :mod:`swarmstack.robots.base` for the contract."""
+under the name experiment files use. See :mod:`swarmstack.robots.base` for the contract; the
+built-in types are imported when first looked up (:class:`~swarmstack.robots.base.Registry`)."""
 
-from swarmstack.robots import epuck2  # noqa: F401  (registers "epuck2")
-from swarmstack.robots import crazyflie  # noqa: F401  (registers "crazyflie")
-from swarmstack.robots import rvr  # noqa: F401  (registers "rvr")
 from swarmstack.robots.base import ROBOT_TYPES, RobotType, get, register
 
 __all__ = ["ROBOT_TYPES", "RobotType", "get", "register"]

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from swarmstack.robots.base import DeviceSpec, ScriptGlobal
-from swarmstack.robots.options import PositioningOptions
-from swarmstack.robots.rvr_options import SwitchOptions
+from swarmstack.robots.options import PositioningOptions, SwitchOptions
 
 
 def positioning_device(options: PositioningOptions, base_dir: Optional[Path] = None):

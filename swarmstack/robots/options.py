@@ -16,6 +16,12 @@ class Options(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class SwitchOptions(Options):
+    """A device without options: ``name = true``."""
+
+    enabled: bool = True
+
+
 class NoiseOptions(Options):
     """A device with ARGoS-style noise (``uniform`` U(−level, level) or ``gaussian`` σ = level,
     added to the normalised reading)."""

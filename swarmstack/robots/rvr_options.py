@@ -6,19 +6,13 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BeforeValidator, Field
 
-from swarmstack.robots.options import Options
+from swarmstack.robots.options import Options, SwitchOptions  # noqa: F401  (imported from here)
 from swarmstack.world.colors import to_rgb
 
 Color = Annotated[tuple[int, int, int], BeforeValidator(to_rgb)]
 # The labeller's colours when the experiment names none: the four benchmark colours of the
 # report's ground-sensor study and its colour-detection transition (red, green, blue, yellow)
 REPORT_PALETTE = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)]
-
-
-class SwitchOptions(Options):
-    """A device without options: ``name = true``."""
-
-    enabled: bool = True
 
 
 class ColourGroundOptions(Options):
