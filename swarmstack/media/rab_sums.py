@@ -33,6 +33,10 @@ from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS
     _shape_hit, prepare
 from swarmstack.world.rng import gaussian, uniform01
 
+# below this horizontal offset (m) a bearing goes through its angle: the squares of smaller
+# components lose precision or vanish
+TINY_M = 1e-100
+
 
 @njit(cache=True)
 def sums_from_inbox(start, distance_m, azimuth_rad, per_m, count, pull):
@@ -137,22 +141,21 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
             c0 = CHANNELS_PER_SENDER * robot_id[i]
             if sd > 0.0:
                 d = max(0.0, d + sd * gaussian(key, tick, c0 + CH_RANGE))
-            if sb > 0.0:
-                # a noisy bearing is an angle: drawn, wrapped, then made a unit vector
-                a = math.atan2(by, bx) + sb * gaussian(key, tick, c0 + CH_AZIMUTH)
-                if a > math.pi or a < -math.pi:
-                    a = math.atan2(math.sin(a), math.cos(a))
+            h = math.sqrt(bx * bx + by * by) if sb == 0.0 else 0.0
+            if h > TINY_M:
+                # the exact bearing's unit vector, without atan2 and sin/cos (half the cost)
+                ux = bx / h
+                uy = by / h
+            else:
+                # a noisy bearing is an angle: drawn, wrapped, then made a unit vector; so is
+                # a sender straight above or below (atan2's 0 or π; no underflowing squares)
+                a = math.atan2(by, bx)
+                if sb > 0.0:
+                    a = a + sb * gaussian(key, tick, c0 + CH_AZIMUTH)
+                    if a > math.pi or a < -math.pi:
+                        a = math.atan2(math.sin(a), math.cos(a))
                 ux = np.cos(a)
                 uy = np.sin(a)
-            else:
-                # the exact bearing's unit vector, without atan2 and sin/cos (half the cost)
-                h = math.sqrt(bx * bx + by * by)
-                if h > 0.0:
-                    ux = bx / h
-                    uy = by / h
-                else:      # straight above or below: the bearing atan2 gives (0 or π)
-                    ux = -1.0 if math.copysign(1.0, bx) < 0.0 else 1.0
-                    uy = 0.0
             w = 1.0 / (1.0 + per_m * d)
             px += w * ux
             py += w * uy

@@ -139,3 +139,20 @@ def test_reading_a_reception_of_a_summed_tick_says_why_there_is_none():
         m.inbox.start  # noqa: B018
     with pytest.raises(ValueError, match="per_m"):
         m.neighbour_sums(1.0)
+
+
+def test_senders_straight_above_or_a_hair_aside_pull_as_their_bearing_angle_does():
+    # (x, y, yaw) of a receiver and of senders stacked over it or offset by less than the
+    # squares of a float can hold: the unit vector is then the one of atan2's angle
+    poses = [[(0.0, 0.0, 0.0), (0.0, 0.0, 1.0), (1e-200, 0.0, 0.0), (0.0, -3e-170, 0.0),
+              (-1e-300, 1e-300, 0.0), (3e-160, 2e-160, 0.0), (0.1, 0.05, 2.0)]]
+    world = make_world(poses, z=[0.0, 0.3, 0.2, 0.1, 0.25, 0.15, 0.0])
+    for tick in range(2):
+        p = RadioParams.uniform(7, 0.5)
+        full, fast = _pair(p, 1)
+        for m in (full, fast):
+            m.deliver(world, tick=tick)
+        _same(full, fast, noisy_bearing=False)
+        c, pull = fast.neighbour_sums(PER_M)
+        assert c.tolist() == [6] * 7
+        world.bodies.yaw[:] += 0.7
