@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
 
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, disk_near_segment, robots_near,
@@ -406,6 +406,41 @@ class Light:
                state["offsets"], state["ring_max"], self.range_m, self.gamma * self.gamma,
                self.full_scale, NOISE_KINDS[self.noise], self.noise_level, keys,
                STREAM["light"], world.tick, state["sums"], out)
+
+    def bind(self, world, group, keys, out, state):
+        """:meth:`update` for this group as a call without arguments, bound to the compiled
+        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
+        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
+        the tick are read at each call."""
+        if group.stop - group.start >= threads.floor:
+            return None
+        if state["reach"] is None:
+            state["reach"] = emitter_reach(world)
+        b = world.bodies
+        em = world.emitters
+        arena = world.arena
+        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
+                                                  b.radius, b.height)
+        boxes, cylinders, gparams, max_radius = (arena.boxes, arena.cylinders, world.grid,
+                                                 world.max_radius)
+        lights, em_world, em_rgb, em_intensity, em_count = (arena.lights, em.world, em.rgb,
+                                                            em.intensity, em.count)
+        reach, offsets, ring_max, sums = (state["reach"], state["offsets"], state["ring_max"],
+                                          state["sums"])
+        range_m, coef, full_scale = self.range_m, self.gamma * self.gamma, self.full_scale
+        kind, level, stream = NOISE_KINDS[self.noise], self.noise_level, STREAM["light"]
+        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
+                              cylinders, gparams, world.cell_start, world.order, max_radius,
+                              lights, em_world, em_rgb, em_intensity, em_count, reach, offsets,
+                              ring_max, range_m, coef, full_scale, kind, level, keys, stream,
+                              world.tick, sums, out)
+
+        def update_bound():
+            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                   world.cell_start, world.order, max_radius, lights, em_world, em_rgb,
+                   em_intensity, em_count, reach, offsets, ring_max, range_m, coef, full_scale,
+                   kind, level, keys, stream, world.tick, sums, out)
+        return update_bound
 
 
 def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:

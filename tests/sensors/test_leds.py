@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 
-from swarmstack.actuators.leds import apply_led_commands, update_emitters
+from swarmstack.actuators.leds import apply_led_commands, bind_lit_emitters, update_emitters
 from swarmstack.robots import epuck2
 
 
@@ -19,6 +19,35 @@ def test_update_emitters_rotates_and_translates():
                                    epuck2.LED_RING_ELEVATION_M])
     assert np.allclose(out[1, :, :2], local[:, :2] + [-1.0, 0.0])
     assert np.allclose(out[1, :, 2], local[:, 2] + 0.1)
+
+
+def test_lit_emitters_placed_dark_ones_left():
+    """The per-tick placement moves the emitters of robots with a lit slot exactly as
+    ``update_emitters`` does, and leaves those of all-dark robots where they were."""
+    local, _ = epuck2.led_emitters()
+    rng = np.random.default_rng(3)
+    n = 7
+    loc = np.repeat(local[None], n, axis=0)
+    x, y = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    z, yaw = rng.uniform(0, 0.1, n), rng.uniform(-3, 3, n)
+    rgb = np.zeros((n, local.shape[0], 3), dtype=np.uint8)
+    rgb[1, 0, 2] = 7      # one channel of one slot is enough
+    rgb[4, 16] = 255      # the last slot
+    rgb[6, 9, 0] = 1
+    out = np.full_like(loc, 9.0)
+    place = bind_lit_emitters(x, y, z, yaw, loc, rgb, out)
+    place()
+    want = np.zeros_like(loc)
+    update_emitters(x, y, z, yaw, loc, want)
+    lit = [1, 4, 6]
+    assert np.array_equal(out[lit], want[lit])
+    assert np.all(np.delete(out, lit, axis=0) == 9.0)
+    x[:] += 0.5      # the bound call follows the arrays it was given
+    rgb[4] = 0
+    place()
+    update_emitters(x, y, z, yaw, loc, want)
+    assert np.array_equal(out[[1, 6]], want[[1, 6]])
+    assert not np.array_equal(out[4], want[4])
 
 
 def test_led_layout():
