@@ -102,7 +102,21 @@ def lit_emitters_parallel(x, y, z, yaw, local, rgb, world_out, chunk):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def any_on(a):
+    """Whether any byte of the uint8 colour array ``a`` (LED commands or emitter colours) is
+    not 0 (one OR over the whole block: it vectorises, unlike a search that stops at the
+    first lit one)."""
+    flat = a.ravel()
+    acc = np.uint8(0)
+    for k in range(flat.shape[0]):
+        acc |= flat[k]
+    return acc != 0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _lit_emitter_rows(start, stop, x, y, z, yaw, local, rgb, world_out):
+    if not any_on(rgb[start:stop]):
+        return  # the common case: every LED of the block off
     for i in range(start, stop):
         lit = np.uint8(0)
         for e in range(rgb.shape[1]):  # no early exit: an OR over the row vectorises
@@ -141,6 +155,9 @@ def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
     for e in range(owner.shape[0]):
         for ch in range(3):
             src[e, ch] = 3 * owner[e] + ch if channel_mask[owner[e], ch] != 0 else -1
+    if not any_on(led_rgb_cmd[lo:hi]):  # every LED of the block off: every slot black
+        rgb_out[start + lo:start + hi, :owner.shape[0], :] = 0
+        return
     cmd = np.ascontiguousarray(led_rgb_cmd).reshape(led_rgb_cmd.shape[0], -1)
     for i in range(lo, hi):
         for e in range(owner.shape[0]):

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from swarmstack import jit, threads
+from swarmstack.actuators.leds import any_on
 
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, disk_near_segment, robots_near,
@@ -71,6 +72,9 @@ def lit_robots(em_rgb, em_intensity, em_count, need_intensity, out):
     """``out[j]`` = whether robot ``j`` has an emitter that is a source: a colour other than
     black and, when ``need_intensity``, an intensity > 0. Built once per call, so the sensing
     loops skip dark robots at once instead of inspecting their emitters from every neighbour."""
+    if not any_on(em_rgb):  # the common case: every LED off
+        out[:] = False
+        return
     for j in range(em_count.shape[0]):
         lit = False
         for e in range(em_count[j]):

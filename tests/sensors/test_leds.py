@@ -69,3 +69,18 @@ def test_channel_masks():
     assert r2[1].tolist() == [255, 255, 0]    # LED 2: RGB
     assert r2[8].tolist() == [255, 0, 0]      # front LED: red only
     assert np.all(r2[9:] == [0, 255, 0])      # body LED: green, on all 8 emitters
+
+
+def test_all_off_commands_blacken_only_the_block():
+    """Commands all off (the common case, done without the per-channel walk) turn the block's
+    slots black and leave other robots and slots past the layout as they were."""
+    _, owner = epuck2.led_emitters()
+    rgb = np.full((4, 18, 3), 200, dtype=np.uint8)  # one slot more than the layout has
+    cmd = np.zeros((2, 10, 3), dtype=np.uint8)
+    apply_led_commands(cmd, owner, epuck2.led_channel_mask(), rgb, 1)
+    assert np.all(rgb[1:3, :17] == 0)
+    assert np.all(rgb[[0, 3]] == 200) and np.all(rgb[:, 17] == 200)
+    cmd[0, 9] = (0, 5, 0)  # one LED on again: the channel walk
+    apply_led_commands(cmd, owner, epuck2.led_channel_mask(), rgb, 1)
+    assert np.all(rgb[1, 9:17] == [0, 5, 0]) and np.all(rgb[1, :9] == 0)
+    assert np.all(rgb[2, :17] == 0) and np.all(rgb[:, 17] == 200)
