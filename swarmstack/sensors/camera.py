@@ -46,7 +46,7 @@ from swarmstack import jit, threads
 
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near_segment
 from swarmstack.geometry.rays import hit_candidates
-from swarmstack.sensors.light import (_VISIBLE, _any, emitter_reach, lit_robots,
+from swarmstack.sensors.light import (_VISIBLE, _any, _top, emitter_reach, lit_robots,
                                       occluders_near_segment)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -163,7 +163,7 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
 @njit(cache=True, error_model="numpy")
 def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                 gparams, cell_start, order, max_radius,
-                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
+                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, top_max, em_reach,
                 cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, used,
                 out):
     """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
@@ -173,7 +173,9 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     time rewrites 2 rows, not all ``max_blobs``.
 
     A light in the image is tested against the robots along its sight line (from the grid
-    cells under it: ``nearby.robots_near_segment``) and the nearby static shapes. The robots of
+    cells under it: ``nearby.robots_near_segment``) and the nearby static shapes; for a light
+    above the camera only along the part of the line below ``top_max``, the highest top of
+    any body, since no robot can hide it past there. The robots of
     the viewing wedge (:func:`_gather`) are only gathered when some robot has a lit emitter,
     and only the lit ones (``lit``) are looked at as targets: for each target with an emitter
     in the image, the robots that could hide it are gathered once (see
@@ -239,8 +241,12 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             if nb < 0:
                 nb = boxes_near(px0, py0, range_m, boxes, box_idx)
                 nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
-            no = robots_near_segment(px0, py0, tx, ty, 0.0, run[i], i, x, y, radius, max_radius,
-                                     gparams, cell_start, order, occ_idx)
+            f = 1.0
+            if tz > pz0:  # a rising sight line: above every body past f
+                f = min(1.0, max(0.0, (top_max - pz0) / (tz - pz0)) + 1e-9)
+            no = robots_near_segment(px0, py0, px0 + f * (tx - px0), py0 + f * (ty - py0), 0.0,
+                                     run[i], i, x, y, radius, max_radius, gparams, cell_start,
+                                     order, occ_idx)
             if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx, no,
                               boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
                 continue
@@ -311,8 +317,8 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
     lit_robots(em_rgb, em_intensity, em_count, False, lit)
     camera_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                 cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb, em_count,
-                lit, _any(lit), em_reach, cam, width, height_px, owner_occludes, kind, level,
-                keys, stream, tick, used, out)
+                lit, _any(lit), _top(pose[2], height), em_reach, cam, width, height_px,
+                owner_occludes, kind, level, keys, stream, tick, used, out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -324,13 +330,14 @@ def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpa
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, False, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         camera_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
                     cylinders, gparams, cell_start, order, max_radius, lights, light_rgb,
-                    em_world, em_rgb, em_count, lit, any_lit, em_reach, cam, width, height_px,
-                    owner_occludes, kind, level, keys, stream, tick, used, out)
+                    em_world, em_rgb, em_count, lit, any_lit, top_max, em_reach, cam, width,
+                    height_px, owner_occludes, kind, level, keys, stream, tick, used, out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
