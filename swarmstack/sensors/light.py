@@ -171,8 +171,8 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
         for k in range(n_sens):
             z_sens = min(z_sens, sz[k])
             z_sens_hi = max(z_sens_hi, sz[k])
-        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
-        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
+        nb = -1  # static shapes near the robot: gathered at the first source in range
+        nc = 0
         nr = 0  # robots whose lit emitters may be in range: only looked for when some are lit
         if any_lit:
             nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius,
@@ -201,6 +201,9 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
                     f = 1.0
                     if pz > z_sens_hi:
                         f = min(1.0, max(0.0, (top_max - z_sens) / (pz - z_sens_hi)) + 1e-9)
+                    if nb < 0:
+                        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
+                        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
                     no = robots_near_segment(x[i], y[i], x[i] + f * (px - x[i]),
                                              y[i] + f * (py - y[i]), ring_max, run[i], i, x, y,
                                              radius, max_radius, gparams, cell_start, order,
@@ -236,6 +239,9 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
                     if d2 > r2max:
                         continue
                     if no < 0:
+                        if nb < 0:
+                            nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
+                            nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
                         no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led, rob_idx,
                                                     nr, j, x, y, radius, occ_idx)
                         # emitters sit at any height on their robot: the floor bounds them
