@@ -6,10 +6,10 @@ tick runs control → actuate → physics → sense → radio, each phase timed 
 costly of its blocks of 500 ticks: a shared machine only ever adds time), so every figure
 includes what the rest of a real tick leaves in the caches; each also holds about 0.1 µs of
 the clock reading itself. ``loop`` is the CPU time per tick of ``sim.run`` over the same
-number of ticks, without the clocks (its least costly block of 500 ticks likewise). Prints a table and, as the last line, one JSON list
-with every case.
+number of ticks, without the clocks (its least costly block of 500 ticks likewise). Prints a
+table and, as the last line, one JSON list with every case.
 
-    python benchmarks/sensing.py                                   # 50 robots, 4 sensors
+    python benchmarks/sensing.py                                   # 50 robots, 5 workloads
     python benchmarks/sensing.py --robots 10000 --sensors proximity --ticks 100 --threads 1 2
 """
 
