@@ -24,7 +24,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from swarmstack import process, threads
-from swarmstack.actuators.leds import update_emitters
+from swarmstack.actuators.leds import bind_lit_emitters
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.radio import RadioPort
 from swarmstack.controllers.loader import ControllerLoadError, load_class
@@ -283,6 +283,9 @@ class Simulation:
                 self._motion.append(bound(owner, "bind_try", (b, start, stop, drive, w.scene.dt),
                                           step))
         self._measure = measure if unbounded else None
+        em = w.emitters
+        self._place_emitters = (bind_lit_emitters(b.x, b.y, b.z, b.yaw, em.local, em.rgb,
+                                                  em.world) if self._needs_emitters else None)
 
     # ------------------------------------------------------------------ controllers
     def _call_controllers(self, method: str) -> None:
@@ -591,10 +594,8 @@ class Simulation:
                          self._collisions)
 
     def _refresh_emitters(self) -> None:
-        if self._needs_emitters:
-            w = self.world
-            b = w.bodies
-            update_emitters(b.x, b.y, b.z, b.yaw, w.emitters.local, w.emitters.world)
+        if self._place_emitters is not None:
+            self._place_emitters()
 
     def sense(self) -> None:
         for update in self._sense:

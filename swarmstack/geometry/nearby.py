@@ -163,7 +163,9 @@ def cylinders_near_segment(ax, ay, bx, by, widen, z_min, cylinders, items, n_ite
     return m
 
 
-@njit(cache=True, error_model="numpy")
+# inlined: called per candidate and per sight line, where a compiled call cost about as
+# much as the test
+@njit(cache=True, error_model="numpy", inline="always")
 def disk_near_segment(ax, ay, dx, dy, ll, px, py, reach):
     """Whether the point (px, py) lies within ``reach`` of the segment from a to a + (dx, dy)
     (``ll`` its squared length): a disk of radius r is within w of it at ``reach`` = w + r."""
@@ -175,7 +177,7 @@ def disk_near_segment(ax, ay, dx, dy, ll, px, py, reach):
     return ex * ex + ey * ey <= reach * reach
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max_radius,
                         gparams, cell_start, order, out):
     """Robots of run ``run_id`` (except ``skip``) whose disks come within ``widen`` of the 2-D

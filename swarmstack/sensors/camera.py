@@ -42,11 +42,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
 
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near_segment
 from swarmstack.geometry.rays import hit_candidates
-from swarmstack.sensors.light import (_VISIBLE, _any, emitter_reach, lit_robots,
+from swarmstack.sensors.light import (_VISIBLE, _any, _top, emitter_reach, lit_robots,
                                       occluders_near_segment)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -163,14 +163,19 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
 @njit(cache=True, error_model="numpy")
 def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                 gparams, cell_start, order, max_radius,
-                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
-                cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, out):
+                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, top_max, em_reach,
+                cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, used,
+                out):
     """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
     ``lo … hi − 1``; ``cam`` = (x, y, z of the camera in the body frame, focal length px,
-    range m).
+    range m). ``used`` int64[·]: how many blob rows of each robot's reading are not −1 (at
+    most that many are cleared; set to the new count), so a robot that saw 2 blobs last
+    time rewrites 2 rows, not all ``max_blobs``.
 
     A light in the image is tested against the robots along its sight line (from the grid
-    cells under it: ``nearby.robots_near_segment``) and the nearby static shapes. The robots of
+    cells under it: ``nearby.robots_near_segment``) and the nearby static shapes; for a light
+    above the camera only along the part of the line below ``top_max``, the highest top of
+    any body, since no robot can hide it past there. The robots of
     the viewing wedge (:func:`_gather`) are only gathered when some robot has a lit emitter,
     and only the lit ones (``lit``) are looked at as targets: for each target with an emitter
     in the image, the robots that could hide it are gathered once (see
@@ -236,8 +241,12 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             if nb < 0:
                 nb = boxes_near(px0, py0, range_m, boxes, box_idx)
                 nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
-            no = robots_near_segment(px0, py0, tx, ty, 0.0, run[i], i, x, y, radius, max_radius,
-                                     gparams, cell_start, order, occ_idx)
+            f = 1.0
+            if tz > pz0:  # a rising sight line: above every body past f
+                f = min(1.0, max(0.0, (top_max - pz0) / (tz - pz0)) + 1e-9)
+            no = robots_near_segment(px0, py0, px0 + f * (tx - px0), py0 + f * (ty - py0), 0.0,
+                                     run[i], i, x, y, radius, max_radius, gparams, cell_start,
+                                     order, occ_idx)
             if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx, no,
                               boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
                 continue
@@ -284,9 +293,10 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
         for m in range(cnt):
             for f in range(5):
                 out[r, m, f] = kf[idx[m], f]
-        for m in range(cnt, cap):
+        for m in range(cnt, min(cap, used[r])):
             for f in range(5):
                 out[r, m, f] = -1.0
+        used[r] = cnt
         if jitter:
             key = keys[r, stream]
             for m in range(cnt):
@@ -300,32 +310,34 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
 def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                  order, max_radius, lights, light_rgb, em_world, em_rgb, em_intensity, em_count,
                  em_reach, cam, width, height_px, owner_occludes, kind, level, keys, stream,
-                 tick, out):
-    """The camera of robots ``start … stop − 1`` in one call (blobs and pixel noise)."""
+                 tick, used, out):
+    """The camera of robots ``start … stop − 1`` in one call (blobs and pixel noise);
+    ``used`` as in :func:`camera_rows`."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, False, lit)
     camera_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                 cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb, em_count,
-                lit, _any(lit), em_reach, cam, width, height_px, owner_occludes, kind, level,
-                keys, stream, tick, out)
+                lit, _any(lit), _top(pose[2], height), em_reach, cam, width, height_px,
+                owner_occludes, kind, level, keys, stream, tick, used, out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb,
                    em_intensity, em_count, em_reach, cam, width, height_px, owner_occludes, kind,
-                   level, keys, stream, tick, out):
+                   level, keys, stream, tick, used, out):
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, False, lit)
     any_lit = _any(lit)
+    top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
         camera_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
                     cylinders, gparams, cell_start, order, max_radius, lights, light_rgb,
-                    em_world, em_rgb, em_count, lit, any_lit, em_reach, cam, width, height_px,
-                    owner_occludes, kind, level, keys, stream, tick, out)
+                    em_world, em_rgb, em_count, lit, any_lit, top_max, em_reach, cam, width,
+                    height_px, owner_occludes, kind, level, keys, stream, tick, used, out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -422,7 +434,10 @@ class Camera:
 
     def make_state(self, n: int):
         px, py, pz = (float(v) for v in self.position_m)
-        return {"reach": None, "cam": np.array([px, py, pz, self.focal_px, self.range_m])}
+        # "used": blob rows per robot that may hold a blob; the full count at first, as the
+        # reading array handed in may hold anything
+        return {"reach": None, "cam": np.array([px, py, pz, self.focal_px, self.range_m]),
+                "used": np.full(n, self.max_blobs, dtype=np.int64)}
 
     def update(self, world, group, keys, out, state) -> None:
         if state["reach"] is None:
@@ -436,6 +451,45 @@ class Camera:
                arena.lights, arena.light_rgb, em.world, em.rgb, em.intensity, em.count,
                state["reach"], state["cam"], int(self.width_px), int(self.height_px),
                bool(self.owner_occludes), NOISE_KINDS[self.noise], float(self.noise_level),
-               keys, STREAM["camera"], world.tick, out)
+               keys, STREAM["camera"], world.tick, state["used"], out)
         if self.grey:
             to_grey(out)
+
+    def bind(self, world, group, keys, out, state):
+        """:meth:`update` for this group as a call without arguments, bound to the compiled
+        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
+        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
+        the tick are read at each call."""
+        if group.stop - group.start >= threads.floor:
+            return None
+        if state["reach"] is None:
+            state["reach"] = emitter_reach(world)
+        b = world.bodies
+        em = world.emitters
+        arena = world.arena
+        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
+                                                  b.radius, b.height)
+        boxes, cylinders, gparams, max_radius = (arena.boxes, arena.cylinders, world.grid,
+                                                 world.max_radius)
+        lights, light_rgb, em_world, em_rgb, em_intensity, em_count = (
+            arena.lights, arena.light_rgb, em.world, em.rgb, em.intensity, em.count)
+        reach, cam, width, height_px = (state["reach"], state["cam"], int(self.width_px),
+                                        int(self.height_px))
+        occludes, kind, level = (bool(self.owner_occludes), NOISE_KINDS[self.noise],
+                                 float(self.noise_level))
+        stream, used = STREAM["camera"], state["used"]
+        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
+                              cylinders, gparams, world.cell_start, world.order, max_radius,
+                              lights, light_rgb, em_world, em_rgb, em_intensity, em_count, reach,
+                              cam, width, height_px, occludes, kind, level, keys, stream,
+                              world.tick, used, out)
+        grey = self.grey
+
+        def update_bound():
+            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                   world.cell_start, world.order, max_radius, lights, light_rgb, em_world,
+                   em_rgb, em_intensity, em_count, reach, cam, width, height_px, occludes, kind,
+                   level, keys, stream, world.tick, used, out)
+            if grey:
+                to_grey(out)
+        return update_bound

@@ -28,7 +28,8 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
+from swarmstack.actuators.leds import any_on
 
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, disk_near_segment, robots_near,
@@ -71,6 +72,9 @@ def lit_robots(em_rgb, em_intensity, em_count, need_intensity, out):
     """``out[j]`` = whether robot ``j`` has an emitter that is a source: a colour other than
     black and, when ``need_intensity``, an intensity > 0. Built once per call, so the sensing
     loops skip dark robots at once instead of inspecting their emitters from every neighbour."""
+    if not any_on(em_rgb):  # the common case: every LED off
+        out[:] = False
+        return
     for j in range(em_count.shape[0]):
         lit = False
         for e in range(em_count[j]):
@@ -167,8 +171,8 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
         for k in range(n_sens):
             z_sens = min(z_sens, sz[k])
             z_sens_hi = max(z_sens_hi, sz[k])
-        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
-        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
+        nb = -1  # static shapes near the robot: gathered at the first source in range
+        nc = 0
         nr = 0  # robots whose lit emitters may be in range: only looked for when some are lit
         if any_lit:
             nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius,
@@ -197,6 +201,9 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
                     f = 1.0
                     if pz > z_sens_hi:
                         f = min(1.0, max(0.0, (top_max - z_sens) / (pz - z_sens_hi)) + 1e-9)
+                    if nb < 0:
+                        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
+                        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
                     no = robots_near_segment(x[i], y[i], x[i] + f * (px - x[i]),
                                              y[i] + f * (py - y[i]), ring_max, run[i], i, x, y,
                                              radius, max_radius, gparams, cell_start, order,
@@ -232,6 +239,9 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
                     if d2 > r2max:
                         continue
                     if no < 0:
+                        if nb < 0:
+                            nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
+                            nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
                         no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led, rob_idx,
                                                     nr, j, x, y, radius, occ_idx)
                         # emitters sit at any height on their robot: the floor bounds them
@@ -406,6 +416,41 @@ class Light:
                state["offsets"], state["ring_max"], self.range_m, self.gamma * self.gamma,
                self.full_scale, NOISE_KINDS[self.noise], self.noise_level, keys,
                STREAM["light"], world.tick, state["sums"], out)
+
+    def bind(self, world, group, keys, out, state):
+        """:meth:`update` for this group as a call without arguments, bound to the compiled
+        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
+        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
+        the tick are read at each call."""
+        if group.stop - group.start >= threads.floor:
+            return None
+        if state["reach"] is None:
+            state["reach"] = emitter_reach(world)
+        b = world.bodies
+        em = world.emitters
+        arena = world.arena
+        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
+                                                  b.radius, b.height)
+        boxes, cylinders, gparams, max_radius = (arena.boxes, arena.cylinders, world.grid,
+                                                 world.max_radius)
+        lights, em_world, em_rgb, em_intensity, em_count = (arena.lights, em.world, em.rgb,
+                                                            em.intensity, em.count)
+        reach, offsets, ring_max, sums = (state["reach"], state["offsets"], state["ring_max"],
+                                          state["sums"])
+        range_m, coef, full_scale = self.range_m, self.gamma * self.gamma, self.full_scale
+        kind, level, stream = NOISE_KINDS[self.noise], self.noise_level, STREAM["light"]
+        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
+                              cylinders, gparams, world.cell_start, world.order, max_radius,
+                              lights, em_world, em_rgb, em_intensity, em_count, reach, offsets,
+                              ring_max, range_m, coef, full_scale, kind, level, keys, stream,
+                              world.tick, sums, out)
+
+        def update_bound():
+            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                   world.cell_start, world.order, max_radius, lights, em_world, em_rgb,
+                   em_intensity, em_count, reach, offsets, ring_max, range_m, coef, full_scale,
+                   kind, level, keys, stream, world.tick, sums, out)
+        return update_bound
 
 
 def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:

@@ -73,7 +73,9 @@ class Emitters:
     """Coloured light emitters carried by robots (LEDs), in fixed slots per robot.
 
     ``local`` float64[N, E, 3] body-frame positions; ``world`` the same in the world frame
-    (refreshed after physics); ``rgb`` uint8[N, E, 3] current colour (black = off);
+    (refreshed after physics for every robot with a lit slot: nothing reads where a dark
+    emitter is, so a robot whose LEDs are all off keeps its last positions); ``rgb``
+    uint8[N, E, 3] current colour (black = off);
     ``intensity`` float64[N, E] the intensity light sensors perceive when lit (0 = invisible to
     light sensors; cameras see every lit emitter).
     """

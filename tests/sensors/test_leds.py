@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 
-from swarmstack.actuators.leds import apply_led_commands, update_emitters
+from swarmstack.actuators.leds import apply_led_commands, bind_lit_emitters, update_emitters
 from swarmstack.robots import epuck2
 
 
@@ -19,6 +19,35 @@ def test_update_emitters_rotates_and_translates():
                                    epuck2.LED_RING_ELEVATION_M])
     assert np.allclose(out[1, :, :2], local[:, :2] + [-1.0, 0.0])
     assert np.allclose(out[1, :, 2], local[:, 2] + 0.1)
+
+
+def test_lit_emitters_placed_dark_ones_left():
+    """The per-tick placement moves the emitters of robots with a lit slot exactly as
+    ``update_emitters`` does, and leaves those of all-dark robots where they were."""
+    local, _ = epuck2.led_emitters()
+    rng = np.random.default_rng(3)
+    n = 7
+    loc = np.repeat(local[None], n, axis=0)
+    x, y = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    z, yaw = rng.uniform(0, 0.1, n), rng.uniform(-3, 3, n)
+    rgb = np.zeros((n, local.shape[0], 3), dtype=np.uint8)
+    rgb[1, 0, 2] = 7      # one channel of one slot is enough
+    rgb[4, 16] = 255      # the last slot
+    rgb[6, 9, 0] = 1
+    out = np.full_like(loc, 9.0)
+    place = bind_lit_emitters(x, y, z, yaw, loc, rgb, out)
+    place()
+    want = np.zeros_like(loc)
+    update_emitters(x, y, z, yaw, loc, want)
+    lit = [1, 4, 6]
+    assert np.array_equal(out[lit], want[lit])
+    assert np.all(np.delete(out, lit, axis=0) == 9.0)
+    x[:] += 0.5      # the bound call follows the arrays it was given
+    rgb[4] = 0
+    place()
+    update_emitters(x, y, z, yaw, loc, want)
+    assert np.array_equal(out[[1, 6]], want[[1, 6]])
+    assert not np.array_equal(out[4], want[4])
 
 
 def test_led_layout():
@@ -40,3 +69,18 @@ def test_channel_masks():
     assert r2[1].tolist() == [255, 255, 0]    # LED 2: RGB
     assert r2[8].tolist() == [255, 0, 0]      # front LED: red only
     assert np.all(r2[9:] == [0, 255, 0])      # body LED: green, on all 8 emitters
+
+
+def test_all_off_commands_blacken_only_the_block():
+    """Commands all off (the common case, done without the per-channel walk) turn the block's
+    slots black and leave other robots and slots past the layout as they were."""
+    _, owner = epuck2.led_emitters()
+    rgb = np.full((4, 18, 3), 200, dtype=np.uint8)  # one slot more than the layout has
+    cmd = np.zeros((2, 10, 3), dtype=np.uint8)
+    apply_led_commands(cmd, owner, epuck2.led_channel_mask(), rgb, 1)
+    assert np.all(rgb[1:3, :17] == 0)
+    assert np.all(rgb[[0, 3]] == 200) and np.all(rgb[:, 17] == 200)
+    cmd[0, 9] = (0, 5, 0)  # one LED on again: the channel walk
+    apply_led_commands(cmd, owner, epuck2.led_channel_mask(), rgb, 1)
+    assert np.all(rgb[1, 9:17] == [0, 5, 0]) and np.all(rgb[1, :9] == 0)
+    assert np.all(rgb[2, :17] == 0) and np.all(rgb[:, 17] == 200)
