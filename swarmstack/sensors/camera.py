@@ -47,7 +47,7 @@ from swarmstack import jit, threads
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near_segment
 from swarmstack.geometry.rays import hit_candidates
 from swarmstack.sensors.light import (_VISIBLE, _any, _top, emitter_reach, lit_robots,
-                                      occluders_near_segment)
+                                      occluders_near_segment, serial_emitter_arrays)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -456,21 +456,13 @@ class Camera:
             to_grey(out)
 
     def bind(self, world, group, keys, out, state):
-        """:meth:`update` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
-        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
-        the tick are read at each call."""
-        if group.stop - group.start >= threads.floor:
+        """:meth:`update` as a call without arguments (``device.serial_arrays``)."""
+        head = serial_emitter_arrays(world, group, state)
+        if head is None:
             return None
-        if state["reach"] is None:
-            state["reach"] = emitter_reach(world)
-        b = world.bodies
+        start, stop, pose, run, radius, height, boxes, cylinders, gparams, max_radius = head
         em = world.emitters
         arena = world.arena
-        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
-                                                  b.radius, b.height)
-        boxes, cylinders, gparams, max_radius = (arena.boxes, arena.cylinders, world.grid,
-                                                 world.max_radius)
         lights, light_rgb, em_world, em_rgb, em_intensity, em_count = (
             arena.lights, arena.light_rgb, em.world, em.rgb, em.intensity, em.count)
         reach, cam, width, height_px = (state["reach"], state["cam"], int(self.width_px),

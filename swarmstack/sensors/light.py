@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit, prange
@@ -35,6 +35,7 @@ from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinder
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
 from swarmstack.geometry.rays import hit_candidates
+from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -372,6 +373,17 @@ def reading(distances, intensities, *, gamma: float, range_m: float, full_scale:
     return np.clip(np.round(full_scale * (1.0 - s)), 0, full_scale).astype(np.int64)
 
 
+def serial_emitter_arrays(world, group, state) -> Optional[tuple]:
+    """``device.serial_arrays`` and the largest body radius, for a sensor of emitters (light,
+    camera) binding its serial kernel; its ``state["reach"]`` made on first use."""
+    head = serial_arrays(world, group)
+    if head is None:
+        return None
+    if state["reach"] is None:
+        state["reach"] = emitter_reach(world)
+    return head + (world.max_radius,)
+
+
 def emitter_reach(world) -> float:
     """Largest horizontal distance of an emitter slot from its robot's centre (m)."""
     loc = world.emitters.local
@@ -418,21 +430,13 @@ class Light:
                STREAM["light"], world.tick, state["sums"], out)
 
     def bind(self, world, group, keys, out, state):
-        """:meth:`update` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
-        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
-        the tick are read at each call."""
-        if group.stop - group.start >= threads.floor:
+        """:meth:`update` as a call without arguments (``device.serial_arrays``)."""
+        head = serial_emitter_arrays(world, group, state)
+        if head is None:
             return None
-        if state["reach"] is None:
-            state["reach"] = emitter_reach(world)
-        b = world.bodies
+        start, stop, pose, run, radius, height, boxes, cylinders, gparams, max_radius = head
         em = world.emitters
         arena = world.arena
-        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
-                                                  b.radius, b.height)
-        boxes, cylinders, gparams, max_radius = (arena.boxes, arena.cylinders, world.grid,
-                                                 world.max_radius)
         lights, em_world, em_rgb, em_intensity, em_count = (arena.lights, em.world, em.rgb,
                                                             em.intensity, em.count)
         reach, offsets, ring_max, sums = (state["reach"], state["offsets"], state["ring_max"],

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import jit, threads
+from swarmstack import threads
 from swarmstack.sensors import ranging
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -112,26 +112,7 @@ class Proximity:
                STREAM["proximity"], world.tick, state, out)
 
     def bind(self, world, group, keys, out, state):
-        """:meth:`update` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
-        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
-        the tick are read at each call."""
-        if group.stop - group.start >= threads.floor:
-            return None
-        b = world.bodies
-        arena = world.arena
-        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
-                                                  b.radius, b.height)
-        boxes, cylinders, gparams, static = arena.boxes, arena.cylinders, world.grid, world.static
-        max_radius, rays, coef, kind = (world.max_radius, self.layout.table, self._coef,
-                                        NOISE_KINDS[self.noise])
-        stream = STREAM["proximity"]
-        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
-                              cylinders, gparams, world.cell_start, world.order, static,
-                              max_radius, rays, coef, kind, keys, stream, world.tick, state, out)
-
-        def update_bound():
-            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   world.cell_start, world.order, static, max_radius, rays, coef, kind, keys,
-                   stream, world.tick, state, out)
-        return update_bound
+        """:meth:`update` as a call without arguments (``ranging.bind_sensor_rows``)."""
+        return ranging.bind_sensor_rows(sense_serial, world, group, self.layout.table,
+                                        self._coef, NOISE_KINDS[self.noise], keys,
+                                        STREAM["proximity"], state, out)

@@ -16,11 +16,12 @@ from functools import cached_property
 import numpy as np
 from numba import njit, prange
 
-from swarmstack import threads
+from swarmstack import jit, threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
 from swarmstack.geometry.rays import NO_HIT, _box_hit, _disk_hit, box_interval
+from swarmstack.sensors.device import serial_arrays
 
 
 @dataclass(frozen=True)
@@ -279,3 +280,24 @@ def cast_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpar
         a = start + c * CHUNK
         cast_rows(a, min(stop, a + CHUNK), start, pose, run, radius, height, boxes, cylinders,
                   gparams, cell_start, order, static, max_radius, rays, range_m, out)
+
+
+def bind_sensor_rows(kernel, world, group, rays, coef, kind, keys, stream, state, out):
+    """A ray sensor's ``update`` for one group as a call without arguments, bound to the
+    compiled serial ``kernel`` (``tof``/``proximity`` ``sense_serial``: the arguments of
+    :func:`cast_serial`, then the transfer's); None when the group may go parallel (then
+    ``update`` chooses; ``device.serial_arrays``)."""
+    head = serial_arrays(world, group)
+    if head is None:
+        return None
+    start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
+    static, max_radius = world.static, world.max_radius
+    compiled = jit.compiled(kernel, start, stop, pose, run, radius, height, boxes, cylinders,
+                            gparams, world.cell_start, world.order, static, max_radius, rays,
+                            coef, kind, keys, stream, world.tick, state, out)
+
+    def update_bound():
+        compiled(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                 world.cell_start, world.order, static, max_radius, rays, coef, kind, keys,
+                 stream, world.tick, state, out)
+    return update_bound

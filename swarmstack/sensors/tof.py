@@ -17,6 +17,7 @@ from numba import njit, prange
 
 from swarmstack import jit, threads
 from swarmstack.sensors import ranging
+from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -165,36 +166,23 @@ class ToF:
                STREAM["tof"], world.tick, state, out)
 
     def bind(self, world, group, keys, out, state):
-        """:meth:`update` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`update` chooses).
-        The grid (``world.cell_start``, ``world.order``: the contact pass replaces them) and
-        the tick are read at each call."""
-        if group.stop - group.start >= threads.floor:
+        """:meth:`update` as a call without arguments (``device.serial_arrays``): a ray that
+        ends beyond its robot's grid cell (the usual ToF) through :func:`long_serial`."""
+        kind, stream = NOISE_KINDS[self.noise], STREAM["tof"]
+        if self.layout.reach_m <= world.grid[2]:
+            return ranging.bind_sensor_rows(sense_serial, world, group, self.layout.table,
+                                            self._coef, kind, keys, stream, state, out)
+        head = serial_arrays(world, group)
+        if head is None:
             return None
-        b = world.bodies
-        arena = world.arena
-        start, stop, pose, run, radius, height = (group.start, group.stop, b.pose, b.run,
-                                                  b.radius, b.height)
-        boxes, cylinders, gparams, static = arena.boxes, arena.cylinders, world.grid, world.static
-        max_radius, rays, coef, kind = (world.max_radius, self.layout.table, self._coef,
-                                        NOISE_KINDS[self.noise])
-        stream = STREAM["tof"]
-        if self.layout.reach_m > gparams[2]:
-            kernel = jit.compiled(long_serial, start, stop, pose, run, radius, height, boxes,
-                                  cylinders, gparams, world.cell_start, world.order, max_radius,
-                                  rays, coef, kind, keys, stream, world.tick, state, out)
-
-            def update_bound():
-                kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                       world.cell_start, world.order, max_radius, rays, coef, kind, keys, stream,
-                       world.tick, state, out)
-            return update_bound
-        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
-                              cylinders, gparams, world.cell_start, world.order, static,
-                              max_radius, rays, coef, kind, keys, stream, world.tick, state, out)
+        start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
+        max_radius, rays, coef = world.max_radius, self.layout.table, self._coef
+        kernel = jit.compiled(long_serial, start, stop, pose, run, radius, height, boxes,
+                              cylinders, gparams, world.cell_start, world.order, max_radius,
+                              rays, coef, kind, keys, stream, world.tick, state, out)
 
         def update_bound():
             kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   world.cell_start, world.order, static, max_radius, rays, coef, kind, keys,
-                   stream, world.tick, state, out)
+                   world.cell_start, world.order, max_radius, rays, coef, kind, keys, stream,
+                   world.tick, state, out)
         return update_bound
