@@ -7,9 +7,11 @@ The pieces most users need are re-exported here::
 
 __version__ = "0.1.0"
 
+from swarmstack.entry_points import defer_metadata  # noqa: E402
 from swarmstack.jit import quiet_numba_import  # noqa: E402
 from swarmstack.threads import single_thread_blas  # noqa: E402
 
+defer_metadata()
 quiet_numba_import()
 single_thread_blas()
 

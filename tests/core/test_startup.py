@@ -37,7 +37,7 @@ sim.run(20)
 loaded = {m: m in sys.modules for m in ("scipy", "yaml", "numba.np.arraymath",
                                         "numba.np.arrayobj", "numba.cpython.mathimpl",
                                         "swarmstack.robots.rvr", "swarmstack.robots.crazyflie",
-                                        "duckdb", "numpy.ma")}
+                                        "duckdb", "numpy.ma", "email")}
 from swarmstack.robots import ROBOT_TYPES
 types = sorted(ROBOT_TYPES)   # listing the registry: every built-in type
 from numba import njit
