@@ -28,6 +28,10 @@ made a process's start cost more than it needs:
   LLVM calls, ~1 ms a kernel) so that later look-ups of a symbol by name could be answered
   from a set; the look-up now asks the loaded modules for that one name instead
   (:func:`_symbols_looked_up_by_name`).
+- A cached kernel also brings its LLVM bitcode, which Numba parsed at every load (1–2 ms a
+  kernel, 6–17 ms for a run's kernels) although only code compiled later against the kernel
+  links it in: it is now parsed when that happens, or when a look-up by name needs it. The
+  kernel's own entry point is known to be defined without it (:func:`_bitcode_on_demand`).
 - Numba's type of an array first checks that it is not a NumPy masked array, which imports
   ``numpy.ma`` (0.01 s) in a process that has none: while ``numpy.ma`` is not imported no
   masked array can exist, and the array's type is worked out without the check.
@@ -119,6 +123,7 @@ def prepare() -> None:
     _runtime_from_cache(nrt)
     _array_type_without_masked_arrays()
     _symbols_looked_up_by_name()
+    _bitcode_on_demand()
 
 
 def _load_library_on_compile(context_class) -> None:
@@ -189,7 +194,19 @@ def _load_cached_without_library(caching, runtime) -> None:
             object_code = _HASHING_SYMBOL  # an unknown layout: load everything, to be safe
         if _HASHING_SYMBOL in object_code:
             import numba.cpython.hashing  # noqa: F401  (adds the hash secret's symbols)
-        return rebuild(self, target_context, payload)
+        try:  # the kernel's entry point: its own object code defines it
+            wrapper = payload[1].llvm_cpython_wrapper_name
+            defined = target_context.codegen()._engine._defined_symbols
+        except (AttributeError, IndexError, TypeError):
+            return rebuild(self, target_context, payload)
+        known = wrapper in defined
+        defined.add(wrapper)
+        try:
+            return rebuild(self, target_context, payload)
+        except BaseException:
+            if not known:
+                defined.discard(wrapper)
+            raise
 
     cache.load_overload = load_overload
     impl.rebuild = rebuild_with_symbols
@@ -253,6 +270,7 @@ def _symbols_looked_up_by_name() -> None:
         if not pending:
             return False
         for mod in reversed(pending):   # a kernel's entry point: in the module loaded last
+            mod = _parsed(mod)
             for lookup in (mod.get_function, mod.get_global_variable):
                 try:
                     if not lookup(name).is_declaration:
@@ -263,13 +281,77 @@ def _symbols_looked_up_by_name() -> None:
         # not defined by name (linking new code asks for many such): list the modules kept so
         # far once, as Numba did when they were added, and answer from that from now on
         for mod in pending:
-            list_symbols(self, mod)
+            list_symbols(self, _parsed(mod))
         pending.clear()
         return name in self._defined_symbols
 
     engine._load_defined_symbols = load_defined_symbols
     engine.is_symbol_defined = is_symbol_defined
     engine._symbols_by_name = True
+
+
+class _Bitcode:
+    """The linking bitcode of a library loaded from the cache, parsed on first use."""
+
+    __slots__ = ("library",)
+
+    def __init__(self, library):
+        self.library = library
+
+    def module(self):
+        return self.library._get_module_for_linking()
+
+
+def _parsed(mod):
+    return mod.module() if isinstance(mod, _Bitcode) else mod
+
+
+def _bitcode_on_demand() -> None:
+    """Numba's cache load of a library (object code plus the bitcode other code links in)
+    without parsing the bitcode: it is kept as bytes and parsed by ``_get_module_for_linking``,
+    i.e. when code compiled later links the library or a look-up by name reaches it. The
+    machine code is loaded and finalised exactly as Numba does. Needs the look-up by name of
+    :func:`_symbols_looked_up_by_name` (which then finds a kernel's entry point without the
+    bitcode: :func:`_load_cached_without_library` records it as defined)."""
+    try:
+        import llvmlite.binding as ll
+        from numba.core import codegen
+    except ImportError:
+        return
+    library = getattr(codegen, "CPUCodeLibrary", None)
+    engine = getattr(codegen, "JitEngine", None)
+    if library is None or engine is None or not getattr(engine, "_symbols_by_name", False) \
+            or getattr(library, "_bitcode_on_demand", False) or not all(
+                hasattr(library, a) for a in (
+                    "_unserialize", "_get_module_for_linking", "enable_object_caching",
+                    "_set_compiled_object", "_finalize_final_module")):
+        return
+    unserialize = library._unserialize  # bound to the class (a classmethod)
+    for_linking = library._get_module_for_linking
+
+    def unserialize_object_code(cls, codegen_, state):
+        name, kind, data = state
+        if kind != "object":
+            return unserialize(codegen_, state)
+        object_code, shared_bitcode = data
+        self = codegen_.create_library(name)
+        self.enable_object_caching()
+        self._set_compiled_object(object_code)
+        self._shared_module = None
+        self._shared_bitcode = shared_bitcode
+        self._finalize_final_module()
+        self._codegen._engine._load_defined_symbols(_Bitcode(self))
+        return self
+
+    def get_module_for_linking(self):
+        bitcode = self.__dict__.pop("_shared_bitcode", None)
+        if bitcode is not None and self._shared_module is None:
+            self._shared_module = ll.parse_bitcode(bitcode)
+        return for_linking(self)
+
+    library._unserialize = classmethod(unserialize_object_code)
+    library._get_module_for_linking = get_module_for_linking
+    library._bitcode_on_demand = True
 
 
 def _array_type_without_masked_arrays() -> None:
