@@ -59,3 +59,14 @@ def exit_now(code=0) -> None:
         except (OSError, ValueError):
             pass
     os._exit(code)
+
+
+def host_name() -> str:
+    """This machine's name, as ``socket.gethostname()`` gives it (recorded with a run's process
+    id, to tell whether a run that holds a folder is alive here). On POSIX it is the kernel's
+    node name, read without importing ``socket``."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()

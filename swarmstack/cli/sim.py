@@ -30,6 +30,8 @@ def _located(experiment: Path, problems: list[str]) -> list[str]:
 
 def _untranslated(experiment: Path) -> list[str]:
     """What an .argos file asks for that is not simulated, said before it runs."""
+    if experiment.suffix != ".argos":  # a TOML file: no need to load the translator
+        return []
     from swarmstack.argos import untranslated as notes
 
     return notes(experiment)

@@ -22,11 +22,12 @@ import json
 import os
 import re
 import secrets
-import socket
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
+
+from swarmstack.process import host_name
 
 PART_ROWS = 1_000_000      # at most this many rows in one part of one table …
 PART_BYTES = 64 << 20      # … and at most this many bytes buffered over all tables
@@ -590,7 +591,7 @@ def run_alive(summary: dict, stale_after_s: float = 600.0) -> Optional[bool]:
     if summary.get("status") != "running":
         return False
     pid, host = summary.get("pid"), summary.get("host")
-    if pid is not None and host == socket.gethostname():
+    if pid is not None and host == host_name():
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:

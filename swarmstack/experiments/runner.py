@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import threading
 import time
 from datetime import datetime, timezone
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from swarmstack import __version__
+from swarmstack.process import host_name
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ExperimentCfg
 from swarmstack.experiments.results import (ResultsWriteError, ResultsWriter, RunLogs,
@@ -197,7 +197,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
     summary = {
         "status": "running", "experiment": source, "seed": sim.seed, "runs": runs,
         "ticks": ticks, "ticks_done": 0, "robots": robots_per_run, "dt_s": cfg.simulation.dt,
-        "pid": os.getpid(), "host": socket.gethostname(), "started_at": _now(),
+        "pid": os.getpid(), "host": host_name(), "started_at": _now(),
         "updated_at": _now(),
     }
     summary["config"] = cfg.model_dump(mode="json")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import socket
 import time
 import traceback
 from dataclasses import dataclass
@@ -27,6 +26,8 @@ from pathlib import Path
 from typing import Optional
 
 import numpy as np
+
+from swarmstack.process import host_name
 
 RUNS_DIR = "runs"
 PART_ROWS = 1_000_000   # rows of one table of the batch buffered before a part is written
@@ -237,7 +238,7 @@ def run_batch(task: BatchTask) -> list[dict]:
             "status": status, "run_id": rid, "experiment": task.source, "seed": task.seeds[r],
             "params": task.points[r], "runs": 1, "ticks": ticks, "ticks_done": run_ticks,
             "robots": robots, "dt_s": None if sim is None else sim.cfg.simulation.dt,
-            "batch_runs": k, "host": socket.gethostname(), "pid": os.getpid(),
+            "batch_runs": k, "host": host_name(), "pid": os.getpid(),
             "started_at": started, "updated_at": _now(),
             "wall_time_s": wall / k,        # the batch's wall time, shared by its runs
             "batch_wall_time_s": wall,
