@@ -51,8 +51,9 @@ def thread_mode(parallel: bool):
         threads.set_parallel_min(before[1])
 
 
-def random_world(seed: int):
-    """A random batch (see the module doc); returns ``(world, keys, rng)``."""
+def random_world(seed: int, max_per_run: int = 45):
+    """A random batch (see the module doc) of up to ``max_per_run`` − 1 robots a run; returns
+    ``(world, keys, rng)``."""
     rng = np.random.default_rng(seed)
     w = rng.uniform(0.4, 2.5)
     h = rng.uniform(0.4, 2.5)
@@ -75,7 +76,7 @@ def random_world(seed: int):
     arena = Arena(bounds, boxes=np.concatenate(boxes), cylinders=cyl, lights=lights,
                   light_rgb=light_rgb)
     n_runs = int(rng.integers(1, 4))
-    per_run = [int(rng.integers(0, 45)) for _ in range(n_runs)]
+    per_run = [int(rng.integers(0, max_per_run)) for _ in range(n_runs)]
     if sum(per_run) == 0:
         per_run[0] = 1
     run = np.repeat(np.arange(n_runs), per_run)
@@ -262,9 +263,11 @@ def _ranging_devices(rng):
 
 
 @EXAMPLES
-@given(seed=st.integers(0, 2**32 - 1))
-def test_proximity_and_tof(seed):
-    world, keys, rng = random_world(seed)
+@given(seed=st.integers(0, 2**32 - 1), crowded=st.booleans())
+def test_proximity_and_tof(seed, crowded):
+    """Runs small enough for long rays to test all their robots, and (``crowded``) runs of
+    up to 160 robots, mixed in a batch, where long rays search the grid."""
+    world, keys, rng = random_world(seed, 161 if crowded else 45)
     for g in groups(world, rng):
         k = keys[g.start:g.stop]
         for dev in _ranging_devices(rng):
