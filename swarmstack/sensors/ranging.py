@@ -243,8 +243,10 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
             ray[7, r] = sa
     _boxes_hit(ray, boxes)
     # the bodies of the run last gathered (see _gather_run)
-    bodies = np.empty((7, SMALL_RUN), dtype=np.float32)
+    bodies = np.empty((6, SMALL_RUN), dtype=np.float32)
     who = np.empty(SMALL_RUN, dtype=np.int32)
+    keep = np.empty(SMALL_RUN, dtype=np.uint8)
+    words = keep.view(np.uint64)  # the flags eight at a time: most words are zero
     gathered = -1
     n_run = 0
     for i in range(a, b):
@@ -270,7 +272,8 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
                                            cylinders[q, 3]))
             if small:
                 best = _small_run_hit(i, x0, y0, z0, dx, dy, ray[6, r], ray[7, r], range_m,
-                                      best, x, y, z, radius, height, bodies, who, n_run)
+                                      best, x, y, z, radius, height, bodies, who, keep, words,
+                                      n_run)
                 out[row, k] = range_m if best >= NO_HIT else best * range_m
                 continue
             length = math.sqrt(dx * dx + dy * dy)
@@ -360,7 +363,7 @@ def _boxes_hit(ray, boxes):
 SMALL_RUN = 64
 # the whole-run pass goes over blocks of this many bodies (its vector loop's step, so that no
 # body falls to a scalar remainder loop); SMALL_RUN is a multiple of it
-_BLOCK = 64
+_BLOCK = 16
 # the whole-run pass works in float32: its slack is this much relative to the scene's size,
 # ~100 times float32's rounding over its few operations
 _REJECT_SLACK = 1e-5
@@ -401,7 +404,7 @@ def _gather_run(q0, q1, order, x, y, z, radius, height, reach, bodies, who):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _small_run_hit(i, x0, y0, z0, dx, dy, ca, sa, range_m, best, x, y, z, radius, height,
-                   bodies, who, n):
+                   bodies, who, keep, words, n):
     """``best`` lowered to the first hit of the ray (x0, y0, z0) + t (dx, dy, 0) (unit
     direction (ca, sa), ``range_m`` long) on the gathered bodies (:func:`_gather_run`) other
     than robot ``i``.
@@ -425,8 +428,6 @@ def _small_run_hit(i, x0, y0, z0, dx, dy, ca, sa, range_m, best, x, y, z, radius
     r2 = bodies[3]
     lo = bodies[4]
     hi = bodies[5]
-    keep = bodies[6]
-    count = 0
     for m in range(n):
         ux = xs[m] - xf
         uy = ys[m] - yf
@@ -434,16 +435,14 @@ def _small_run_hit(i, x0, y0, z0, dx, dy, ca, sa, range_m, best, x, y, z, radius
         across = ux * sf - uy * cf
         k = ((across * across <= r2[m]) & (along >= -rs[m]) & (along <= lim + rs[m])
              & (lo[m] <= zf) & (zf <= hi[m]) & (who[m] != me))
-        keep[m] = np.float32(1.0) if k else np.float32(0.0)
-        count += k
-    m = 0
-    while count > 0:
-        if keep[m] != 0.0:
-            count -= 1
-            j = who[m]
-            best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, x[j], y[j], radius[j], z[j],
-                                       z[j] + height[j]))
-        m += 1
+        keep[m] = k
+    for w in range(n // 8):
+        if words[w] != 0:
+            for m in range(8 * w, 8 * w + 8):
+                if keep[m]:
+                    j = who[m]
+                    best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, x[j], y[j], radius[j],
+                                               z[j], z[j] + height[j]))
     return best
 
 
