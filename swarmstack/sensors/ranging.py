@@ -360,7 +360,7 @@ def _boxes_hit(ray, boxes):
 
 
 # a run of at most this many bodies is searched whole by long rays (see long_rows)
-SMALL_RUN = 64
+SMALL_RUN = 256
 # the whole-run pass goes over blocks of this many bodies (its vector loop's step, so that no
 # body falls to a scalar remainder loop); SMALL_RUN is a multiple of it
 _BLOCK = 16

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import camera as old_camera
 from oracle import light as old_light
+from oracle import long_rays as old_long_rays
 from oracle import ranging as old_ranging
 
 from swarmstack import threads
@@ -263,15 +264,29 @@ def _ranging_devices(rng):
 
 
 @EXAMPLES
-@given(seed=st.integers(0, 2**32 - 1), crowded=st.booleans())
-def test_proximity_and_tof(seed, crowded):
-    """Runs small enough for long rays to test all their robots, and (``crowded``) runs of
-    up to 160 robots, mixed in a batch, where long rays search the grid."""
-    world, keys, rng = random_world(seed, 161 if crowded else 45)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_proximity_and_tof(seed):
+    world, keys, rng = random_world(seed)
+    _same_ranging(world, keys, rng, old_ranging)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_proximity_and_tof_crowded(seed):
+    """Batches with runs of up to 300 robots: long rays test every robot of a run up to
+    ``ranging.SMALL_RUN`` and search the grid beyond, and both find what the grid search
+    did before (``oracle.long_rays``)."""
+    world, keys, rng = random_world(seed, 301)
+    _same_ranging(world, keys, rng, old_long_rays)
+
+
+def _same_ranging(world, keys, rng, oracle):
+    """Every ranging device (``_ranging_devices``) reads what ``oracle`` reads, on the whole
+    batch and on a slice of it, serial, parallel and bound alike."""
     for g in groups(world, rng):
         k = keys[g.start:g.stop]
         for dev in _ranging_devices(rng):
-            old = old_ranging.proximity if isinstance(dev, Proximity) else old_ranging.tof
+            old = oracle.proximity if isinstance(dev, Proximity) else oracle.tof
             want = dev.allocate(g.n)
             want_dist = dev.make_state(g.n)
             old(dev, world, g, k, want, want_dist)
