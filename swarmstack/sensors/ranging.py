@@ -194,9 +194,10 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 @njit(cache=True, error_model="numpy")
 def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
               cell_start, order, max_radius, rays, range_m, out):
-    """Long rays (ToF): the first hit of each ray, as ``rays.first_hit`` finds it, with less
-    work. Every ray of the rows is laid out first; the static shapes go next, box by box over
-    all rays at once (:func:`_boxes_hit`): their hit ends the part of a ray left to search.
+    """Long rays (ToF): the first hit of each ray (what ``rays.first_hit`` finds, except
+    that its walk stops where the ray leaves the grid). Every ray of the rows is laid out
+    first; the static shapes go next, box by box over all rays at once (:func:`_boxes_hit`):
+    their hit ends the part of a ray left to search.
 
     The robots of a run of at most ``SMALL_RUN`` bodies are then searched whole
     (:func:`_small_run_hit`); those of a larger run through the grid: the part of the ray
@@ -379,7 +380,9 @@ def _gather_run(q0, q1, order, x, y, z, radius, height, reach, bodies, who):
     size = 1.0 + reach
     for m in range(n):
         j = order[q0 + m]
-        size = max(size, 1.0 + reach + abs(x[j]) + abs(y[j]) + abs(z[j]) + height[j])
+        v = 1.0 + reach + abs(x[j]) + abs(y[j]) + abs(z[j]) + height[j]
+        if v > size:  # so written, a body at NaN leaves the slack of the others alone
+            size = v
     e = _REJECT_SLACK * size
     for m in range(n):
         j = order[q0 + m]
