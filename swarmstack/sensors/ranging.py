@@ -20,7 +20,7 @@ from swarmstack import jit, threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import NO_HIT, _box_hit, _disk_hit, box_interval
+from swarmstack.geometry.rays import _EPS, NO_HIT, _box_hit, _disk_hit, box_interval
 from swarmstack.sensors.device import serial_arrays
 
 
@@ -194,14 +194,20 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 @njit(cache=True, error_model="numpy")
 def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
               cell_start, order, max_radius, rays, range_m, out):
-    """Long rays (ToF): the first hit of each ray, as ``rays.first_hit`` finds it, with less
-    work. The static shapes go first: their hit ends the part of the ray left to search. That
-    part is cut into pieces of about ``PIECE_CELLS`` grid cells; the robots of each piece's
+    """Long rays (ToF): the first hit of each ray (what ``rays.first_hit`` finds, except
+    that its walk stops where the ray leaves the grid). Every ray of the rows is laid out
+    first; the static shapes go next, box by box over all rays at once (:func:`_boxes_hit`):
+    their hit ends the part of a ray left to search.
+
+    The robots of a run of at most ``SMALL_RUN`` bodies are then searched whole
+    (:func:`_small_run_hit`); those of a larger run through the grid: the part of the ray
+    left is cut into pieces of about ``PIECE_CELLS`` grid cells; the robots of each piece's
     bounding box (grown by the largest body radius) are gathered row by row from the grid —
     each grid row of a box is one contiguous run of robots — and tested. A robot met at t has
     its centre within its radius of the point at t, so it lies in the box of the piece holding
-    t: once the best hit comes before the next piece starts, nothing further can beat it. The
-    minimum over the same shapes is the same number.
+    t: once the best hit comes before the next piece starts, nothing further can beat it.
+    Either way the minimum over the same shapes, each hit computed by the same formula, is
+    the same number.
 
     The search is written out in this loop rather than called per ray: a compiled call per
     ray with this many arrays costs more than the search itself.
@@ -214,28 +220,63 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
     # 1 / cell: a cell index off by rounding is covered by the slack in the boxes' reach
     inv = 1.0 / cell
     grow = max_radius + _SLACK_M
+    n_cells = nx * ny
+    n_rays = rays.shape[0]
+    n = (b - a) * n_rays
+    # per ray: start x, y, z, direction (dx, dy) times the range, best hit so far, and the
+    # unit direction (for the whole-run pass)
+    ray = np.empty((8, n))
     for i in range(a, b):
-        row = i - base
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
-        rbase = run[i] * nx * ny
-        for k in range(rays.shape[0]):
+        for k in range(n_rays):
+            r = (i - a) * n_rays + k
             ca = c * rays[k, 0] - s * rays[k, 1]  # heading of the ray in the world
             sa = s * rays[k, 0] + c * rays[k, 1]
             x0 = x[i] + rays[k, 2] * ca
             y0 = y[i] + rays[k, 2] * sa
-            z0 = z[i] + rays[k, 3]
-            x1 = x0 + range_m * ca
-            y1 = y0 + range_m * sa
-            dx = x1 - x0
-            dy = y1 - y0
-            best = NO_HIT
-            for q in range(boxes.shape[0]):
-                best = min(best, _box_hit(x0, y0, z0, dx, dy, 0.0, boxes, q))
+            ray[0, r] = x0
+            ray[1, r] = y0
+            ray[2, r] = z[i] + rays[k, 3]
+            ray[3, r] = (x0 + range_m * ca) - x0
+            ray[4, r] = (y0 + range_m * sa) - y0
+            ray[6, r] = ca
+            ray[7, r] = sa
+    _boxes_hit(ray, boxes)
+    # the bodies of the run last gathered (see _gather_run)
+    bodies = np.empty((6, SMALL_RUN), dtype=np.float32)
+    who = np.empty(SMALL_RUN, dtype=np.int32)
+    keep = np.empty(SMALL_RUN, dtype=np.uint8)
+    words = keep.view(np.uint64)  # the flags eight at a time: most words are zero
+    gathered = -1
+    n_run = 0
+    for i in range(a, b):
+        row = i - base
+        rbase = run[i] * n_cells
+        small = cell_start[rbase + n_cells] - cell_start[rbase] <= SMALL_RUN
+        if small and run[i] != gathered:
+            n_run = _gather_run(cell_start[rbase], cell_start[rbase + n_cells], order, x, y, z,
+                                radius, height, range_m + rays[:, 2].max() + max_radius,
+                                bodies, who)
+            gathered = run[i]
+        for k in range(n_rays):
+            r = (i - a) * n_rays + k
+            x0 = ray[0, r]
+            y0 = ray[1, r]
+            z0 = ray[2, r]
+            dx = ray[3, r]
+            dy = ray[4, r]
+            best = ray[5, r]
             for q in range(cylinders.shape[0]):
                 best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, cylinders[q, 0],
                                            cylinders[q, 1], cylinders[q, 2], 0.0,
                                            cylinders[q, 3]))
+            if small:
+                best = _small_run_hit(i, x0, y0, z0, dx, dy, ray[6, r], ray[7, r], range_m,
+                                      best, x, y, z, radius, height, bodies, who, keep, words,
+                                      n_run)
+                out[row, k] = range_m if best >= NO_HIT else best * range_m
+                continue
             length = math.sqrt(dx * dx + dy * dy)
             n_pieces = max(1, int(math.ceil(length / piece_m)))
             dt = 1.0 / n_pieces
@@ -261,6 +302,151 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
                         best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, x[j], y[j],
                                                    radius[j], z[j], z[j] + height[j]))
             out[row, k] = range_m if best >= NO_HIT else best * range_m
+
+
+@njit(cache=True, error_model="numpy")
+def _boxes_hit(ray, boxes):
+    """Row 5 of ``ray`` (see :func:`long_rows`) set to the first hit of each ray on the boxes
+    (``NO_HIT`` if none): ``_box_hit`` for a level ray, each box against all rays in one loop
+    without branches (so that it runs on vector lanes; its tests become selects between
+    values computed by the same operations, hence the same numbers)."""
+    n = ray.shape[1]
+    x0s = ray[0]
+    y0s = ray[1]
+    z0s = ray[2]
+    dxs = ray[3]
+    dys = ray[4]
+    best = ray[5]
+    for r in range(n):
+        best[r] = NO_HIT
+    for q in range(boxes.shape[0]):
+        cx = boxes[q, 0]
+        cy = boxes[q, 1]
+        hx = boxes[q, 2]
+        hy = boxes[q, 3]
+        top = boxes[q, 5]
+        c = boxes[q, 6]
+        s = boxes[q, 7]
+        for r in range(n):
+            x0 = x0s[r]
+            y0 = y0s[r]
+            z0 = z0s[r]
+            dx = dxs[r]
+            dy = dys[r]
+            # box_interval, its branches as selects
+            px = c * (x0 - cx) + s * (y0 - cy)
+            py = -s * (x0 - cx) + c * (y0 - cy)
+            qx = c * dx + s * dy
+            qy = -s * dx + c * dy
+            t_in = -1e300
+            t_out = 1e300
+            ea = (-hx - px) / qx
+            eb = (hx - px) / qx
+            flat_x = abs(qx) < _EPS
+            miss = flat_x & ((px < -hx) | (px > hx))
+            t_in = t_in if flat_x else max(t_in, min(ea, eb))
+            t_out = t_out if flat_x else min(t_out, max(ea, eb))
+            ea = (-hy - py) / qy
+            eb = (hy - py) / qy
+            flat_y = abs(qy) < _EPS
+            miss = miss | (flat_y & ((py < -hy) | (py > hy)))
+            t_in = t_in if flat_y else max(t_in, min(ea, eb))
+            t_out = t_out if flat_y else min(t_out, max(ea, eb))
+            miss = miss | (t_in > t_out)
+            # _box_hit's clip to [0, 1], then _clip_z for a level ray
+            ta = max(NO_HIT if miss else t_in, 0.0)
+            tb = min(-1.0 if miss else t_out, 1.0)
+            hit = ta if ((ta <= tb) & (0.0 <= z0) & (z0 <= top)) else NO_HIT
+            best[r] = min(best[r], hit)
+
+
+# a run of at most this many bodies is searched whole by long rays (see long_rows)
+SMALL_RUN = 256
+# the whole-run pass goes over blocks of this many bodies (its vector loop's step, so that no
+# body falls to a scalar remainder loop); SMALL_RUN is a multiple of it
+_BLOCK = 16
+# the whole-run pass works in float32: its slack is this much relative to the scene's size,
+# ~100 times float32's rounding over its few operations
+_REJECT_SLACK = 1e-5
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _gather_run(q0, q1, order, x, y, z, radius, height, reach, bodies, who):
+    """The bodies ``order[q0:q1]`` (one run) in float32 rows of ``bodies`` for
+    :func:`_small_run_hit`, their indices in ``who``, padded to a whole block with bodies no
+    ray meets. Each is grown by a slack that covers float32 rounding: x, y, radius + slack,
+    (radius + 2 slack)², bottom − slack, top + slack. Returns the padded count."""
+    n = q1 - q0
+    size = 1.0 + reach
+    for m in range(n):
+        j = order[q0 + m]
+        v = 1.0 + reach + abs(x[j]) + abs(y[j]) + abs(z[j]) + height[j]
+        if v > size:  # so written, a body at NaN leaves the slack of the others alone
+            size = v
+    e = _REJECT_SLACK * size
+    for m in range(n):
+        j = order[q0 + m]
+        who[m] = j
+        bodies[0, m] = x[j]
+        bodies[1, m] = y[j]
+        bodies[2, m] = radius[j] + e
+        bodies[3, m] = (radius[j] + 2.0 * e) ** 2
+        bodies[4, m] = z[j] - e
+        bodies[5, m] = z[j] + height[j] + e
+    n_pad = (n + _BLOCK - 1) // _BLOCK * _BLOCK
+    for m in range(n, n_pad):
+        who[m] = -1
+        bodies[0, m] = 0.0
+        bodies[1, m] = 0.0
+        bodies[2, m] = 0.0
+        bodies[3, m] = 0.0
+        bodies[4, m] = np.inf
+        bodies[5, m] = -np.inf
+    return n_pad
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _small_run_hit(i, x0, y0, z0, dx, dy, ca, sa, range_m, best, x, y, z, radius, height,
+                   bodies, who, keep, words, n):
+    """``best`` lowered to the first hit of the ray (x0, y0, z0) + t (dx, dy, 0) (unit
+    direction (ca, sa), ``range_m`` long) on the gathered bodies (:func:`_gather_run`) other
+    than robot ``i``.
+
+    A first pass over all bodies, in float32 and free of branches so that it runs on wide
+    vector lanes, keeps those the ray may touch before ``best``: the centre within a (grown)
+    radius of the ray's line and of its part [0, best], the ray's height within the (grown)
+    body. Only those get the exact ``_disk_hit`` in float64: the minimum is the one over
+    every body.
+    """
+    xf = np.float32(x0)
+    yf = np.float32(y0)
+    zf = np.float32(z0)
+    cf = np.float32(ca)
+    sf = np.float32(sa)
+    lim = np.float32(min(best, 1.0) * range_m)
+    me = who.dtype.type(i)
+    xs = bodies[0]
+    ys = bodies[1]
+    rs = bodies[2]
+    r2 = bodies[3]
+    lo = bodies[4]
+    hi = bodies[5]
+    for m in range(n):
+        ux = xs[m] - xf
+        uy = ys[m] - yf
+        along = ux * cf + uy * sf
+        across = ux * sf - uy * cf
+        k = ((across * across <= r2[m]) & (along >= -rs[m]) & (along <= lim + rs[m])
+             & (lo[m] <= zf) & (zf <= hi[m]) & (who[m] != me))
+        keep[m] = k
+    for w in range(n // 8):
+        if words[w] != 0:
+            for m in range(8 * w, 8 * w + 8):
+                if keep[m]:
+                    j = who[m]
+                    best = min(best, _disk_hit(x0, y0, z0, dx, dy, 0.0, x[j], y[j], radius[j],
+                                               z[j], z[j] + height[j]))
+    return best
 
 
 @njit(cache=True, error_model="numpy")

@@ -53,7 +53,8 @@ def _rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, c
 def _long_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
     """:func:`_rows` for a ray that ends beyond the grid cell of its robot (the usual ToF):
-    the static index is not needed, which saves passing it in."""
+    the static index is not needed, which saves passing it in (``ranging.long_rows``: the
+    walls over all rays at once, a small run's robots all tested on vector lanes)."""
     ranging.long_rows(lo, hi, start, pose[0], pose[1], pose[2], pose[5], run, radius, height,
                       boxes, cylinders, gparams, cell_start, order, max_radius, rays, coef[0],
                       dist)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import camera as old_camera
 from oracle import light as old_light
-from oracle import ranging as old_ranging
+from oracle import long_rays as old_long_rays
 
 from swarmstack import threads
 from swarmstack.robots import epuck2
@@ -51,8 +51,9 @@ def thread_mode(parallel: bool):
         threads.set_parallel_min(before[1])
 
 
-def random_world(seed: int):
-    """A random batch (see the module doc); returns ``(world, keys, rng)``."""
+def random_world(seed: int, max_per_run: int = 45):
+    """A random batch (see the module doc) of up to ``max_per_run`` − 1 robots a run; returns
+    ``(world, keys, rng)``."""
     rng = np.random.default_rng(seed)
     w = rng.uniform(0.4, 2.5)
     h = rng.uniform(0.4, 2.5)
@@ -75,7 +76,7 @@ def random_world(seed: int):
     arena = Arena(bounds, boxes=np.concatenate(boxes), cylinders=cyl, lights=lights,
                   light_rgb=light_rgb)
     n_runs = int(rng.integers(1, 4))
-    per_run = [int(rng.integers(0, 45)) for _ in range(n_runs)]
+    per_run = [int(rng.integers(0, max_per_run)) for _ in range(n_runs)]
     if sum(per_run) == 0:
         per_run[0] = 1
     run = np.repeat(np.arange(n_runs), per_run)
@@ -265,10 +266,29 @@ def _ranging_devices(rng):
 @given(seed=st.integers(0, 2**32 - 1))
 def test_proximity_and_tof(seed):
     world, keys, rng = random_world(seed)
+    _same_ranging(world, keys, rng, old_long_rays)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_proximity_and_tof_crowded(seed):
+    """Batches with runs of up to 300 robots: long rays test every robot of a run up to
+    ``ranging.SMALL_RUN`` and search the grid beyond, and both find what the grid search
+    did before."""
+    world, keys, rng = random_world(seed, 301)
+    _same_ranging(world, keys, rng, old_long_rays)
+
+
+def _same_ranging(world, keys, rng, oracle):
+    """Every ranging device (``_ranging_devices``) reads what ``oracle`` reads, on the whole
+    batch and on a slice of it, serial, parallel and bound alike. Long rays are compared with
+    the frozen grid search (``oracle.long_rays``): the older walk along the grid
+    (``oracle.ranging``) stops where a ray leaves the grid, and misses a robot whose body
+    reaches past the arena's edge beyond that point (a ray over a low wall)."""
     for g in groups(world, rng):
         k = keys[g.start:g.stop]
         for dev in _ranging_devices(rng):
-            old = old_ranging.proximity if isinstance(dev, Proximity) else old_ranging.tof
+            old = oracle.proximity if isinstance(dev, Proximity) else oracle.tof
             want = dev.allocate(g.n)
             want_dist = dev.make_state(g.n)
             old(dev, world, g, k, want, want_dist)
