@@ -25,6 +25,8 @@ import sys
 import types
 from typing import Callable, Optional
 
+from swarmstack.imports import after_import
+
 _METADATA = "importlib.metadata"
 
 # module → (entry-point group, what tells the module its scan found no entry)
@@ -40,6 +42,8 @@ _NO_PLUGINS: dict[str, tuple[str, Callable[[types.ModuleType], None]]] = {
 # sys.path as installed_groups does)
 _PLAIN_FINDERS = ("BuiltinImporter", "FrozenImporter", "PathFinder", "_EditableFinder",
                   "_NumbaStartup", "_AfterImport", "DistutilsMetaFinder")
+
+_deferred = False
 
 
 def installed_groups(path: Optional[list] = None) -> Optional[frozenset[str]]:
@@ -109,68 +113,23 @@ def _entry_points(**params):
     return _real_metadata().entry_points(**params)
 
 
-class _AfterImport:
-    """Meta-path finder: once a module of :data:`_NO_PLUGINS` is imported, tells it its scan
-    found nothing (only groups with no entry are listed in ``empty``)."""
-
-    empty: dict[str, Callable[[types.ModuleType], None]] = {}
-
-    @classmethod
-    def find_spec(cls, name, path=None, target=None):
-        mark = cls.empty.get(name)
-        if mark is None:
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return None
-        spec.loader = _MarkAfterExec(spec.loader, mark)
-        return spec
-
-
-class _MarkAfterExec:
-    def __init__(self, loader, mark):
-        self.loader = loader
-        self.mark = mark
-
-    def create_module(self, spec):
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module):
-        self.loader.exec_module(module)
-        module.__loader__ = self.loader
-        del _AfterImport.empty[module.__name__]
-        if not _AfterImport.empty:
-            _forget(_AfterImport)
-        try:
-            self.mark(module)
-        except AttributeError:  # the library's internals changed: it scans as before
-            pass
-
-
-def _forget(finder) -> None:
-    try:
-        sys.meta_path.remove(finder)
-    except ValueError:
-        pass
-
-
 def defer_metadata() -> None:
     """Set the start-up described in the module's docstring up (once; nothing happens when
     ``importlib.metadata`` is already imported or the groups cannot be told)."""
-    if _METADATA in sys.modules or _AfterImport in sys.meta_path:
+    global _deferred
+    if _METADATA in sys.modules or _deferred:
         return
+    _deferred = True
     groups = installed_groups()
     if groups is None:
         return
-    empty = {module: mark for module, (group, mark) in _NO_PLUGINS.items()
-             if group not in groups and module not in sys.modules}
-    if not empty:
-        return
+    empty = [(module, mark) for module, (group, mark) in _NO_PLUGINS.items()
+             if group not in groups]
     spec = importlib.machinery.PathFinder.find_spec(_METADATA, importlib.__path__)
-    if spec is None or spec.submodule_search_locations is None:
+    if not empty or spec is None or spec.submodule_search_locations is None:
         return
-    _AfterImport.empty = empty
-    sys.meta_path.insert(0, _AfterImport)
+    for module, mark in empty:
+        after_import(module, mark)
     stand_in = _MetadataOnDemand(_METADATA, "Imported on first use (swarmstack.entry_points)")
     # a package's spec and path: ``from importlib.metadata import x`` then looks the name up
     # on the stand-in instead of importing the package to search its folder

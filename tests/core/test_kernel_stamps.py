@@ -1,0 +1,103 @@
+"""A cached kernel is compiled again when a module it uses changes (``swarmstack.kernel_stamps``).
+
+Numba alone would keep loading a kernel whose own file is unchanged although a function it
+calls, from another file, was edited: the result would come from the old code. Each process
+below is fresh, with its own Numba cache folder, as after an update.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUN = """
+import json, sys
+from swarmstack import kernel_stamps
+kernel_stamps.ROOTS.append(sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from pkgx.kern import k, own
+print(json.dumps({"k": k(1.0), "own": own(1.0), "hits": k.stats.cache_hits.get(k.signatures[0], 0)
+                  if k.signatures else None}))
+"""
+
+HELPER = """
+from numba import njit
+
+STEP = {step}
+
+@njit(cache=True, inline="always")
+def bump(x):
+    return x + STEP
+"""
+
+KERNEL = """
+from numba import njit
+from pkgx.helper import bump
+
+@njit(cache=True)
+def k(x):
+    return bump(x) * 10.0
+
+@njit(cache=True)
+def own(x):
+    return x * 3.0
+"""
+
+
+def _run(site: Path, cache: Path, watch: bool = True) -> dict:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NUMBA_CACHE_DIR": str(cache)}
+    roots = str(site / "pkgx") if watch else str(site / "elsewhere")
+    out = subprocess.run([sys.executable, "-c", RUN, roots, str(site)], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _package(site: Path, step: int) -> None:
+    pkg = site / "pkgx"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text(HELPER.format(step=step))
+    (pkg / "kern.py").write_text(KERNEL)
+
+
+def test_a_kernel_is_compiled_again_when_a_module_it_calls_changes(tmp_path):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _package(site, 1)
+    first = _run(site, cache)
+    assert first["k"] == 20.0
+    again = _run(site, cache)
+    assert again["k"] == 20.0 and again["hits"] == 1   # unchanged: loaded from the cache
+    _package(site, 2)                                    # only the helper's file changes
+    after = _run(site, cache)
+    assert after["k"] == 30.0 and after["hits"] == 0     # compiled again, the new code
+    assert _run(site, cache)["hits"] == 1                # and cached again
+
+
+def test_without_the_stamp_numba_would_run_the_old_code(tmp_path):
+    """The hazard the stamp removes: a kernel outside the watched folders keeps Numba's own
+    stamp, and a changed helper leaves its cached machine code in use."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _package(site, 1)
+    assert _run(site, cache, watch=False)["k"] == 20.0
+    _package(site, 2)
+    assert _run(site, cache, watch=False)["k"] == 20.0
+
+
+def test_the_package_kernels_carry_the_stamp_of_what_they_import():
+    code = ("import sys, swarmstack, numba\n"
+            "from swarmstack.sensors import tof\n"
+            "from swarmstack.kernel_stamps import ImportsStamp, _imported_files\n"
+            "stamp = tof.transfer._cache._cache_file._source_stamp\n"
+            "files = sorted(p.split('swarmstack/')[-1] for p in _imported_files(tof))\n"
+            "print(isinstance(stamp, ImportsStamp), files)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("True")
+    for needed in ("geometry/rays.py", "sensors/ranging.py", "sensors/noise.py", "world/rng.py"):
+        assert needed in out.stdout
