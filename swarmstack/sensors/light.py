@@ -34,7 +34,7 @@ from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
-from swarmstack.geometry.rays import hit_candidates
+from swarmstack.geometry.rays import _box_hit, _disk_hit, hit_candidates
 from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -62,6 +62,32 @@ def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radiu
             out[m] = j
             m += 1
     return m
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def sight_blocked(x0, y0, z0, x1, y1, z1, box_idx, n_boxes, cyl_idx, n_cyl, rob_idx, n_rob,
+                  boxes, cylinders, rx, ry, rz, radius, height):
+    """Whether the segment meets one of the pre-gathered candidates before its end: the same
+    answer as ``hit_candidates(…) < _VISIBLE`` (the first hit is before the end exactly when
+    some hit is), but it stops at the first blocking shape. Robots are tried first: they are
+    the shapes that usually hide a source."""
+    dx = x1 - x0
+    dy = y1 - y0
+    dz = z1 - z0
+    for m in range(n_rob):
+        j = rob_idx[m]
+        if _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j], radius[j], rz[j],
+                     rz[j] + height[j]) < _VISIBLE:
+            return True
+    for m in range(n_boxes):
+        if _box_hit(x0, y0, z0, dx, dy, dz, boxes, box_idx[m]) < _VISIBLE:
+            return True
+    for m in range(n_cyl):
+        k = cyl_idx[m]
+        if _disk_hit(x0, y0, z0, dx, dy, dz, cylinders[k, 0], cylinders[k, 1], cylinders[k, 2],
+                     0.0, cylinders[k, 3]) < _VISIBLE:
+            return True
+    return False
 
 
 # robots per work item of the parallel kernels (the result does not depend on it)
