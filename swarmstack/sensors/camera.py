@@ -48,7 +48,7 @@ from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
 from swarmstack.sensors.light import (_top, emitter_reach, occluders_near_segment,
-                                      serial_emitter_arrays, sight_blocked)
+                                      serial_emitter_arrays, sight_blocked, static_blocked)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -323,7 +323,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             px0 = pxs[k]
             py0 = pys[k]
             pz0 = pzs[k]
-            nb = -1  # static shapes: gathered on first need
+            nb = 0  # static shapes near the camera: gathered for lit emitters
             nc = 0
             nw = 0
             if any_lit:  # the wedge's robots: targets, and what could hide them
@@ -343,9 +343,6 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                                         width, height_px, r2max)
                 if d2 < 0.0:
                     continue
-                if nb < 0:
-                    nb = boxes_near(px0, py0, range_m, boxes, box_idx)
-                    nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
                 f = 1.0
                 if tz > pz0:  # a rising sight line: above every body past f
                     if not have_top:
@@ -355,12 +352,10 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                 no = robots_near_segment(px0, py0, px0 + f * (tx - px0), py0 + f * (ty - py0),
                                          0.0, run[i], i, x, y, radius, max_radius, gparams,
                                          cell_start, order, occ_idx)
-                zl = min(pz0, tz)
-                nbs = boxes_near_segment(px0, py0, tx, ty, 0.0, zl, boxes, box_idx, nb, seg_box)
-                ncs = cylinders_near_segment(px0, py0, tx, ty, 0.0, zl, cylinders, cyl_idx, nc,
-                                             seg_cyl)
-                if sight_blocked(px0, py0, pz0, tx, ty, tz, seg_box, nbs, seg_cyl, ncs, occ_idx,
-                                 no, boxes, cylinders, x, y, z, radius, height):
+                if sight_blocked(px0, py0, pz0, tx, ty, tz, seg_box, 0, seg_cyl, 0, occ_idx, no,
+                                 boxes, cylinders, x, y, z, radius, height):
+                    continue
+                if static_blocked(px0, py0, pz0, tx, ty, tz, boxes, cylinders):
                     continue
                 cnt = _keep(math.sqrt(d2), col, row, float(light_rgb[m, 0]),
                             float(light_rgb[m, 1]), float(light_rgb[m, 2]), kd, kf, cnt, cap)
