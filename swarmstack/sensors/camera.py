@@ -211,19 +211,56 @@ def _scratch_views(iscr, nb, nc, n, nl, cap):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _may_see(dx, dy, dz, c, s, f_px, kx, ky, r2max):
+def _may_see(dx, dy, dz, c, s, f_px, kx, ky, r2, eta):
     """False only for a point (offset from the camera) that :func:`_project` surely rejects:
     behind, out of range, or more than a pixel outside the image (``kx``, ``ky``: the half
     width and height plus 1.5 px, a margin far above the rounding of the exact test). Written
     without branches or divisions: about one point in twenty passes, so a branch per test
-    would mostly be mispredicted."""
+    would mostly be mispredicted.
+
+    ``eta`` (m) bounds the error of the camera-frame coordinates when (c, s) and the offset
+    are only approximate (:func:`_approx_cos_sin`; 0 when exact); ``r2`` is then the squared
+    range grown by it."""
     lx = c * dx + s * dy
     ly = -s * dx + c * dy
     d2 = dx * dx + dy * dy + dz * dz
+    lxe = lx + eta
     # as a rejection, so that a NaN is left to the exact test as before; the pixel bounds
     # only where lx is far from underflow
-    return not ((lx <= 0.0) | (d2 > r2max)
-                | (((abs(f_px * ly) > kx * lx) | (abs(f_px * dz) > ky * lx)) & (lx >= 1e-100)))
+    return not ((lxe <= 0.0) | (d2 > r2)
+                | (((abs(f_px * ly) > kx * lxe + abs(f_px) * eta) | (abs(f_px * dz) > ky * lxe))
+                   & (lxe >= 1e-100)))
+
+
+# Cody-Waite split of π/2 (fdlibm's): q·_PIO2_HI is exact for |q| < 2**20
+_PIO2_HI = 1.57079632673412561417e+00
+_PIO2_LO = 6.07710050650619224932e-11
+_YAW_APPROX_MAX = 1e5   # beyond this |yaw| (or NaN) the approximation is not used
+# bound on |cos − approx|, |sin − approx| for |yaw| ≤ _YAW_APPROX_MAX (the polynomials are
+# good to 1e-11 on [−π/4, π/4]): far above the truth, it only widens the pre-test a little
+APPROX_EPS = 1e-9
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _approx_cos_sin(a):
+    """(cos a, sin a) within :data:`APPROX_EPS`, by polynomials after reduction to
+    [−π/4, π/4]: no call and no branch, so a loop over robots runs on vector lanes; NaN for
+    a beyond ±_YAW_APPROX_MAX (then every pre-test passes and the exact path decides)."""
+    qf = math.floor(a * (2.0 / math.pi) + 0.5)
+    r = (a - qf * _PIO2_HI) - qf * _PIO2_LO
+    r2 = r * r
+    sp = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (
+        1.0 / 362880.0 + r2 * (-1.0 / 39916800.0))))))
+    cp = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (
+        -1.0 / 3628800.0 + r2 * (1.0 / 479001600.0))))))
+    ok = abs(a) <= _YAW_APPROX_MAX
+    qi = int(qf) & 3 if ok else 0
+    # the quadrant by arithmetic, not a switch (which would keep the loop off vector lanes):
+    # odd quadrants swap cos and sin, quadrants 1, 2 negate cos, 2, 3 negate sin
+    swap = float(qi & 1)
+    c = (cp + swap * (sp - cp)) * (1.0 - float((qi + 1) & 2))
+    s = (sp + swap * (cp - sp)) * (1.0 - float(qi & 2))
+    return (c if ok else np.nan), (s if ok else np.nan)
 
 
 @njit(cache=True, error_model="numpy")
@@ -293,13 +330,18 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     top_max = -np.inf  # the highest top of any body: found on first need
     have_top = False
     r2max = range_m * range_m
+    # error bound of the approximate camera frame: APPROX_EPS on cos and sin moves the
+    # camera by at most 2·eps·offset and turns a point within range by at most 2·eps·range
+    eta = 4.0 * APPROX_EPS * (range_m + abs(cam_x) + abs(cam_y)) + 1e-12
+    r2_loose = (range_m + eta) * (range_m + eta)
     jitter = kind != NOISE_NONE and level > 0.0
     for b0 in range(lo, hi, BLOCK):
         b1 = min(hi, b0 + BLOCK)
+        # the block's cameras, roughly (:func:`_approx_cos_sin`): only robots with a light
+        # that may be in view, or every robot when some LED is lit, pay for the exact ones
         for k in range(b1 - b0):
             i = b0 + k
-            c = math.cos(yaw[i])
-            s = math.sin(yaw[i])
+            c, s = _approx_cos_sin(yaw[i])
             cc[k] = c
             ss[k] = s
             pxs[k] = x[i] + c * cam_x - s * cam_y
@@ -315,14 +357,22 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             row_q = q * BLOCK
             for k in range(b1 - b0):
                 may[row_q + k] = _may_see(tx - pxs[k], ty - pys[k], tz - pzs[k], cc[k], ss[k],
-                                          f_px, kx, ky, r2max)
+                                          f_px, kx, ky, r2_loose, eta)
         for k in range(b1 - b0):
             i = b0 + k
-            c = cc[k]
-            s = ss[k]
-            px0 = pxs[k]
-            py0 = pys[k]
-            pz0 = pzs[k]
+            looks = any_lit
+            for q in range(n_act):
+                looks |= may[q * BLOCK + k] != 0
+            if not looks:  # nothing can be in view
+                if used[i - start] > 0:
+                    _write_row(i - start, 0, kd, kf, idx, used, out, jitter, kind, level, keys,
+                               stream, tick, width, height_px)
+                continue
+            c = math.cos(yaw[i])
+            s = math.sin(yaw[i])
+            px0 = x[i] + c * cam_x - s * cam_y
+            py0 = y[i] + s * cam_x + c * cam_y
+            pz0 = z[i] + cam_z
             nb = 0  # static shapes near the camera: gathered for lit emitters
             nc = 0
             nw = 0
@@ -374,7 +424,8 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                     tx = em_world[j, e, 0]
                     ty = em_world[j, e, 1]
                     tz = em_world[j, e, 2]
-                    if not _may_see(tx - px0, ty - py0, tz - pz0, c, s, f_px, kx, ky, r2max):
+                    if not _may_see(tx - px0, ty - py0, tz - pz0, c, s, f_px, kx, ky, r2max,
+                                    0.0):
                         continue
                     d2, col, row = _project(tx - px0, ty - py0, tz - pz0, c, s, cx0, cy0, f_px,
                                             width, height_px, r2max)
