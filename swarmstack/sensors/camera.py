@@ -44,7 +44,7 @@ from numba import njit, prange
 
 from swarmstack import jit, threads
 
-from swarmstack.actuators.leds import any_on
+from swarmstack.actuators.leds import any_byte, any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
 from swarmstack.sensors.light import (_top, emitter_reach, occluders_near_segment,
@@ -482,16 +482,6 @@ def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream
             out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _any_byte(flat):
-    """``leds.any_on`` of a flat view made by the caller (flattening here would need the
-    reference counting :func:`sense_serial` goes without)."""
-    acc = np.uint8(0)
-    for k in range(flat.shape[0]):
-        acc |= flat[k]
-    return acc != 0
-
-
 @njit(cache=True, error_model="numpy")
 def _lit_colours(em_rgb, em_count, out):
     """``out[j]`` = 1 if robot ``j`` has an emitter of a colour other than black, else 0."""
@@ -531,7 +521,7 @@ def sense_serial(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, c
     n = pose.shape[1]
     size = iscr.shape[0] - n
     lit = iscr[size:]
-    any_lit = _any_byte(rgb_flat)
+    any_lit = any_byte(rgb_flat)
     if any_lit:
         _lit_colours(em_rgb, em_count, lit)
     _rows(ip[I_START], ip[I_STOP], ip, fp, pose, run, radius, height, boxes, cylinders,
@@ -702,9 +692,11 @@ class Camera:
         head = serial_emitter_arrays(world, group, state)
         if head is None:
             return None
+        em = world.emitters
+        if not em.rgb.flags.c_contiguous:  # no flat view of it: update() flattens each call
+            return None
         _, _, pose, run, radius, height, boxes, cylinders, gparams, _ = head
         ip, fp = self._params(world, group, state)
-        em = world.emitters
         arena = world.arena
         lights, light_rgb, em_world, em_rgb, em_count = (
             arena.lights, arena.light_rgb, em.world, em.rgb, em.count)
