@@ -179,8 +179,8 @@ def scratch_size(n_boxes, n_cylinders, n_bodies, n_lights, max_blobs):
     """Lengths of the int64 and float64 scratch :func:`camera_rows` takes (see
     :func:`_scratch_views`)."""
     cap = max(max_blobs, 1)
-    return (2 * n_boxes + 2 * n_cylinders + 2 * n_bodies + n_lights * (1 + BLOCK) + cap,
-            5 * BLOCK + 6 * cap)
+    return (2 * n_boxes + 2 * n_cylinders + 2 * n_bodies + n_lights * (1 + BLOCK) + BLOCK
+            + cap, 5 * BLOCK + 6 * cap)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -188,7 +188,7 @@ def _scratch_views(iscr, nb, nc, n, nl, cap):
     """The index lists of one :func:`camera_rows` call, cut from one int64 scratch array
     (:func:`scratch_size`): boxes and cylinders near the camera, those near one sight line,
     robots of the wedge, occluders of one sight line, active lights, the pre-test of each
-    (active light, robot of the block), sort order."""
+    (active light, robot of the block) and whether any passed for each robot, sort order."""
     o = 0
     box_idx = iscr[o:o + nb]
     o += nb
@@ -206,8 +206,10 @@ def _scratch_views(iscr, nb, nc, n, nl, cap):
     o += nl
     may = iscr[o:o + nl * BLOCK]
     o += nl * BLOCK
+    looks = iscr[o:o + BLOCK]
+    o += BLOCK
     idx = iscr[o:o + max(cap, 1)]
-    return box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, idx
+    return box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -311,7 +313,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     ch = math.cos(half)
     cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
     occ_reach = cam_off + range_m
-    box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, idx = _scratch_views(
+    box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx = _scratch_views(
         iscr, boxes.shape[0], cylinders.shape[0], n, lights.shape[0], cap)
     cc = fscr[0:BLOCK]
     ss = fscr[BLOCK:2 * BLOCK]
@@ -347,6 +349,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             pxs[k] = x[i] + c * cam_x - s * cam_y
             pys[k] = y[i] + s * cam_x + c * cam_y
             pzs[k] = z[i] + cam_z
+            looks[k] = 1 if any_lit else 0
         # every (light, robot) pair of the block through the pre-test at once: no branches,
         # so the loop runs on vector lanes
         for q in range(n_act):
@@ -356,14 +359,13 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             tz = lights[m, 2]
             row_q = q * BLOCK
             for k in range(b1 - b0):
-                may[row_q + k] = _may_see(tx - pxs[k], ty - pys[k], tz - pzs[k], cc[k], ss[k],
-                                          f_px, kx, ky, r2_loose, eta)
+                v = _may_see(tx - pxs[k], ty - pys[k], tz - pzs[k], cc[k], ss[k], f_px, kx, ky,
+                             r2_loose, eta)
+                may[row_q + k] = v
+                looks[k] |= v
         for k in range(b1 - b0):
             i = b0 + k
-            looks = any_lit
-            for q in range(n_act):
-                looks |= may[q * BLOCK + k] != 0
-            if not looks:  # nothing can be in view
+            if looks[k] == 0:  # nothing can be in view
                 if used[i - start] > 0:
                     _write_row(i - start, 0, kd, kf, idx, used, out, jitter, kind, level, keys,
                                stream, tick, width, height_px)
