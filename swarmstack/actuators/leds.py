@@ -193,6 +193,37 @@ def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
                 rgb_out[start + i, e, ch] = cmd[i, b] if b >= 0 else 0
 
 
+def led_sources(owner, channel_mask):
+    """int64[E, 3]: for each emitter slot and channel, the index of its byte among a robot's
+    flattened LED commands (``3·LED + channel``), or −1 for a channel its LED does not have
+    (the table :func:`apply_led_commands` builds at each call)."""
+    owner = np.asarray(owner, dtype=np.int64)
+    src = 3 * owner[:, None] + np.arange(3)[None, :]
+    return np.where(np.asarray(channel_mask)[owner] != 0, src, -1).astype(np.int64)
+
+
+# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
+# the call and nothing here allocates, so unboxing them skips making a reference-counted
+# wrapper for each; the slot table comes made (:func:`led_sources`).
+@njit(cache=True, error_model="numpy", _nrt=False)
+def led_commands_flat(cmd_rows, cmd_flat, src, rgb_out, start):
+    """:func:`apply_led_commands` for a small group, given its commands as one row of bytes
+    per robot (``cmd_rows`` uint8[n, 3·L]) and as one row in all (``cmd_flat``), both views
+    of the commands, and the table ``src`` of :func:`led_sources`."""
+    n_slots = src.shape[0]
+    if not any_byte(cmd_flat):  # every LED off: every slot black
+        for i in range(cmd_rows.shape[0]):
+            for e in range(n_slots):
+                for ch in range(3):
+                    rgb_out[start + i, e, ch] = 0
+        return
+    for i in range(cmd_rows.shape[0]):
+        for e in range(n_slots):
+            for ch in range(3):
+                b = src[e, ch]
+                rgb_out[start + i, e, ch] = cmd_rows[i, b] if b >= 0 else 0
+
+
 class Leds:
     """The ``leds`` command (uint8[n, L, 3]) → the group's emitter colours, per the type's
     :class:`~swarmstack.robots.base.EmitterLayout` (owner of each emitter, channels per LED)."""
@@ -216,6 +247,14 @@ class Leds:
         if len(cmd) >= threads.floor:
             return None
         owner, channels, rgb, start = self.owner, self.channels, world.emitters.rgb, group.start
+        if cmd.flags.c_contiguous:  # views of the commands: what a controller writes shows
+            rows, flat = cmd.reshape(len(cmd), -1), cmd.reshape(-1)
+            src = led_sources(owner, channels)
+            flat_kernel = jit.compiled(led_commands_flat, rows, flat, src, rgb, start)
+
+            def apply_flat():
+                flat_kernel(rows, flat, src, rgb, start)
+            return apply_flat
         kernel = jit.compiled(apply_led_commands, cmd, owner, channels, rgb, start)
 
         def apply_bound():
