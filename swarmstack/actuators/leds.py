@@ -212,10 +212,7 @@ def led_commands_flat(cmd_rows, cmd_flat, src, rgb_out, start):
     of the commands, and the table ``src`` of :func:`led_sources`."""
     n_slots = src.shape[0]
     if not any_byte(cmd_flat):  # every LED off: every slot black
-        for i in range(cmd_rows.shape[0]):
-            for e in range(n_slots):
-                for ch in range(3):
-                    rgb_out[start + i, e, ch] = 0
+        rgb_out[start:start + cmd_rows.shape[0], :n_slots, :] = 0
         return
     for i in range(cmd_rows.shape[0]):
         for e in range(n_slots):
