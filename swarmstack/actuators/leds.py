@@ -127,7 +127,7 @@ def any_on(a):
     flat = a.ravel()
     acc = np.uint8(0)
     for k in range(flat.shape[0]):
-        acc |= flat[k]
+        acc = np.uint8(acc | flat[k])  # kept a byte: the OR then runs 64 bytes at a time
     return acc != 0
 
 
@@ -136,7 +136,7 @@ def any_byte(flat):
     """:func:`any_on` of a 1-D byte array (e.g. a flat view made by the caller)."""
     acc = np.uint8(0)
     for k in range(flat.shape[0]):
-        acc |= flat[k]
+        acc = np.uint8(acc | flat[k])  # kept a byte: the OR then runs 64 bytes at a time
     return acc != 0
 
 
