@@ -164,9 +164,9 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
 
 # Slots of the camera's integer parameters (``iparams``) and float parameters (``fparams``):
 # one array of each, so that a tick's call unboxes two arrays instead of fifteen scalars.
-I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM = range(7)
+I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM, I_GREY = range(8)
 F_CAM_X, F_CAM_Y, F_CAM_Z, F_FOCAL, F_RANGE, F_LEVEL, F_EM_REACH, F_MAX_RADIUS = range(8)
-N_IPARAMS = 7
+N_IPARAMS = 8
 N_FPARAMS = 8
 
 
@@ -270,14 +270,15 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                 gparams, cell_start, order, max_radius,
                 lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
                 cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, used,
-                out, iscr, fscr):
+                out, iscr, fscr, grey=False):
     """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
     ``lo … hi − 1``; ``cam`` = (x, y, z of the camera in the body frame, focal length px,
     range m). ``used`` int64[·]: how many blob rows of each robot's reading are not −1 (at
     most that many are cleared; set to the new count), so a robot that saw 2 blobs last
     time rewrites 2 rows, not all ``max_blobs``. ``lit`` int64[N]: 1 for a robot with an
     emitter of some colour (:func:`_lit_colours`; read only when ``any_lit``). ``iscr`` and
-    ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives.
+    ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives. ``grey``:
+    each blob written gets its luma in r, g and b (:func:`to_grey`, row by row).
 
     Every source is first put through :func:`_may_see`, a few flops without branches; the
     few that pass get the exact projection. A light in the image is tested against the
@@ -368,7 +369,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             if looks[k] == 0:  # nothing can be in view
                 if used[i - start] > 0:
                     _write_row(i - start, 0, kd, kf, idx, used, out, jitter, kind, level, keys,
-                               stream, tick, width, height_px)
+                               stream, tick, width, height_px, grey)
                 continue
             c = math.cos(yaw[i])
             s = math.sin(yaw[i])
@@ -450,14 +451,14 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             # (a call that passes arrays costs reference counting: made only when needed)
             if cnt > 0 or used[i - start] > 0:
                 _write_row(i - start, cnt, kd, kf, idx, used, out, jitter, kind, level, keys,
-                           stream, tick, width, height_px)
+                           stream, tick, width, height_px, grey)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream, tick, width,
-               height_px):
+               height_px, grey):
     """The ``cnt`` blobs kept in ``kf`` into row ``r`` of ``out`` (sorted, rows left over
-    from the last reading cleared, pixel noise drawn)."""
+    from the last reading cleared, pixel noise drawn, colours made luma if ``grey``)."""
     # deterministic order: by column, then row, then colour
     for m in range(cnt):
         idx[m] = m
@@ -482,6 +483,12 @@ def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream
             row = out[r, m, 1] + draw(kind, level, key, tick, 2 * m + 1)
             out[r, m, 0] = min(width - 1.0, max(0.0, col))
             out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
+    if grey:  # the arithmetic of to_grey, in its order
+        for m in range(cnt):
+            luma = np.rint(out[r, m, 2] * 0.299 + out[r, m, 3] * 0.587 + out[r, m, 4] * 0.114)
+            out[r, m, 2] = luma
+            out[r, m, 3] = luma
+            out[r, m, 4] = luma
 
 
 @njit(cache=True, error_model="numpy")
@@ -504,7 +511,7 @@ def _rows(lo, hi, ip, fp, pose, run, radius, height, boxes, cylinders, gparams, 
                 cell_start, order, fp[F_MAX_RADIUS], lights, light_rgb, em_world, em_rgb,
                 em_count, lit, any_lit, fp[F_EM_REACH], fp, ip[I_WIDTH], ip[I_HEIGHT],
                 ip[I_OWNER_OCCLUDES] != 0, ip[I_KIND], fp[F_LEVEL], keys, ip[I_STREAM], tick,
-                used, out, iscr, fscr)
+                used, out, iscr, fscr, ip[I_GREY] != 0)
 
 
 # Without the runtime's reference counting (``_nrt=False``): the arrays are Python's, only
@@ -657,9 +664,9 @@ class Camera:
         if state["reach"] is None:
             state["reach"] = emitter_reach(world)
         ip = np.zeros(N_IPARAMS, dtype=np.int64)
-        ip[[I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM]] = (
+        ip[[I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM, I_GREY]] = (
             group.start, group.stop, self.width_px, self.height_px, bool(self.owner_occludes),
-            NOISE_KINDS[self.noise], STREAM["camera"])
+            NOISE_KINDS[self.noise], STREAM["camera"], bool(self.grey))
         fp = np.zeros(N_FPARAMS)
         fp[:5] = state["cam"]
         fp[[F_LEVEL, F_EM_REACH, F_MAX_RADIUS]] = (float(self.noise_level), state["reach"],
@@ -678,8 +685,6 @@ class Camera:
             sense_parallel(*args)
         else:
             sense_serial(*args[:15], em.rgb.reshape(-1), *args[15:], *self._scratch(world))
-        if self.grey:
-            to_grey(out)
 
     def _scratch(self, world):
         """Scratch of :func:`sense_serial` for this world."""
@@ -709,12 +714,9 @@ class Camera:
                               gparams, world.cell_start, world.order, lights, light_rgb,
                               em_world, em_rgb, rgb_flat, em_count, keys, world.tick, used, out,
                               iscr, fscr)
-        grey = self.grey
 
         def update_bound():
             kernel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams,
                    world.cell_start, world.order, lights, light_rgb, em_world, em_rgb, rgb_flat,
                    em_count, keys, world.tick, used, out, iscr, fscr)
-            if grey:
-                to_grey(out)
         return update_bound

@@ -240,9 +240,10 @@ def test_camera(seed):
 @given(seed=st.integers(0, 2**32 - 1))
 def test_camera_next_tick(seed):
     """A camera reading the same array tick after tick (as in a simulation: it rewrites only
-    the rows that held blobs) reads what a fresh array would."""
+    the rows that held blobs) reads what a fresh array would, greyscale too."""
     world, keys, rng = random_world(seed)
-    cam = epuck2.camera_device(max_blobs=int(rng.choice([1, 3, 64])), **noise(rng))
+    cam = epuck2.camera_device(max_blobs=int(rng.choice([1, 3, 64])),
+                               grey=bool(rng.random() < 0.5), **noise(rng))
     g = groups(world, rng)[int(rng.integers(0, 2))]
     k = keys[g.start:g.stop]
     for parallel in (False, True):
