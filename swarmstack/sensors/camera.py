@@ -309,9 +309,12 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     kx = cx0 + 1.5
     ky = cy0 + 1.5
     # half-angle of the image including the half-pixel margin, for the wedge pre-filter
-    half = math.atan((cx0 + 0.5) / f_px)
-    sh = math.sin(half)
-    ch = math.cos(half)
+    # (only gathered when some LED is lit)
+    sh = ch = 0.0
+    if any_lit:
+        half = math.atan((cx0 + 0.5) / f_px)
+        sh = math.sin(half)
+        ch = math.cos(half)
     cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
     occ_reach = cam_off + range_m
     box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx = _scratch_views(
