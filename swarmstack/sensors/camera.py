@@ -280,13 +280,15 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives. ``grey``:
     each blob written gets its luma in r, g and b (:func:`to_grey`, row by row).
 
-    Every source is first put through :func:`_may_see`, a few flops without branches; the
-    few that pass get the exact projection. A light in the image is tested against the
-    robots along its sight line (from the grid cells under it:
-    ``nearby.robots_near_segment``) and the static shapes near that line; for a light above
-    the camera only along the part of the line below ``top_max``, the highest top of any
-    body, since no robot can hide it past there. The test stops at the first shape that
-    blocks (``light.sight_blocked``). The robots of the viewing wedge (:func:`_gather`) are
+    Every arena light is first put through :func:`_may_see`, a few flops without branches,
+    for a block of robots at once and from approximate headings (:func:`_approx_cos_sin`);
+    only a robot with a light that may be in view (or any robot, when some LED is lit)
+    computes its exact heading, and only the pairs that passed get the exact projection. A
+    light in the image is tested against the robots along its sight line (from the grid
+    cells under it: ``nearby.robots_near_segment``), for a light above the camera only along
+    the part of the line below ``top_max``, the highest top of any body, since no robot can
+    hide it past there; then against each wall, box and cylinder (``light.static_blocked``).
+    The test stops at the first shape that blocks (``light.sight_blocked``). The robots of the viewing wedge (:func:`_gather`) are
     only gathered when some robot has a lit emitter (``any_lit``), and only the lit ones are
     looked at as targets: for each target with an emitter in the image, the robots that
     could hide it are gathered once (see ``light.occluders_near_segment``) and every
