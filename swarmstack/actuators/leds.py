@@ -11,6 +11,7 @@ cannot show other colours. ``apply_led_commands`` does that mapping for a block 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 from numba import njit, prange
@@ -74,12 +75,11 @@ def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
     Small worlds call the compiled serial kernel directly; large ones go through the thread
     pool when :func:`threads.go_parallel` says so."""
     n = x.shape[0]
-    if n < threads.floor:
-        kernel = jit.compiled(lit_emitters_serial, x, y, z, yaw, local, rgb, world_out)
-
-        def place_bound():
-            kernel(x, y, z, yaw, local, rgb, world_out)
-        return place_bound
+    if n < threads.floor and rgb.flags.c_contiguous:
+        flat = rgb.reshape(-1)  # a view: the colours written each tick show through
+        # every argument is the same array each tick: a partial, cheaper to call than a closure
+        return partial(jit.compiled(lit_emitters_flat, x, y, z, yaw, local, rgb, flat,
+                                    world_out), x, y, z, yaw, local, rgb, flat, world_out)
 
     def place():
         threads.pick(n, lit_emitters_serial, lit_emitters_parallel, PARALLEL_MIN_EMITTERS,
@@ -91,6 +91,23 @@ def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
 def lit_emitters_serial(x, y, z, yaw, local, rgb, world_out):
     """:func:`update_emitters_serial` for the robots with a lit slot in ``rgb``."""
     _lit_emitter_rows(0, x.shape[0], x, y, z, yaw, local, rgb, world_out)
+
+
+# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
+# the call and nothing here allocates, so unboxing them skips making a reference-counted
+# wrapper for each (a third of this call's cost for a small world).
+@njit(cache=True, error_model="numpy", _nrt=False)
+def lit_emitters_flat(x, y, z, yaw, local, rgb, rgb_flat, world_out):
+    """:func:`lit_emitters_serial`, given ``rgb`` also as one row of bytes (``rgb_flat``, a
+    view of it: flattening here would need the reference counting)."""
+    if not any_byte(rgb_flat):
+        return  # the common case: every LED off
+    for i in range(x.shape[0]):
+        lit = np.uint8(0)
+        for e in range(rgb.shape[1]):  # no early exit: an OR over the row vectorises
+            lit |= rgb[i, e, 0] | rgb[i, e, 1] | rgb[i, e, 2]
+        if lit != 0:
+            _emitter_rows(i, i + 1, x, y, z, yaw, local, world_out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -109,7 +126,16 @@ def any_on(a):
     flat = a.ravel()
     acc = np.uint8(0)
     for k in range(flat.shape[0]):
-        acc |= flat[k]
+        acc = np.uint8(acc | flat[k])  # kept a byte: the OR then runs 64 bytes at a time
+    return acc != 0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def any_byte(flat):
+    """:func:`any_on` of a 1-D byte array (e.g. a flat view made by the caller)."""
+    acc = np.uint8(0)
+    for k in range(flat.shape[0]):
+        acc = np.uint8(acc | flat[k])  # kept a byte: the OR then runs 64 bytes at a time
     return acc != 0
 
 
@@ -166,6 +192,34 @@ def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
                 rgb_out[start + i, e, ch] = cmd[i, b] if b >= 0 else 0
 
 
+def led_sources(owner, channel_mask):
+    """int64[E, 3]: for each emitter slot and channel, the index of its byte among a robot's
+    flattened LED commands (``3·LED + channel``), or −1 for a channel its LED does not have
+    (the table :func:`apply_led_commands` builds at each call)."""
+    owner = np.asarray(owner, dtype=np.int64)
+    src = 3 * owner[:, None] + np.arange(3)[None, :]
+    return np.where(np.asarray(channel_mask)[owner] != 0, src, -1).astype(np.int64)
+
+
+# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
+# the call and nothing here allocates, so unboxing them skips making a reference-counted
+# wrapper for each; the slot table comes made (:func:`led_sources`).
+@njit(cache=True, error_model="numpy", _nrt=False)
+def led_commands_flat(cmd_rows, cmd_flat, src, rgb_out, start):
+    """:func:`apply_led_commands` for a small group, given its commands as one row of bytes
+    per robot (``cmd_rows`` uint8[n, 3·L]) and as one row in all (``cmd_flat``), both views
+    of the commands, and the table ``src`` of :func:`led_sources`."""
+    n_slots = src.shape[0]
+    if not any_byte(cmd_flat):  # every LED off: every slot black
+        rgb_out[start:start + cmd_rows.shape[0], :n_slots, :] = 0
+        return
+    for i in range(cmd_rows.shape[0]):
+        for e in range(n_slots):
+            for ch in range(3):
+                b = src[e, ch]
+                rgb_out[start + i, e, ch] = cmd_rows[i, b] if b >= 0 else 0
+
+
 class Leds:
     """The ``leds`` command (uint8[n, L, 3]) → the group's emitter colours, per the type's
     :class:`~swarmstack.robots.base.EmitterLayout` (owner of each emitter, channels per LED)."""
@@ -189,6 +243,11 @@ class Leds:
         if len(cmd) >= threads.floor:
             return None
         owner, channels, rgb, start = self.owner, self.channels, world.emitters.rgb, group.start
+        if cmd.flags.c_contiguous:  # views of the commands: what a controller writes shows
+            rows, flat = cmd.reshape(len(cmd), -1), cmd.reshape(-1)
+            src = led_sources(owner, channels)
+            return partial(jit.compiled(led_commands_flat, rows, flat, src, rgb, start), rows,
+                           flat, src, rgb, start)
         kernel = jit.compiled(apply_led_commands, cmd, owner, channels, rgb, start)
 
         def apply_bound():

@@ -103,6 +103,28 @@ def robots_near(px, py, reach, run_id, skip, rx, ry, radius, max_radius, gparams
 SEGMENT_SLACK_M = 1e-9
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def box_near_segment(ax, ay, bx, by, widen, z_min, boxes, k):
+    """Whether box ``k`` could be touched by a segment lying within ``widen`` of the 2-D
+    segment a → b at heights ≥ ``z_min`` (the test of :func:`boxes_near_segment`)."""
+    if boxes[k, 5] < z_min - SEGMENT_SLACK_M:
+        return False
+    grow = widen + SEGMENT_SLACK_M
+    c = boxes[k, 6]
+    s = boxes[k, 7]
+    ux = ax - boxes[k, 0]
+    uy = ay - boxes[k, 1]
+    vx = bx - boxes[k, 0]
+    vy = by - boxes[k, 1]
+    la_x = c * ux + s * uy
+    la_y = -s * ux + c * uy
+    lb_x = c * vx + s * vy
+    lb_y = -s * vx + c * vy
+    if min(la_x, lb_x) - grow > boxes[k, 2] or max(la_x, lb_x) + grow < -boxes[k, 2]:
+        return False
+    return not (min(la_y, lb_y) - grow > boxes[k, 3] or max(la_y, lb_y) + grow < -boxes[k, 3])
+
+
 @njit(cache=True, error_model="numpy")
 def boxes_near_segment(ax, ay, bx, by, widen, z_min, boxes, items, n_items, out):
     """Boxes among ``items[:n_items]`` that any segment lying within ``widen`` of the 2-D
@@ -114,28 +136,27 @@ def boxes_near_segment(ax, ay, bx, by, widen, z_min, boxes, items, n_items, out)
     left out cannot be met by any of them.
     """
     m = 0
-    grow = widen + SEGMENT_SLACK_M
     for q in range(n_items):
         k = items[q]
-        if boxes[k, 5] < z_min - SEGMENT_SLACK_M:
-            continue
-        c = boxes[k, 6]
-        s = boxes[k, 7]
-        ux = ax - boxes[k, 0]
-        uy = ay - boxes[k, 1]
-        vx = bx - boxes[k, 0]
-        vy = by - boxes[k, 1]
-        la_x = c * ux + s * uy
-        la_y = -s * ux + c * uy
-        lb_x = c * vx + s * vy
-        lb_y = -s * vx + c * vy
-        if min(la_x, lb_x) - grow > boxes[k, 2] or max(la_x, lb_x) + grow < -boxes[k, 2]:
-            continue
-        if min(la_y, lb_y) - grow > boxes[k, 3] or max(la_y, lb_y) + grow < -boxes[k, 3]:
-            continue
-        out[m] = k
-        m += 1
+        if box_near_segment(ax, ay, bx, by, widen, z_min, boxes, k):
+            out[m] = k
+            m += 1
     return m
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def cylinder_near_segment(ax, ay, dx, dy, ll, widen, z_min, cylinders, k):
+    """Whether cylinder ``k``'s disk comes within ``widen`` of the 2-D segment from a to
+    a + (dx, dy) (``ll`` its squared length) and its top reaches ``z_min``."""
+    if cylinders[k, 3] < z_min - SEGMENT_SLACK_M:
+        return False
+    t = 0.0
+    if ll > 1e-18:
+        t = min(1.0, max(0.0, ((cylinders[k, 0] - ax) * dx + (cylinders[k, 1] - ay) * dy) / ll))
+    ex = ax + t * dx - cylinders[k, 0]
+    ey = ay + t * dy - cylinders[k, 1]
+    rr = widen + cylinders[k, 2] + SEGMENT_SLACK_M
+    return ex * ex + ey * ey <= rr * rr
 
 
 @njit(cache=True, error_model="numpy")
@@ -148,16 +169,7 @@ def cylinders_near_segment(ax, ay, bx, by, widen, z_min, cylinders, items, n_ite
     m = 0
     for q in range(n_items):
         k = items[q]
-        if cylinders[k, 3] < z_min - SEGMENT_SLACK_M:
-            continue
-        t = 0.0
-        if ll > 1e-18:
-            t = min(1.0, max(0.0, ((cylinders[k, 0] - ax) * dx + (cylinders[k, 1] - ay) * dy)
-                             / ll))
-        ex = ax + t * dx - cylinders[k, 0]
-        ey = ay + t * dy - cylinders[k, 1]
-        rr = widen + cylinders[k, 2] + SEGMENT_SLACK_M
-        if ex * ex + ey * ey <= rr * rr:
+        if cylinder_near_segment(ax, ay, dx, dy, ll, widen, z_min, cylinders, k):
             out[m] = k
             m += 1
     return m

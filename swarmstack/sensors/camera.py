@@ -44,10 +44,11 @@ from numba import njit, prange
 
 from swarmstack import jit, threads
 
-from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near_segment
-from swarmstack.geometry.rays import hit_candidates
-from swarmstack.sensors.light import (_VISIBLE, _any, _top, emitter_reach, lit_robots,
-                                      occluders_near_segment, serial_emitter_arrays)
+from swarmstack.actuators.leds import any_byte, any_on
+from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
+                                        cylinders_near_segment, robots_near_segment)
+from swarmstack.sensors.light import (_top, emitter_reach, occluders_near_segment,
+                                      serial_emitter_arrays, sight_blocked, static_blocked)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -56,7 +57,8 @@ BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
-    """Add a blob to the per-robot buffer, evicting the farthest when full; returns count."""
+    """Add a blob to the per-robot buffer (distances ``kd``, fields ``kf``: five per blob),
+    evicting the farthest when full; returns count."""
     if cnt < cap:
         slot = cnt
         cnt += 1
@@ -68,11 +70,11 @@ def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
         if d >= kd[slot]:
             return cnt
     kd[slot] = d
-    kf[slot, 0] = col
-    kf[slot, 1] = row
-    kf[slot, 2] = r
-    kf[slot, 3] = g
-    kf[slot, 4] = b
+    kf[5 * slot + 0] = col
+    kf[5 * slot + 1] = row
+    kf[5 * slot + 2] = r
+    kf[5 * slot + 3] = g
+    kf[5 * slot + 4] = b
     return cnt
 
 
@@ -160,27 +162,137 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
     return m
 
 
+# Slots of the camera's integer parameters (``iparams``) and float parameters (``fparams``):
+# one array of each, so that a tick's call unboxes two arrays instead of fifteen scalars.
+I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM, I_GREY = range(8)
+F_CAM_X, F_CAM_Y, F_CAM_Z, F_FOCAL, F_RANGE, F_LEVEL, F_EM_REACH, F_MAX_RADIUS = range(8)
+N_IPARAMS = 8
+N_FPARAMS = 8
+
+
+# robots whose camera poses and light pre-tests are worked out together in camera_rows
+BLOCK = 64
+
+
+@njit(cache=True, error_model="numpy")
+def scratch_size(n_boxes, n_cylinders, n_bodies, n_lights, max_blobs):
+    """Lengths of the int64 and float64 scratch :func:`camera_rows` takes (see
+    :func:`_scratch_views`)."""
+    cap = max(max_blobs, 1)
+    return (2 * n_boxes + 2 * n_cylinders + 2 * n_bodies + n_lights * (1 + BLOCK) + BLOCK
+            + cap, 5 * BLOCK + 6 * cap)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _scratch_views(iscr, nb, nc, n, nl, cap):
+    """The index lists of one :func:`camera_rows` call, cut from one int64 scratch array
+    (:func:`scratch_size`): boxes and cylinders near the camera, those near one sight line,
+    robots of the wedge, occluders of one sight line, active lights, the pre-test of each
+    (active light, robot of the block) and whether any passed for each robot, sort order."""
+    o = 0
+    box_idx = iscr[o:o + nb]
+    o += nb
+    cyl_idx = iscr[o:o + nc]
+    o += nc
+    seg_box = iscr[o:o + nb]
+    o += nb
+    seg_cyl = iscr[o:o + nc]
+    o += nc
+    rob_idx = iscr[o:o + n]
+    o += n
+    occ_idx = iscr[o:o + n]
+    o += n
+    act = iscr[o:o + nl]
+    o += nl
+    may = iscr[o:o + nl * BLOCK]
+    o += nl * BLOCK
+    looks = iscr[o:o + BLOCK]
+    o += BLOCK
+    idx = iscr[o:o + max(cap, 1)]
+    return box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _may_see(dx, dy, dz, c, s, f_px, kx, ky, r2, eta):
+    """False only for a point (offset from the camera) that :func:`_project` surely rejects:
+    behind, out of range, or more than a pixel outside the image (``kx``, ``ky``: the half
+    width and height plus 1.5 px, a margin far above the rounding of the exact test). Written
+    without branches or divisions: about one point in twenty passes, so a branch per test
+    would mostly be mispredicted.
+
+    ``eta`` (m) bounds the error of the camera-frame coordinates when (c, s) and the offset
+    are only approximate (:func:`_approx_cos_sin`; 0 when exact); ``r2`` is then the squared
+    range grown by it."""
+    lx = c * dx + s * dy
+    ly = -s * dx + c * dy
+    d2 = dx * dx + dy * dy + dz * dz
+    lxe = lx + eta
+    # as a rejection, so that a NaN is left to the exact test as before; the pixel bounds
+    # only where lx is far from underflow
+    return not ((lxe <= 0.0) | (d2 > r2)
+                | (((abs(f_px * ly) > kx * lxe + abs(f_px) * eta) | (abs(f_px * dz) > ky * lxe))
+                   & (lxe >= 1e-100)))
+
+
+# Cody-Waite split of π/2 (fdlibm's): q·_PIO2_HI is exact for |q| < 2**20
+_PIO2_HI = 1.57079632673412561417e+00
+_PIO2_LO = 6.07710050650619224932e-11
+_YAW_APPROX_MAX = 1e5   # beyond this |yaw| (or NaN) the approximation is not used
+# bound on |cos − approx|, |sin − approx| for |yaw| ≤ _YAW_APPROX_MAX (the polynomials are
+# good to 1e-11 on [−π/4, π/4]): far above the truth, it only widens the pre-test a little
+APPROX_EPS = 1e-9
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _approx_cos_sin(a):
+    """(cos a, sin a) within :data:`APPROX_EPS`, by polynomials after reduction to
+    [−π/4, π/4]: no call and no branch, so a loop over robots runs on vector lanes; NaN for
+    a beyond ±_YAW_APPROX_MAX (then every pre-test passes and the exact path decides)."""
+    qf = math.floor(a * (2.0 / math.pi) + 0.5)
+    r = (a - qf * _PIO2_HI) - qf * _PIO2_LO
+    r2 = r * r
+    sp = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (
+        1.0 / 362880.0 + r2 * (-1.0 / 39916800.0))))))
+    cp = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (
+        -1.0 / 3628800.0 + r2 * (1.0 / 479001600.0))))))
+    ok = abs(a) <= _YAW_APPROX_MAX
+    qi = int(qf) & 3 if ok else 0
+    # the quadrant by arithmetic, not a switch (which would keep the loop off vector lanes):
+    # odd quadrants swap cos and sin, quadrants 1, 2 negate cos, 2, 3 negate sin
+    swap = float(qi & 1)
+    c = (cp + swap * (sp - cp)) * (1.0 - float((qi + 1) & 2))
+    s = (sp + swap * (cp - sp)) * (1.0 - float(qi & 2))
+    return (c if ok else np.nan), (s if ok else np.nan)
+
+
 @njit(cache=True, error_model="numpy")
 def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                 gparams, cell_start, order, max_radius,
-                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, top_max, em_reach,
+                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
                 cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, used,
-                out):
+                out, iscr, fscr, grey=False):
     """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
     ``lo … hi − 1``; ``cam`` = (x, y, z of the camera in the body frame, focal length px,
     range m). ``used`` int64[·]: how many blob rows of each robot's reading are not −1 (at
     most that many are cleared; set to the new count), so a robot that saw 2 blobs last
-    time rewrites 2 rows, not all ``max_blobs``.
+    time rewrites 2 rows, not all ``max_blobs``. ``lit`` int64[N]: 1 for a robot with an
+    emitter of some colour (:func:`_lit_colours`; read only when ``any_lit``). ``iscr`` and
+    ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives. ``grey``:
+    each blob written gets its luma in r, g and b (:func:`to_grey`, row by row).
 
-    A light in the image is tested against the robots along its sight line (from the grid
-    cells under it: ``nearby.robots_near_segment``) and the nearby static shapes; for a light
-    above the camera only along the part of the line below ``top_max``, the highest top of
-    any body, since no robot can hide it past there. The robots of
-    the viewing wedge (:func:`_gather`) are only gathered when some robot has a lit emitter,
-    and only the lit ones (``lit``) are looked at as targets: for each target with an emitter
-    in the image, the robots that could hide it are gathered once (see
-    ``light.occluders_near_segment``) and every emitter's sight line is tested against that
-    short list and the nearby static shapes.
+    Every arena light is first put through :func:`_may_see`, a few flops without branches,
+    for a block of robots at once and from approximate headings (:func:`_approx_cos_sin`);
+    only a robot with a light that may be in view (or any robot, when some LED is lit)
+    computes its exact heading, and only the pairs that passed get the exact projection. A
+    light in the image is tested against the robots along its sight line (from the grid
+    cells under it: ``nearby.robots_near_segment``), for a light above the camera only along
+    the part of the line below ``top_max``, the highest top of any body, since no robot can
+    hide it past there; then against each wall, box and cylinder (``light.static_blocked``).
+    The test stops at the first shape that blocks (``light.sight_blocked``). The robots of the viewing wedge (:func:`_gather`) are
+    only gathered when some robot has a lit emitter (``any_lit``), and only the lit ones are
+    looked at as targets: for each target with an emitter in the image, the robots that
+    could hide it are gathered once (see ``light.occluders_near_segment``) and every
+    emitter's sight line is tested against that short list and the static shapes near it.
     Pixel noise (``kind``, ``level`` px) is drawn per robot from its camera stream.
     """
     x = pose[0]
@@ -196,148 +308,261 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     range_m = cam[4]
     cx0 = 0.5 * (width - 1)
     cy0 = 0.5 * (height_px - 1)
+    kx = cx0 + 1.5
+    ky = cy0 + 1.5
     # half-angle of the image including the half-pixel margin, for the wedge pre-filter
-    half = math.atan((cx0 + 0.5) / f_px)
-    sh = math.sin(half)
-    ch = math.cos(half)
+    # (only gathered when some LED is lit)
+    sh = ch = 0.0
+    if any_lit:
+        half = math.atan((cx0 + 0.5) / f_px)
+        sh = math.sin(half)
+        ch = math.cos(half)
     cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
     occ_reach = cam_off + range_m
-    box_idx = np.empty(boxes.shape[0], dtype=np.int64)
-    cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
-    rob_idx = np.empty(n, dtype=np.int64)
-    occ_idx = np.empty(n, dtype=np.int64)
-    kd = np.empty(max(cap, 1))
-    kf = np.empty((max(cap, 1), 5))
-    idx = np.empty(max(cap, 1), dtype=np.int64)
+    box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx = _scratch_views(
+        iscr, boxes.shape[0], cylinders.shape[0], n, lights.shape[0], cap)
+    cc = fscr[0:BLOCK]
+    ss = fscr[BLOCK:2 * BLOCK]
+    pxs = fscr[2 * BLOCK:3 * BLOCK]
+    pys = fscr[3 * BLOCK:4 * BLOCK]
+    pzs = fscr[4 * BLOCK:5 * BLOCK]
+    kd = fscr[5 * BLOCK:5 * BLOCK + max(cap, 1)]
+    kf = fscr[5 * BLOCK + max(cap, 1):5 * BLOCK + 6 * max(cap, 1)]
+    # the arena's lights that are sources (intensity > 0, not black), in order
+    n_act = 0
+    for m in range(lights.shape[0]):
+        if lights[m, 3] > 0.0 and (light_rgb[m, 0] != 0 or light_rgb[m, 1] != 0
+                                   or light_rgb[m, 2] != 0):
+            act[n_act] = m
+            n_act += 1
+    top_max = -np.inf  # the highest top of any body: found on first need
+    have_top = False
     r2max = range_m * range_m
+    # error bound of the approximate camera frame: APPROX_EPS on cos and sin moves the
+    # camera by at most 2·eps·offset and turns a point within range by at most 2·eps·range
+    eta = 4.0 * APPROX_EPS * (range_m + abs(cam_x) + abs(cam_y)) + 1e-12
+    r2_loose = (range_m + eta) * (range_m + eta)
     jitter = kind != NOISE_NONE and level > 0.0
-    for i in range(lo, hi):
-        c = math.cos(yaw[i])
-        s = math.sin(yaw[i])
-        px0 = x[i] + c * cam_x - s * cam_y
-        py0 = y[i] + s * cam_x + c * cam_y
-        pz0 = z[i] + cam_z
-        nb = -1  # static shapes: gathered on first need
-        nc = 0
-        nw = 0
-        if any_lit:  # the wedge's robots: targets, and what could hide them
-            nb = boxes_near(px0, py0, range_m, boxes, box_idx)
-            nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
-            nw = _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0,
-                         py0, c, s, sh, ch, occ_reach + em_reach, em_reach, rob_idx)
-        cnt = 0
-        for m in range(lights.shape[0]):
-            if lights[m, 3] <= 0.0:
-                continue
-            if light_rgb[m, 0] == 0 and light_rgb[m, 1] == 0 and light_rgb[m, 2] == 0:
-                continue
+    for b0 in range(lo, hi, BLOCK):
+        b1 = min(hi, b0 + BLOCK)
+        # the block's cameras, roughly (:func:`_approx_cos_sin`): only robots with a light
+        # that may be in view, or every robot when some LED is lit, pay for the exact ones
+        for k in range(b1 - b0):
+            i = b0 + k
+            c, s = _approx_cos_sin(yaw[i])
+            cc[k] = c
+            ss[k] = s
+            pxs[k] = x[i] + c * cam_x - s * cam_y
+            pys[k] = y[i] + s * cam_x + c * cam_y
+            pzs[k] = z[i] + cam_z
+            looks[k] = 1 if any_lit else 0
+        # every (light, robot) pair of the block through the pre-test at once: no branches,
+        # so the loop runs on vector lanes
+        for q in range(n_act):
+            m = act[q]
             tx = lights[m, 0]
             ty = lights[m, 1]
             tz = lights[m, 2]
-            d2, col, row = _project(tx - px0, ty - py0, tz - pz0, c, s, cx0, cy0, f_px, width,
-                                    height_px, r2max)
-            if d2 < 0.0:
+            row_q = q * BLOCK
+            for k in range(b1 - b0):
+                v = _may_see(tx - pxs[k], ty - pys[k], tz - pzs[k], cc[k], ss[k], f_px, kx, ky,
+                             r2_loose, eta)
+                may[row_q + k] = v
+                looks[k] |= v
+        for k in range(b1 - b0):
+            i = b0 + k
+            if looks[k] == 0:  # nothing can be in view
+                if used[i - start] > 0:
+                    _write_row(i - start, 0, kd, kf, idx, used, out, jitter, kind, level, keys,
+                               stream, tick, width, height_px, grey)
                 continue
-            if nb < 0:
+            c = math.cos(yaw[i])
+            s = math.sin(yaw[i])
+            px0 = x[i] + c * cam_x - s * cam_y
+            py0 = y[i] + s * cam_x + c * cam_y
+            pz0 = z[i] + cam_z
+            nb = 0  # static shapes near the camera: gathered for lit emitters
+            nc = 0
+            nw = 0
+            if any_lit:  # the wedge's robots: targets, and what could hide them
                 nb = boxes_near(px0, py0, range_m, boxes, box_idx)
                 nc = cylinders_near(px0, py0, range_m, cylinders, cyl_idx)
-            f = 1.0
-            if tz > pz0:  # a rising sight line: above every body past f
-                f = min(1.0, max(0.0, (top_max - pz0) / (tz - pz0)) + 1e-9)
-            no = robots_near_segment(px0, py0, px0 + f * (tx - px0), py0 + f * (ty - py0), 0.0,
-                                     run[i], i, x, y, radius, max_radius, gparams, cell_start,
-                                     order, occ_idx)
-            if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx, no,
-                              boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
-                continue
-            cnt = _keep(math.sqrt(d2), col, row, float(light_rgb[m, 0]),
-                        float(light_rgb[m, 1]), float(light_rgb[m, 2]), kd, kf, cnt, cap)
-        for q in range(nw):
-            j = rob_idx[q]
-            if not lit[j]:
-                continue
-            no = -1  # occluders of this target: gathered on its first emitter in view
-            for e in range(em_count[j]):
-                rr = em_rgb[j, e, 0]
-                gg = em_rgb[j, e, 1]
-                bb = em_rgb[j, e, 2]
-                if rr == 0 and gg == 0 and bb == 0:
+                nw = _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0,
+                             py0, c, s, sh, ch, occ_reach + em_reach, em_reach, rob_idx)
+            cnt = 0
+            for q in range(n_act):
+                if may[q * BLOCK + k] == 0:
                     continue
-                tx = em_world[j, e, 0]
-                ty = em_world[j, e, 1]
-                tz = em_world[j, e, 2]
+                m = act[q]
+                tx = lights[m, 0]
+                ty = lights[m, 1]
+                tz = lights[m, 2]
                 d2, col, row = _project(tx - px0, ty - py0, tz - pz0, c, s, cx0, cy0, f_px,
                                         width, height_px, r2max)
                 if d2 < 0.0:
                     continue
-                if no < 0:
-                    no = occluders_near_segment(px0, py0, x[j], y[j], em_reach, rob_idx, nw,
-                                                -1 if owner_occludes else j, x, y, radius,
-                                                occ_idx)
-                if hit_candidates(px0, py0, pz0, tx, ty, tz, box_idx, nb, cyl_idx, nc, occ_idx,
-                                  no, boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
+                f = 1.0
+                if tz > pz0:  # a rising sight line: above every body past f
+                    if not have_top:
+                        top_max = _top(z, height)
+                        have_top = True
+                    f = min(1.0, max(0.0, (top_max - pz0) / (tz - pz0)) + 1e-9)
+                no = robots_near_segment(px0, py0, px0 + f * (tx - px0), py0 + f * (ty - py0),
+                                         0.0, run[i], i, x, y, radius, max_radius, gparams,
+                                         cell_start, order, occ_idx)
+                if sight_blocked(px0, py0, pz0, tx, ty, tz, seg_box, 0, seg_cyl, 0, occ_idx, no,
+                                 boxes, cylinders, x, y, z, radius, height):
                     continue
-                cnt = _keep(math.sqrt(d2), col, row, float(rr), float(gg), float(bb), kd, kf,
-                            cnt, cap)
-        # deterministic order: by column, then row, then colour
+                if static_blocked(px0, py0, pz0, tx, ty, tz, boxes, cylinders):
+                    continue
+                cnt = _keep(math.sqrt(d2), col, row, float(light_rgb[m, 0]),
+                            float(light_rgb[m, 1]), float(light_rgb[m, 2]), kd, kf, cnt, cap)
+            for q in range(nw):
+                j = rob_idx[q]
+                if lit[j] == 0:
+                    continue
+                no = -1  # occluders of this target: gathered on its first emitter in view
+                nbs = ncs = 0
+                for e in range(em_count[j]):
+                    rr = em_rgb[j, e, 0]
+                    gg = em_rgb[j, e, 1]
+                    bb = em_rgb[j, e, 2]
+                    if rr == 0 and gg == 0 and bb == 0:
+                        continue
+                    tx = em_world[j, e, 0]
+                    ty = em_world[j, e, 1]
+                    tz = em_world[j, e, 2]
+                    if not _may_see(tx - px0, ty - py0, tz - pz0, c, s, f_px, kx, ky, r2max,
+                                    0.0):
+                        continue
+                    d2, col, row = _project(tx - px0, ty - py0, tz - pz0, c, s, cx0, cy0, f_px,
+                                            width, height_px, r2max)
+                    if d2 < 0.0:
+                        continue
+                    if no < 0:
+                        no = occluders_near_segment(px0, py0, x[j], y[j], em_reach, rob_idx, nw,
+                                                    -1 if owner_occludes else j, x, y, radius,
+                                                    occ_idx)
+                        # emitters sit at any height on their robot: the floor bounds them
+                        nbs = boxes_near_segment(px0, py0, x[j], y[j], em_reach, 0.0, boxes,
+                                                 box_idx, nb, seg_box)
+                        ncs = cylinders_near_segment(px0, py0, x[j], y[j], em_reach, 0.0,
+                                                     cylinders, cyl_idx, nc, seg_cyl)
+                    if sight_blocked(px0, py0, pz0, tx, ty, tz, seg_box, nbs, seg_cyl, ncs,
+                                     occ_idx, no, boxes, cylinders, x, y, z, radius, height):
+                        continue
+                    cnt = _keep(math.sqrt(d2), col, row, float(rr), float(gg), float(bb), kd,
+                                kf, cnt, cap)
+            # (a call that passes arrays costs reference counting: made only when needed)
+            if cnt > 0 or used[i - start] > 0:
+                _write_row(i - start, cnt, kd, kf, idx, used, out, jitter, kind, level, keys,
+                           stream, tick, width, height_px, grey)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream, tick, width,
+               height_px, grey):
+    """The ``cnt`` blobs kept in ``kf`` into row ``r`` of ``out`` (sorted, rows left over
+    from the last reading cleared, pixel noise drawn, colours made luma if ``grey``)."""
+    # deterministic order: by column, then row, then colour
+    for m in range(cnt):
+        idx[m] = m
+    for a in range(1, cnt):
+        v = idx[a]
+        b2 = a - 1
+        while b2 >= 0 and _after(kf, idx[b2], v):
+            idx[b2 + 1] = idx[b2]
+            b2 -= 1
+        idx[b2 + 1] = v
+    for m in range(cnt):
+        for f in range(5):
+            out[r, m, f] = kf[5 * idx[m] + f]
+    for m in range(cnt, min(out.shape[1], used[r])):
+        for f in range(5):
+            out[r, m, f] = -1.0
+    used[r] = cnt
+    if jitter:
+        key = keys[r, stream]
         for m in range(cnt):
-            idx[m] = m
-        for a in range(1, cnt):
-            v = idx[a]
-            b2 = a - 1
-            while b2 >= 0 and _after(kf, idx[b2], v):
-                idx[b2 + 1] = idx[b2]
-                b2 -= 1
-            idx[b2 + 1] = v
-        r = i - start
+            col = out[r, m, 0] + draw(kind, level, key, tick, 2 * m)
+            row = out[r, m, 1] + draw(kind, level, key, tick, 2 * m + 1)
+            out[r, m, 0] = min(width - 1.0, max(0.0, col))
+            out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
+    if grey:  # the arithmetic of to_grey, in its order
         for m in range(cnt):
-            for f in range(5):
-                out[r, m, f] = kf[idx[m], f]
-        for m in range(cnt, min(cap, used[r])):
-            for f in range(5):
-                out[r, m, f] = -1.0
-        used[r] = cnt
-        if jitter:
-            key = keys[r, stream]
-            for m in range(cnt):
-                col = out[r, m, 0] + draw(kind, level, key, tick, 2 * m)
-                row = out[r, m, 1] + draw(kind, level, key, tick, 2 * m + 1)
-                out[r, m, 0] = min(width - 1.0, max(0.0, col))
-                out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
+            luma = np.rint(out[r, m, 2] * 0.299 + out[r, m, 3] * 0.587 + out[r, m, 4] * 0.114)
+            out[r, m, 2] = luma
+            out[r, m, 3] = luma
+            out[r, m, 4] = luma
 
 
 @njit(cache=True, error_model="numpy")
-def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                 order, max_radius, lights, light_rgb, em_world, em_rgb, em_intensity, em_count,
-                 em_reach, cam, width, height_px, owner_occludes, kind, level, keys, stream,
-                 tick, used, out):
-    """The camera of robots ``start … stop − 1`` in one call (blobs and pixel noise);
-    ``used`` as in :func:`camera_rows`."""
-    lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, False, lit)
-    camera_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
-                cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb, em_count,
-                lit, _any(lit), _top(pose[2], height), em_reach, cam, width, height_px,
-                owner_occludes, kind, level, keys, stream, tick, used, out)
+def _lit_colours(em_rgb, em_count, out):
+    """``out[j]`` = 1 if robot ``j`` has an emitter of a colour other than black, else 0."""
+    for j in range(em_count.shape[0]):
+        lit = 0
+        for e in range(em_count[j]):
+            if em_rgb[j, e, 0] != 0 or em_rgb[j, e, 1] != 0 or em_rgb[j, e, 2] != 0:
+                lit = 1
+                break
+        out[j] = lit
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rows(lo, hi, ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+          order, lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, keys, tick, used,
+          out, iscr, fscr):
+    camera_rows(lo, hi, ip[I_START], pose, run, radius, height, boxes, cylinders, gparams,
+                cell_start, order, fp[F_MAX_RADIUS], lights, light_rgb, em_world, em_rgb,
+                em_count, lit, any_lit, fp[F_EM_REACH], fp, ip[I_WIDTH], ip[I_HEIGHT],
+                ip[I_OWNER_OCCLUDES] != 0, ip[I_KIND], fp[F_LEVEL], keys, ip[I_STREAM], tick,
+                used, out, iscr, fscr, ip[I_GREY] != 0)
+
+
+# Without the runtime's reference counting (``_nrt=False``): the arrays are Python's, only
+# borrowed for the call, and nothing here allocates. Unboxing each array then skips making a
+# reference-counted wrapper for it, and no view or call in the loops counts references
+# (together about a third of a small group's camera).
+@njit(cache=True, error_model="numpy", _nrt=False)
+def sense_serial(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                 order, lights, light_rgb, em_world, em_rgb, rgb_flat, em_count, keys, tick,
+                 used, out, iscr, fscr):
+    """The camera of robots ``ip[I_START] … ip[I_STOP] − 1`` in one call (blobs and pixel
+    noise); ``ip``/``fp`` hold the integer and float parameters (``I_*``, ``F_*``; ``fp``
+    begins with the ``cam`` of :func:`camera_rows`), ``used`` as there; ``iscr`` and ``fscr``
+    scratch (the lengths of :func:`scratch_size`, ``iscr`` N longer for the lit flags);
+    ``rgb_flat`` is ``em_rgb`` seen as one row of bytes."""
+    n = pose.shape[1]
+    size = iscr.shape[0] - n
+    lit = iscr[size:]
+    any_lit = any_byte(rgb_flat)
+    if any_lit:
+        _lit_colours(em_rgb, em_count, lit)
+    _rows(ip[I_START], ip[I_STOP], ip, fp, pose, run, radius, height, boxes, cylinders,
+          gparams, cell_start, order, lights, light_rgb, em_world, em_rgb, em_count, lit,
+          any_lit, keys, tick, used, out, iscr[:size], fscr)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   cell_start, order, max_radius, lights, light_rgb, em_world, em_rgb,
-                   em_intensity, em_count, em_reach, cam, width, height_px, owner_occludes, kind,
-                   level, keys, stream, tick, used, out):
-    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
-    lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, False, lit)
-    any_lit = _any(lit)
-    top_max = _top(pose[2], height)
+def sense_parallel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
+                   order, lights, light_rgb, em_world, em_rgb, em_count, keys, tick, used, out):
+    """:func:`sense_serial` over chunks of robots on all threads (the same result), each
+    with scratch of its own."""
+    start = ip[I_START]
+    stop = ip[I_STOP]
+    any_lit = any_on(em_rgb)
+    lit = np.empty(pose.shape[1], dtype=np.int64)
+    if any_lit:
+        _lit_colours(em_rgb, em_count, lit)
+    isize, fsize = scratch_size(boxes.shape[0], cylinders.shape[0], pose.shape[1],
+                                lights.shape[0], out.shape[1])
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
     for ch in prange(n_chunks):
         lo = start + ch * CHUNK
-        camera_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
-                    cylinders, gparams, cell_start, order, max_radius, lights, light_rgb,
-                    em_world, em_rgb, em_count, lit, any_lit, top_max, em_reach, cam, width,
-                    height_px, owner_occludes, kind, level, keys, stream, tick, used, out)
+        _rows(lo, min(stop, lo + CHUNK), ip, fp, pose, run, radius, height, boxes, cylinders,
+              gparams, cell_start, order, lights, light_rgb, em_world, em_rgb, em_count, lit,
+              any_lit, keys, tick, used, out, np.empty(isize, dtype=np.int64),
+              np.empty(fsize))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -382,9 +607,9 @@ def to_grey(out) -> None:
 def _after(kf, a, b):
     """True if blob ``a`` sorts after blob ``b``."""
     for f in range(5):
-        if kf[a, f] > kf[b, f]:
+        if kf[5 * a + f] > kf[5 * b + f]:
             return True
-        if kf[a, f] < kf[b, f]:
+        if kf[5 * a + f] < kf[5 * b + f]:
             return False
     return False
 
@@ -439,49 +664,64 @@ class Camera:
         return {"reach": None, "cam": np.array([px, py, pz, self.focal_px, self.range_m]),
                 "used": np.full(n, self.max_blobs, dtype=np.int64)}
 
-    def update(self, world, group, keys, out, state) -> None:
+    def _params(self, world, group, state):
+        """The kernels' ``ip``/``fp`` (``I_*``, ``F_*``) for this group."""
         if state["reach"] is None:
             state["reach"] = emitter_reach(world)
+        ip = np.zeros(N_IPARAMS, dtype=np.int64)
+        ip[[I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM, I_GREY]] = (
+            group.start, group.stop, self.width_px, self.height_px, bool(self.owner_occludes),
+            NOISE_KINDS[self.noise], STREAM["camera"], bool(self.grey))
+        fp = np.zeros(N_FPARAMS)
+        fp[:5] = state["cam"]
+        fp[[F_LEVEL, F_EM_REACH, F_MAX_RADIUS]] = (float(self.noise_level), state["reach"],
+                                                   float(world.max_radius))
+        return ip, fp
+
+    def update(self, world, group, keys, out, state) -> None:
+        ip, fp = self._params(world, group, state)
         b = world.bodies
         em = world.emitters
         arena = world.arena
-        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
-        kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-               arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
-               arena.lights, arena.light_rgb, em.world, em.rgb, em.intensity, em.count,
-               state["reach"], state["cam"], int(self.width_px), int(self.height_px),
-               bool(self.owner_occludes), NOISE_KINDS[self.noise], float(self.noise_level),
-               keys, STREAM["camera"], world.tick, state["used"], out)
-        if self.grey:
-            to_grey(out)
+        args = (ip, fp, b.pose, b.run, b.radius, b.height, arena.boxes, arena.cylinders,
+                world.grid, world.cell_start, world.order, arena.lights, arena.light_rgb,
+                em.world, em.rgb, em.count, keys, world.tick, state["used"], out)
+        if threads.go_parallel(group.stop - group.start):
+            sense_parallel(*args)
+        else:
+            sense_serial(*args[:15], em.rgb.reshape(-1), *args[15:], *self._scratch(world))
+
+    def _scratch(self, world):
+        """Scratch of :func:`sense_serial` for this world."""
+        arena = world.arena
+        n = world.bodies.n
+        isize, fsize = scratch_size(arena.boxes.shape[0], arena.cylinders.shape[0], n,
+                                    arena.lights.shape[0], self.max_blobs)
+        return np.empty(isize + n, dtype=np.int64), np.empty(fsize)
 
     def bind(self, world, group, keys, out, state):
         """:meth:`update` as a call without arguments (``device.serial_arrays``)."""
         head = serial_emitter_arrays(world, group, state)
         if head is None:
             return None
-        start, stop, pose, run, radius, height, boxes, cylinders, gparams, max_radius = head
         em = world.emitters
+        if not em.rgb.flags.c_contiguous:  # no flat view of it: update() flattens each call
+            return None
+        _, _, pose, run, radius, height, boxes, cylinders, gparams, _ = head
+        ip, fp = self._params(world, group, state)
         arena = world.arena
-        lights, light_rgb, em_world, em_rgb, em_intensity, em_count = (
-            arena.lights, arena.light_rgb, em.world, em.rgb, em.intensity, em.count)
-        reach, cam, width, height_px = (state["reach"], state["cam"], int(self.width_px),
-                                        int(self.height_px))
-        occludes, kind, level = (bool(self.owner_occludes), NOISE_KINDS[self.noise],
-                                 float(self.noise_level))
-        stream, used = STREAM["camera"], state["used"]
-        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
-                              cylinders, gparams, world.cell_start, world.order, max_radius,
-                              lights, light_rgb, em_world, em_rgb, em_intensity, em_count, reach,
-                              cam, width, height_px, occludes, kind, level, keys, stream,
-                              world.tick, used, out)
-        grey = self.grey
+        lights, light_rgb, em_world, em_rgb, em_count = (
+            arena.lights, arena.light_rgb, em.world, em.rgb, em.count)
+        used = state["used"]
+        iscr, fscr = self._scratch(world)
+        rgb_flat = em_rgb.reshape(-1)  # a view: the colours written each tick show through
+        kernel = jit.compiled(sense_serial, ip, fp, pose, run, radius, height, boxes, cylinders,
+                              gparams, world.cell_start, world.order, lights, light_rgb,
+                              em_world, em_rgb, rgb_flat, em_count, keys, world.tick, used, out,
+                              iscr, fscr)
 
         def update_bound():
-            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   world.cell_start, world.order, max_radius, lights, light_rgb, em_world,
-                   em_rgb, em_intensity, em_count, reach, cam, width, height_px, occludes, kind,
-                   level, keys, stream, world.tick, used, out)
-            if grey:
-                to_grey(out)
+            kernel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams,
+                   world.cell_start, world.order, lights, light_rgb, em_world, em_rgb, rgb_flat,
+                   em_count, keys, world.tick, used, out, iscr, fscr)
         return update_bound

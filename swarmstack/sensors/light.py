@@ -29,12 +29,13 @@ import numpy as np
 from numba import njit, prange
 
 from swarmstack import jit, threads
-from swarmstack.actuators.leds import any_on
+from swarmstack.actuators.leds import any_byte, any_on
 
-from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
+from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near_segment,
+                                        cylinder_near_segment, cylinders_near,
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
-from swarmstack.geometry.rays import hit_candidates
+from swarmstack.geometry.rays import _box_hit, _disk_hit, hit_candidates
 from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -64,6 +65,56 @@ def occluders_near_segment(ax, ay, bx, by, widen, rob_idx, nr, skip, x, y, radiu
     return m
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def sight_blocked(x0, y0, z0, x1, y1, z1, box_idx, n_boxes, cyl_idx, n_cyl, rob_idx, n_rob,
+                  boxes, cylinders, rx, ry, rz, radius, height):
+    """Whether the segment meets one of the pre-gathered candidates before its end: the same
+    answer as ``hit_candidates(…) < _VISIBLE`` (the first hit is before the end exactly when
+    some hit is), but it stops at the first blocking shape. Robots are tried first: they are
+    the shapes that usually hide a source."""
+    dx = x1 - x0
+    dy = y1 - y0
+    dz = z1 - z0
+    for m in range(n_rob):
+        j = rob_idx[m]
+        if _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j], radius[j], rz[j],
+                     rz[j] + height[j]) < _VISIBLE:
+            return True
+    for m in range(n_boxes):
+        if _box_hit(x0, y0, z0, dx, dy, dz, boxes, box_idx[m]) < _VISIBLE:
+            return True
+    for m in range(n_cyl):
+        k = cyl_idx[m]
+        if _disk_hit(x0, y0, z0, dx, dy, dz, cylinders[k, 0], cylinders[k, 1], cylinders[k, 2],
+                     0.0, cylinders[k, 3]) < _VISIBLE:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def static_blocked(x0, y0, z0, x1, y1, z1, boxes, cylinders):
+    """Whether a wall, box or cylinder hides the end of the segment: the answer of
+    :func:`sight_blocked` over every static shape, each first put through the cheap
+    conservative test of ``nearby.box_near_segment`` (``cylinder_near_segment``), so that
+    only shapes close to the line pay for the exact one. For a few sight lines this is
+    cheaper than gathering the shapes near the robot first."""
+    dx = x1 - x0
+    dy = y1 - y0
+    dz = z1 - z0
+    zl = min(z0, z1)
+    for k in range(boxes.shape[0]):
+        if box_near_segment(x0, y0, x1, y1, 0.0, zl, boxes, k) and _box_hit(
+                x0, y0, z0, dx, dy, dz, boxes, k) < _VISIBLE:
+            return True
+    ll = dx * dx + dy * dy
+    for k in range(cylinders.shape[0]):
+        if cylinder_near_segment(x0, y0, dx, dy, ll, 0.0, zl, cylinders, k) and _disk_hit(
+                x0, y0, z0, dx, dy, dz, cylinders[k, 0], cylinders[k, 1], cylinders[k, 2], 0.0,
+                cylinders[k, 3]) < _VISIBLE:
+            return True
+    return False
+
+
 # robots per work item of the parallel kernels (the result does not depend on it)
 CHUNK = 64
 
@@ -76,6 +127,12 @@ def lit_robots(em_rgb, em_intensity, em_count, need_intensity, out):
     if not any_on(em_rgb):  # the common case: every LED off
         out[:] = False
         return
+    _lit_rows(em_rgb, em_intensity, em_count, need_intensity, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _lit_rows(em_rgb, em_intensity, em_count, need_intensity, out):
+    """:func:`lit_robots` without its first check (some emitter has a colour)."""
     for j in range(em_count.shape[0]):
         lit = False
         for e in range(em_count[j]):
@@ -137,6 +194,30 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
     were (static lights, then robots in grid order, emitters in slot order): a float sum
     depends on its order.
     """
+    n = pose.shape[1]
+    n_sens = offsets.shape[0]
+    iscr = np.empty(light_scratch_size(boxes.shape[0], cylinders.shape[0], n, 0)[0],
+                    dtype=np.int64)
+    fscr = np.empty(4 * n_sens)
+    _illumination(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
+                  cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                  em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                  squared, out, iscr, fscr)
+
+
+@njit(cache=True, error_model="numpy")
+def light_scratch_size(n_boxes, n_cylinders, n_bodies, n_sensors):
+    """Lengths of the int64 and float64 scratch of :func:`_illumination`."""
+    return 2 * n_boxes + 2 * n_cylinders + 2 * n_bodies, 4 * n_sensors
+
+
+@njit(cache=True, error_model="numpy")
+def _illumination(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
+                  cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                  em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                  squared, out, iscr, fscr):
+    """:func:`illumination_rows` with its index lists and per-sensor values cut from the
+    scratch ``iscr``, ``fscr`` (:func:`light_scratch_size`): nothing allocated."""
     x = pose[0]
     y = pose[1]
     z = pose[2]
@@ -146,16 +227,18 @@ def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders
     occ_reach = ring_max + range_m          # every sight line lies within this of the centre
     src_reach = occ_reach + em_reach
     widen_led = max(ring_max, em_reach)
-    box_idx = np.empty(boxes.shape[0], dtype=np.int64)
-    cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
-    seg_box = np.empty(boxes.shape[0], dtype=np.int64)
-    seg_cyl = np.empty(cylinders.shape[0], dtype=np.int64)
-    rob_idx = np.empty(n, dtype=np.int64)
-    occ_idx = np.empty(n, dtype=np.int64)
-    sx = np.empty(n_sens)
-    sy = np.empty(n_sens)
-    sz = np.empty(n_sens)
-    acc = np.empty(n_sens)
+    nb_all = boxes.shape[0]
+    nc_all = cylinders.shape[0]
+    box_idx = iscr[0:nb_all]
+    cyl_idx = iscr[nb_all:nb_all + nc_all]
+    seg_box = iscr[nb_all + nc_all:2 * nb_all + nc_all]
+    seg_cyl = iscr[2 * nb_all + nc_all:2 * nb_all + 2 * nc_all]
+    rob_idx = iscr[2 * nb_all + 2 * nc_all:2 * nb_all + 2 * nc_all + n]
+    occ_idx = iscr[2 * nb_all + 2 * nc_all + n:2 * nb_all + 2 * nc_all + 2 * n]
+    sx = fscr[0:n_sens]
+    sy = fscr[n_sens:2 * n_sens]
+    sz = fscr[2 * n_sens:3 * n_sens]
+    acc = fscr[3 * n_sens:4 * n_sens]
     r2max = range_m * range_m
     for i in range(lo, hi):
         c = math.cos(yaw[i])
@@ -302,22 +385,30 @@ def _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, 
             out[row, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
 
 
-@njit(cache=True, error_model="numpy")
+# Without the runtime's reference counting (``_nrt=False``, as the camera's): the arrays are
+# only borrowed for the call and nothing here allocates (the scratch comes with the call), so
+# unboxing skips a reference-counted wrapper per array and the loops count no references.
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                 order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
-                 offsets, ring_max, range_m, coef, full_scale, kind, level, keys, stream, tick,
-                 sums, out):
+                 order, max_radius, lights, em_world, em_rgb, rgb_flat, em_intensity, em_count,
+                 em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level, keys,
+                 stream, tick, sums, out, iscr, fscr):
     """The E-Puck2 light sensors of robots ``start … stop − 1`` in one call: the sums
     (:func:`illumination_rows` with ``coef = γ²``, squared) and Eq. 2 (:func:`eq2_transfer`).
-    ``keys`` is the group's uint64[n, streams], ``stream`` the light column."""
-    lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, True, lit)
-    any_lit = _any(lit)
+    ``keys`` is the group's uint64[n, streams], ``stream`` the light column; ``rgb_flat`` is
+    ``em_rgb`` seen as one row of bytes; ``iscr``, ``fscr`` scratch of the lengths of
+    :func:`light_scratch_size`, ``iscr`` N longer for the lit flags."""
+    n = pose.shape[1]
+    size = iscr.shape[0] - n
+    lit = iscr[size:]
+    any_lit = any_byte(rgb_flat)
+    if any_lit:
+        _lit_rows(em_rgb, em_intensity, em_count, True, lit)
     top_max = _top(pose[2], height)
-    illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
-                      cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
-                      True, sums)
+    _illumination(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
+                  cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
+                  em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
+                  True, sums, iscr[:size], fscr)
     _eq2_rows(start, stop, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 
@@ -421,40 +512,55 @@ class Light:
         b = world.bodies
         em = world.emitters
         arena = world.arena
-        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
-        kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-               arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
-               arena.lights, em.world, em.rgb, em.intensity, em.count, state["reach"],
-               state["offsets"], state["ring_max"], self.range_m, self.gamma * self.gamma,
-               self.full_scale, NOISE_KINDS[self.noise], self.noise_level, keys,
-               STREAM["light"], world.tick, state["sums"], out)
+        args = (group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
+                arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
+                arena.lights, em.world, em.rgb)
+        rest = (em.intensity, em.count, state["reach"], state["offsets"], state["ring_max"],
+                self.range_m, self.gamma * self.gamma, self.full_scale,
+                NOISE_KINDS[self.noise], self.noise_level, keys, STREAM["light"], world.tick,
+                state["sums"], out)
+        if threads.go_parallel(group.stop - group.start):
+            sense_parallel(*args, *rest)
+        else:
+            sense_serial(*args, em.rgb.reshape(-1), *rest, *_light_scratch(world, state))
 
     def bind(self, world, group, keys, out, state):
         """:meth:`update` as a call without arguments (``device.serial_arrays``)."""
         head = serial_emitter_arrays(world, group, state)
-        if head is None:
+        if head is None or not world.emitters.rgb.flags.c_contiguous:
             return None
         start, stop, pose, run, radius, height, boxes, cylinders, gparams, max_radius = head
         em = world.emitters
         arena = world.arena
         lights, em_world, em_rgb, em_intensity, em_count = (arena.lights, em.world, em.rgb,
                                                             em.intensity, em.count)
+        rgb_flat = em_rgb.reshape(-1)  # a view: the colours written each tick show through
+        iscr, fscr = _light_scratch(world, state)
         reach, offsets, ring_max, sums = (state["reach"], state["offsets"], state["ring_max"],
                                           state["sums"])
         range_m, coef, full_scale = self.range_m, self.gamma * self.gamma, self.full_scale
         kind, level, stream = NOISE_KINDS[self.noise], self.noise_level, STREAM["light"]
         kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
                               cylinders, gparams, world.cell_start, world.order, max_radius,
-                              lights, em_world, em_rgb, em_intensity, em_count, reach, offsets,
-                              ring_max, range_m, coef, full_scale, kind, level, keys, stream,
-                              world.tick, sums, out)
+                              lights, em_world, em_rgb, rgb_flat, em_intensity, em_count, reach,
+                              offsets, ring_max, range_m, coef, full_scale, kind, level, keys,
+                              stream, world.tick, sums, out, iscr, fscr)
 
         def update_bound():
             kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    world.cell_start, world.order, max_radius, lights, em_world, em_rgb,
-                   em_intensity, em_count, reach, offsets, ring_max, range_m, coef, full_scale,
-                   kind, level, keys, stream, world.tick, sums, out)
+                   rgb_flat, em_intensity, em_count, reach, offsets, ring_max, range_m, coef,
+                   full_scale, kind, level, keys, stream, world.tick, sums, out, iscr, fscr)
         return update_bound
+
+
+def _light_scratch(world, state):
+    """Scratch of the light's :func:`sense_serial` for this world (and its lit flags)."""
+    arena = world.arena
+    n = world.bodies.n
+    isize, fsize = light_scratch_size(arena.boxes.shape[0], arena.cylinders.shape[0], n,
+                                      state["offsets"].shape[0])
+    return np.empty(isize + n, dtype=np.int64), np.empty(fsize)
 
 
 def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:

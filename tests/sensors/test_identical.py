@@ -11,6 +11,7 @@ start at robot 0).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -92,6 +93,11 @@ def random_world(seed: int, max_per_run: int = 45):
     y[twin] = y[np.flatnonzero(twin) - 1]
     yaw = rng.uniform(-math.pi, math.pi, n)
     yaw[rng.random(n) < 0.1] = 0.0
+    # headings never wrapped (a user's pose), some beyond where a camera's pre-test
+    # approximates them
+    far = rng.random(n) < 0.1
+    yaw[far] += rng.choice([-1.0, 1.0], far.sum()) * 2 * math.pi * rng.choice(
+        [1.0, 1e3, 1e4, 2e4], far.sum())
     z = np.where(rng.random(n) < 0.1, rng.uniform(0.0, 0.1, n), 0.0)
     radius = np.where(rng.random(n) < 0.2, 0.05, epuck2.RADIUS_M)
     height = np.where(rng.random(n) < 0.2, 0.02, epuck2.HEIGHT_M)
@@ -235,9 +241,10 @@ def test_camera(seed):
 @given(seed=st.integers(0, 2**32 - 1))
 def test_camera_next_tick(seed):
     """A camera reading the same array tick after tick (as in a simulation: it rewrites only
-    the rows that held blobs) reads what a fresh array would."""
+    the rows that held blobs) reads what a fresh array would, greyscale too."""
     world, keys, rng = random_world(seed)
-    cam = epuck2.camera_device(max_blobs=int(rng.choice([1, 3, 64])), **noise(rng))
+    cam = epuck2.camera_device(max_blobs=int(rng.choice([1, 3, 64])),
+                               grey=bool(rng.random() < 0.5), **noise(rng))
     g = groups(world, rng)[int(rng.integers(0, 2))]
     k = keys[g.start:g.stop]
     for parallel in (False, True):
@@ -250,6 +257,56 @@ def test_camera_next_tick(seed):
                 (call or (lambda: cam.update(world, g, k, out, state)))()
                 assert np.array_equal(out, want)
                 moved(world, rng)
+
+
+@EXAMPLES
+@given(seed=st.integers(0, 2**32 - 1))
+def test_camera_at_the_borders(seed):
+    """Lights exactly at the image's edges (the half-pixel margin) and at exactly the range,
+    seen by robots of all headings, some never wrapped: where a pre-test that rejects pairs
+    early would err first."""
+    world, keys, rng = random_world(seed)
+    b = world.bodies
+    cam = epuck2.camera_device(max_blobs=int(rng.choice([1, 3, 64])))
+    if rng.random() < 0.5:
+        cam = Camera(int(rng.integers(2, 400)), int(rng.integers(2, 400)),
+                     float(rng.uniform(5.0, 170.0)), float(rng.uniform(0.1, 3.0)),
+                     (float(rng.uniform(-0.05, 0.05)), float(rng.uniform(-0.05, 0.05)),
+                      float(rng.uniform(0.0, 0.1))), max_blobs=int(rng.integers(1, 20)))
+    i = int(rng.integers(0, b.n))
+    px, py, pz = cam.position_m
+    c, s = math.cos(b.yaw[i]), math.sin(b.yaw[i])
+    ox = b.x[i] + c * px - s * py
+    oy = b.y[i] + s * px + c * py
+    oz = b.z[i] + pz
+    cx0 = 0.5 * (cam.width_px - 1)
+    cy0 = 0.5 * (cam.height_px - 1)
+    lights = []
+    for col in (-0.5, cx0 * 2 + 0.5, cx0):
+        for row in (-0.5, cy0 * 2 + 0.5, cy0):
+            # the point at that pixel, at depth and at distance range_m from the camera
+            ly = (cx0 - col) / cam.focal_px
+            lz = (cy0 - row) / cam.focal_px
+            for depth in (cam.range_m / math.sqrt(1 + ly * ly + lz * lz),
+                          float(rng.uniform(0.01, cam.range_m))):
+                wx = ox + depth * (c - s * ly)
+                wy = oy + depth * (s + c * ly)
+                lights.append((wx, wy, oz + depth * lz, 1.0))
+    arena = dataclasses.replace(world.arena, lights=np.array(lights),
+                                light_rgb=np.full((len(lights), 3), 255, dtype=np.uint8))
+    world = World(Scene.create(arena, world.groups, world.n_runs, 0.1, world.max_radius), b,
+                  world.emitters)
+    for g in groups(world, rng):
+        k = keys[g.start:g.stop]
+        want = cam.allocate(g.n)
+        old_camera.camera(cam, world, g, k, want)
+
+        def new(g=g, k=k):
+            out = cam.allocate(g.n)
+            sensed(cam, world, g, k, out, cam.make_state(g.n))
+            return (out,)
+
+        assert np.array_equal(both_forms(new)[0], want)
 
 
 def _ranging_devices(rng):

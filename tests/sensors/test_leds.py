@@ -84,3 +84,27 @@ def test_all_off_commands_blacken_only_the_block():
     apply_led_commands(cmd, owner, epuck2.led_channel_mask(), rgb, 1)
     assert np.all(rgb[1, 9:17] == [0, 5, 0]) and np.all(rgb[1, :9] == 0)
     assert np.all(rgb[2, :17] == 0) and np.all(rgb[:, 17] == 200)
+
+
+def test_bound_led_actuator_matches_the_kernel():
+    """The LED actuator's bound call (a group too small to go parallel) writes the emitter
+    colours :func:`apply_led_commands` writes, tick after tick, LEDs on or all off, for a group
+    that does not start at robot 0; slots past the layout are left alone."""
+    from types import SimpleNamespace
+
+    from swarmstack.actuators.leds import Leds
+
+    _, owner = epuck2.led_emitters()
+    mask = epuck2.led_channel_mask()
+    rng = np.random.default_rng(5)
+    cmd = np.zeros((3, 10, 3), dtype=np.uint8)
+    rgb = np.full((5, 18, 3), 200, dtype=np.uint8)
+    want = rgb.copy()
+    world = SimpleNamespace(emitters=SimpleNamespace(rgb=rgb))
+    call = Leds(owner, mask).bind(world, SimpleNamespace(start=2), None, {"leds": cmd}, None)
+    for on in (0.0, 0.3, 1.0, 0.0, 0.05):
+        cmd[...] = rng.integers(0, 256, cmd.shape) * (rng.random(cmd.shape) < on)
+        call()
+        apply_led_commands(cmd, owner, mask, want, 2)
+        assert np.array_equal(rgb, want)
+    assert np.all(rgb[:2] == 200) and np.all(rgb[:, 17] == 200)
