@@ -194,7 +194,26 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 @njit(cache=True, error_model="numpy")
 def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
               cell_start, order, max_radius, rays, range_m, out):
-    """Long rays (ToF): the first hit of each ray (what ``rays.first_hit`` finds, except
+    """:func:`long_rows_into` with its scratch made for the call."""
+    ray, bodies, who, keep = long_scratch(b - a, rays.shape[0])
+    long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+                   cell_start, order, max_radius, rays, range_m, out, ray, bodies, who, keep)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def long_scratch(n_robots, n_rays):
+    """The scratch :func:`long_rows_into` needs for ``n_robots`` robots of ``n_rays`` rays:
+    the rays (float64[8, n_robots · n_rays]), a small run's bodies (float32[6, SMALL_RUN]),
+    their indices (int32) and flags (uint8, 8-byte aligned: read as uint64 words). A kernel
+    without reference counting gets it made once, from Python."""
+    return (np.empty((8, n_robots * n_rays)), np.empty((6, SMALL_RUN), dtype=np.float32),
+            np.empty(SMALL_RUN, dtype=np.int32), np.empty(SMALL_RUN, dtype=np.uint8))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
+                   cell_start, order, max_radius, rays, range_m, out, ray, bodies, who, keep):
+    """Long rays (ToF), in the scratch of :func:`long_scratch`: the first hit of each ray (what ``rays.first_hit`` finds, except
     that its walk stops where the ray leaves the grid). Every ray of the rows is laid out
     first; the static shapes go next, box by box over all rays at once (:func:`_boxes_hit`):
     their hit ends the part of a ray left to search.
@@ -222,10 +241,8 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
     grow = max_radius + _SLACK_M
     n_cells = nx * ny
     n_rays = rays.shape[0]
-    n = (b - a) * n_rays
-    # per ray: start x, y, z, direction (dx, dy) times the range, best hit so far, and the
-    # unit direction (for the whole-run pass)
-    ray = np.empty((8, n))
+    # per ray (row of `ray`): start x, y, z, direction (dx, dy) times the range, best hit so
+    # far, and the unit direction (for the whole-run pass)
     for i in range(a, b):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
@@ -243,11 +260,11 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
             ray[6, r] = ca
             ray[7, r] = sa
     _boxes_hit(ray, boxes)
-    # the bodies of the run last gathered (see _gather_run)
-    bodies = np.empty((6, SMALL_RUN), dtype=np.float32)
-    who = np.empty(SMALL_RUN, dtype=np.int32)
-    keep = np.empty(SMALL_RUN, dtype=np.uint8)
+    # `bodies` and `who`: the bodies of the run last gathered (see _gather_run)
     words = keep.view(np.uint64)  # the flags eight at a time: most words are zero
+    ring_max = rays[0, 2]  # (a loop: an array's max() needs the reference counting)
+    for k in range(1, n_rays):
+        ring_max = max(ring_max, rays[k, 2])
     gathered = -1
     n_run = 0
     for i in range(a, b):
@@ -256,8 +273,7 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
         small = cell_start[rbase + n_cells] - cell_start[rbase] <= SMALL_RUN
         if small and run[i] != gathered:
             n_run = _gather_run(cell_start[rbase], cell_start[rbase + n_cells], order, x, y, z,
-                                radius, height, range_m + rays[:, 2].max() + max_radius,
-                                bodies, who)
+                                radius, height, range_m + ring_max + max_radius, bodies, who)
             gathered = run[i]
         for k in range(n_rays):
             r = (i - a) * n_rays + k
@@ -304,7 +320,7 @@ def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, g
             out[row, k] = range_m if best >= NO_HIT else best * range_m
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _boxes_hit(ray, boxes):
     """Row 5 of ``ray`` (see :func:`long_rows`) set to the first hit of each ray on the boxes
     (``NO_HIT`` if none): ``_box_hit`` for a level ray, each box against all rays in one loop

@@ -42,6 +42,12 @@ def _rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, c
     """Distance, then reading, of robots ``lo … hi − 1`` (rows ``i − start``)."""
     ranging.cast_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
                       cell_start, order, static, max_radius, rays, coef[0], dist)
+    _readings(lo, hi, start, coef, kind, keys, stream, tick, dist, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _readings(lo, hi, start, coef, kind, keys, stream, tick, dist, out):
+    """The readings (mm) of rows ``lo − start … hi − start − 1`` from their distances."""
     min_mm = int(coef[1])
     max_mm = int(coef[2])
     for row in range(lo - start, hi - start):
@@ -58,11 +64,7 @@ def _long_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gpara
     ranging.long_rows(lo, hi, start, pose[0], pose[1], pose[2], pose[5], run, radius, height,
                       boxes, cylinders, gparams, cell_start, order, max_radius, rays, coef[0],
                       dist)
-    min_mm = int(coef[1])
-    max_mm = int(coef[2])
-    for row in range(lo - start, hi - start):
-        out[row] = _mm(dist[row, 0], coef[0], min_mm, max_mm, kind, coef[3], keys[row, stream],
-                       tick)
+    _readings(lo, hi, start, coef, kind, keys, stream, tick, dist, out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -71,6 +73,21 @@ def long_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
     """:func:`sense_serial` for a ray longer than a grid cell (see :func:`_long_rows`)."""
     _long_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
+
+
+# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
+# the call and its scratch comes made (``ranging.long_scratch``), so unboxing each array costs
+# a fifth as much and the loops keep no reference counts. The bound call of a small group.
+@njit(cache=True, error_model="numpy", _nrt=False)
+def long_serial_scratch(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
+                        cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist,
+                        out, ray, bodies, who, keep):
+    """:func:`long_serial` in the scratch ``ray, bodies, who, keep`` of
+    ``ranging.long_scratch(stop − start, rays)``."""
+    ranging.long_rows_into(start, stop, start, pose[0], pose[1], pose[2], pose[5], run, radius,
+                           height, boxes, cylinders, gparams, cell_start, order, max_radius,
+                           rays, coef[0], dist, ray, bodies, who, keep)
+    _readings(start, stop, start, coef, kind, keys, stream, tick, dist, out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -168,7 +185,8 @@ class ToF:
 
     def bind(self, world, group, keys, out, state):
         """:meth:`update` as a call without arguments (``device.serial_arrays``): a ray that
-        ends beyond its robot's grid cell (the usual ToF) through :func:`long_serial`."""
+        ends beyond its robot's grid cell (the usual ToF) through :func:`long_serial_scratch`,
+        its scratch made here once."""
         kind, stream = NOISE_KINDS[self.noise], STREAM["tof"]
         if self.layout.reach_m <= world.grid[2]:
             return ranging.bind_sensor_rows(sense_serial, world, group, self.layout.table,
@@ -178,12 +196,14 @@ class ToF:
             return None
         start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
         max_radius, rays, coef = world.max_radius, self.layout.table, self._coef
-        kernel = jit.compiled(long_serial, start, stop, pose, run, radius, height, boxes,
+        ray, bodies, who, keep = ranging.long_scratch(stop - start, rays.shape[0])
+        kernel = jit.compiled(long_serial_scratch, start, stop, pose, run, radius, height, boxes,
                               cylinders, gparams, world.cell_start, world.order, max_radius,
-                              rays, coef, kind, keys, stream, world.tick, state, out)
+                              rays, coef, kind, keys, stream, world.tick, state, out, ray, bodies,
+                              who, keep)
 
         def update_bound():
             kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    world.cell_start, world.order, max_radius, rays, coef, kind, keys, stream,
-                   world.tick, state, out)
+                   world.tick, state, out, ray, bodies, who, keep)
         return update_bound
