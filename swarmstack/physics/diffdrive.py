@@ -93,7 +93,9 @@ def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, t
     return k
 
 
-@njit(cache=True, error_model="numpy")
+# Without the runtime's reference counting (``_nrt=False``): nothing here allocates, and
+# unboxing its arrays costs a fifth as much (the bound call of every small group).
+@njit(cache=True, error_model="numpy", _nrt=False)
 def try_integrate_range(start, stop, pose, wheel_speed, axle_m, dt, turning_moves, half_x,
                         half_y):
     """``integrate_range`` on the rows x, y, yaw of ``pose`` (float64[6, N]) when no body needs
