@@ -278,7 +278,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     time rewrites 2 rows, not all ``max_blobs``. ``lit`` int64[N]: 1 for a robot with an
     emitter of some colour (:func:`_lit_colours`; read only when ``any_lit``). ``iscr`` and
     ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives. ``grey``:
-    each blob written gets its luma in r, g and b (:func:`to_grey`, row by row).
+    each blob written gets its BT.601 luma in r, g and b, row by row.
 
     Every arena light is first put through :func:`_may_see`, a few flops without branches,
     for a block of robots at once and from approximate headings (:func:`_approx_cos_sin`);
@@ -288,11 +288,12 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     cells under it: ``nearby.robots_near_segment``), for a light above the camera only along
     the part of the line below ``top_max``, the highest top of any body, since no robot can
     hide it past there; then against each wall, box and cylinder (``light.static_blocked``).
-    The test stops at the first shape that blocks (``light.sight_blocked``). The robots of the viewing wedge (:func:`_gather`) are
-    only gathered when some robot has a lit emitter (``any_lit``), and only the lit ones are
-    looked at as targets: for each target with an emitter in the image, the robots that
-    could hide it are gathered once (see ``light.occluders_near_segment``) and every
-    emitter's sight line is tested against that short list and the static shapes near it.
+    The test stops at the first shape that blocks (``light.sight_blocked``). The robots of the
+    viewing wedge (:func:`_gather`) are only gathered when some robot has a lit emitter
+    (``any_lit``), and only the lit ones are looked at as targets: for each target with an
+    emitter in the image, the robots that could hide it are gathered once (see
+    ``light.occluders_near_segment``) and every emitter's sight line is tested against that
+    short list and the static shapes near it.
     Pixel noise (``kind``, ``level`` px) is drawn per robot from its camera stream.
     """
     x = pose[0]
@@ -488,7 +489,7 @@ def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream
             row = out[r, m, 1] + draw(kind, level, key, tick, 2 * m + 1)
             out[r, m, 0] = min(width - 1.0, max(0.0, col))
             out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
-    if grey:  # the arithmetic of to_grey, in its order
+    if grey:  # BT.601 luma, in the order the oracle (tests/sensors/oracle/camera.py) computes it
         for m in range(cnt):
             luma = np.rint(out[r, m, 2] * 0.299 + out[r, m, 3] * 0.587 + out[r, m, 4] * 0.114)
             out[r, m, 2] = luma
@@ -580,27 +581,6 @@ def _project(dx, dy, dz, c, s, cx0, cy0, f_px, width, height_px, r2max):
     if col < -0.5 or col > width - 0.5 or row < -0.5 or row > height_px - 0.5:
         return -1.0, 0.0, 0.0
     return d2, min(width - 1.0, max(0.0, col)), min(height_px - 1.0, max(0.0, row))
-
-
-@njit(cache=True, error_model="numpy")
-def _jitter(out, kind, level, keys, tick, width, height_px):
-    """Pixel noise on every reported blob (level in px), clamped to the image."""
-    for i in range(out.shape[0]):
-        for m in range(out.shape[1]):
-            if out[i, m, 0] < 0.0:
-                break
-            col = out[i, m, 0] + draw(kind, level, keys[i], tick, 2 * m)
-            row = out[i, m, 1] + draw(kind, level, keys[i], tick, 2 * m + 1)
-            out[i, m, 0] = min(width - 1.0, max(0.0, col))
-            out[i, m, 1] = min(height_px - 1.0, max(0.0, row))
-
-
-def to_grey(out) -> None:
-    """Blobs of ``out`` float64[n, max_blobs, 5] → their BT.601 luma in r, g and b, in place."""
-    seen = out[..., 0] >= 0.0
-    luma = np.rint(out[..., 2] * 0.299 + out[..., 3] * 0.587 + out[..., 4] * 0.114)
-    for f in (2, 3, 4):
-        out[..., f] = np.where(seen, luma, out[..., f])
 
 
 @njit(cache=True, error_model="numpy", inline="always")
