@@ -58,7 +58,15 @@ def _die_with_parent() -> None:
 
 
 def _start_worker(n_threads: int) -> None:
-    """A pool worker: ends with its parent, runs its kernels on its share of the threads."""
+    """A pool worker: ends with its parent, runs its kernels on its share of the threads.
+
+    What it inherited is moved out of the collector's reach (``gc.freeze``): an unreachable
+    cycle of the parent's that holds a library's threads (a DuckDB connection in an old
+    traceback) would otherwise be freed here, where those threads do not exist, and crash
+    the worker."""
+    import gc
+
+    gc.freeze()
     _die_with_parent()
     threads.set_threads(n_threads)
 
@@ -128,8 +136,10 @@ def make_executor(workers: Optional[int] = None, ray: Optional[str] = None) -> E
         raise ValueError(f"workers: expected at least 1, found {n}")
     if n == 1:
         return InProcessExecutor()
+    import gc
     import multiprocessing
 
+    gc.collect()  # see _start_worker: as little of the parent's garbage as can be, forked
     # fork: workers need no re-import of the caller's main script (a script without an
     # ``if __name__ == "__main__"`` guard works); they are all started here, before the
     # caller starts threads of its own (a progress bar), by one call that waits for them

@@ -174,51 +174,66 @@ def _drive(spec, out_dir, led: Ledger, executor, owned, planned, workers, ray, s
             led.replan(ids, None)
             raise
 
+    def collect(finished) -> bool:
+        """Record what ``finished`` futures returned; True when the pool broke under one."""
+        nonlocal ran, stopped
+        broken = False
+        for fut in finished:
+            batch = in_flight.pop(fut)
+            ids = [r.run_id for r in batch.runs]
+            try:
+                results = fut.result()
+            except BaseException as exc:  # the worker died or the batch could not run
+                broken |= isinstance(exc, BrokenProcessPool)
+                again = [r for r in batch.runs if led.attempts(r.run_id) < max_attempts]
+                lost = [r for r in batch.runs if r not in again]
+                if again:
+                    led.replan([r.run_id for r in again], f"{type(exc).__name__}: {exc}")
+                    queue.extend(batches(spec, again, 1, len(again)))
+                if lost:
+                    err = {"type": type(exc).__name__, "message": str(exc)}
+                    led.fail([r.run_id for r in lost], err)
+                    failures.extend({"run_id": r.run_id, "error": err} for r in lost)
+                    bar.update(len(lost), 0.0, failed=len(lost))
+                    stopped |= strict
+                continue
+            led.finish(results)
+            ran += len(results)
+            bad = [r for r in results if r["status"] != "completed"]
+            failures.extend({"run_id": r["run_id"], "error": r["error"]} for r in bad)
+            stopped |= strict and bool(bad)
+            bar.update(len(results), sum(per_run_cost.get(i, 0.0) for i in ids),
+                       failed=len(bad))
+            if on_batch is not None:
+                on_batch(results)
+        return broken
+
+    def renew_pool() -> None:
+        """A worker of our own pool died: every future still out resolves (with its result,
+        or failing with the pool), so collect them all and go on with a new pool."""
+        nonlocal executor
+        collect(wait(list(in_flight))[0])
+        executor.shutdown(wait=False, cancel_futures=True)
+        executor = make_executor(workers, ray)
+
+    renewable = owned and isinstance(executor, ProcessPoolExecutor)
     try:
         while queue or in_flight:
             while queue and not stopped and len(in_flight) < IN_FLIGHT_PER_WORKER * n_workers:
-                submit(queue.pop(0))
+                batch = queue.pop(0)
+                try:
+                    submit(batch)
+                except BrokenProcessPool:
+                    # the pool broke after the last wait() returned and before this hand-out
+                    if not renewable:
+                        raise
+                    queue.insert(0, batch)
+                    renew_pool()
             if not in_flight:
                 break
             finished, _ = wait(list(in_flight), timeout=1.0, return_when=FIRST_COMPLETED)
-            broken = False
-            for fut in finished:
-                batch = in_flight.pop(fut)
-                ids = [r.run_id for r in batch.runs]
-                try:
-                    results = fut.result()
-                except BaseException as exc:  # the worker died or the batch could not run
-                    broken |= isinstance(exc, BrokenProcessPool)
-                    again = [r for r in batch.runs if led.attempts(r.run_id) < max_attempts]
-                    lost = [r for r in batch.runs if r not in again]
-                    if again:
-                        led.replan([r.run_id for r in again],
-                                   f"{type(exc).__name__}: {exc}")
-                        queue.extend(batches(spec, again, 1, len(again)))
-                    if lost:
-                        err = {"type": type(exc).__name__, "message": str(exc)}
-                        led.fail([r.run_id for r in lost], err)
-                        failures.extend({"run_id": r.run_id, "error": err} for r in lost)
-                        bar.update(len(lost), 0.0, failed=len(lost))
-                        stopped |= strict
-                    continue
-                led.finish(results)
-                ran += len(results)
-                bad = [r for r in results if r["status"] != "completed"]
-                failures.extend({"run_id": r["run_id"], "error": r["error"]} for r in bad)
-                stopped |= strict and bool(bad)
-                bar.update(len(results), sum(per_run_cost.get(i, 0.0) for i in ids),
-                           failed=len(bad))
-                if on_batch is not None:
-                    on_batch(results)
-            if broken and owned and isinstance(executor, ProcessPoolExecutor):
-                # every future of a broken pool fails: plan them again on a new pool
-                for fut, batch in list(in_flight.items()):
-                    in_flight.pop(fut)
-                    led.replan([r.run_id for r in batch.runs], "worker process died")
-                    queue.append(batch)
-                executor.shutdown(wait=False, cancel_futures=True)
-                executor = make_executor(workers, ray)
+            if collect(finished) and renewable:
+                renew_pool()
             bar.tick()
     except BaseException:
         # interrupted: what was handed out is planned again for the next driver

@@ -18,6 +18,19 @@ class Wander(Controller):
         robot.set_wheels(self.speed - turn, self.speed + turn)
 
 
+class Collects(BatchedController):
+    """Batched: runs a full garbage collection as it starts (what a long worker does sooner or
+    later), then drives forward."""
+
+    def init(self, group, params):
+        import gc
+
+        gc.collect()
+
+    def step(self, group):
+        group.wheels[:] = 0.05
+
+
 class Slow(BatchedController):
     """Batched: forward at ``speed``, sleeping ``sleep_s`` a tick (for tests that need a run
     to last)."""

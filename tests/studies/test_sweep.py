@@ -188,6 +188,66 @@ def test_a_pool_worker_killed_mid_run_has_its_runs_redone(experiment, tmp_path):
                        ).fetchone() == (6, 6 * 4 * 11)
 
 
+def test_a_pool_that_breaks_between_hand_outs_is_replaced(experiment, tmp_path, monkeypatch):
+    """A worker dies after the driver last looked and before it hands out the next batch:
+    the hand-out fails with the pool, and the driver goes on with a new pool."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    import swarmstack.studies.runner as runner
+    from swarmstack.studies.executors import make_executor
+
+    pools = []
+
+    class BreaksOnSecondHandOut(ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            self.hand_outs = getattr(self, "hand_outs", 0) + 1
+            if self.hand_outs == 2 and len(pools) == 1:
+                os.kill(next(iter(self._processes)), signal.SIGKILL)
+                while not self._broken:
+                    time.sleep(0.01)
+            return super().submit(fn, *args, **kwargs)
+
+    def make(workers=None, ray=None):
+        ex = make_executor(workers, ray)
+        ex.__class__ = BreaksOnSecondHandOut
+        pools.append(ex)
+        return ex
+
+    monkeypatch.setattr(runner, "make_executor", make)
+    path = experiment(ticks=10)
+    spec = study(path, ["robots.0.controller.params.speed=0.02,0.04"], seeds=2)
+    out = run_study(spec, tmp_path / "s", workers=2, batch_runs=1, progress=False)
+    assert len(pools) == 2 and out.ok and out.done == 4
+    con = results.open(tmp_path / "s")
+    assert con.execute("select count(distinct run_id), count(*) from trajectories"
+                       ).fetchone() == (4, 4 * 4 * 11)
+
+
+def test_workers_forked_from_a_driver_holding_duckdb_garbage_run(experiment, tmp_path):
+    """Garbage of the driver's (an unreachable cycle holding a DuckDB connection, whose
+    threads a forked worker does not have) must not be freed in a worker: it crashed it."""
+    import gc
+
+    import duckdb
+
+    class Holder:
+        pass
+
+    held = Holder()
+    held.itself, held.con = held, duckdb.connect()
+    held.con.execute("select 42").fetchall()
+    keep = [held]
+    gc.collect()           # the cycle grows old while it is still reachable ...
+    del held
+    keep.clear()           # ... then is dropped: only a full collection would free it
+    spec = study(experiment(ticks=5, controller="Collects"),
+                 ["robots.0.controller.params.speed=0.02,0.04"])
+    out = run_study(spec, tmp_path / "s", workers=2, batch_runs=1, progress=False)
+    assert out.ok and out.done == 2
+    con = results.open(tmp_path / "s")
+    assert con.execute("select max(attempts) from runs").fetchone() == (1,)
+
+
 def test_unusable_folders_are_errors_not_tracebacks(experiment, tmp_path):
     import sqlite3 as sq
 
