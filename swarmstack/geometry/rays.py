@@ -123,6 +123,9 @@ def hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b,
 
     Walks the grid cells the segment crosses (Amanatides–Woo) and tests the robots of each
     cell's 3×3 neighbourhood; valid because cells are at least as large as any robot radius.
+    A segment with an end off the grid (robots of an arena without walls, drones above them)
+    would leave it, while the robots out there sit clamped in its border cells: such a segment
+    tests every robot of the run instead.
     """
     dx = x1 - x0
     dy = y1 - y0
@@ -130,6 +133,16 @@ def hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b,
     nx, ny = int(gparams[3]), int(gparams[4])
     cell = gparams[2]
     base = run_id * nx * ny
+    gx0, gy0 = gparams[0], gparams[1]
+    gx1, gy1 = gx0 + nx * cell, gy0 + ny * cell
+    if not (gx0 <= x0 < gx1 and gy0 <= y0 < gy1 and gx0 <= x1 < gx1 and gy0 <= y1 < gy1):
+        best = NO_HIT
+        for s in range(cell_start[base], cell_start[base + nx * ny]):
+            j = order[s]
+            if j != skip_a and j != skip_b:
+                best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, rx[j], ry[j], radius[j],
+                                           rz[j], rz[j] + height[j]))
+        return best
     reach = 1 if max_radius <= cell else int(math.ceil(max_radius / cell))
     cx, cy = cell_xy(gparams, x0, y0)
     ex, ey = cell_xy(gparams, x1, y1)

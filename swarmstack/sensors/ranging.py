@@ -214,10 +214,9 @@ def long_scratch(n_robots, n_rays):
 def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
                    cell_start, order, max_radius, rays, range_m, out, ray, bodies, who, keep):
     """Long rays (ToF), in the scratch of :func:`long_scratch`: the first hit of each ray
-    (what ``rays.first_hit`` finds, except that its walk stops where the ray leaves the
-    grid). Every ray of the rows is laid out first; the static shapes go next, box by box
-    over all rays at once (:func:`_boxes_hit`): their hit ends the part of a ray left to
-    search.
+    (what ``rays.first_hit`` finds). Every ray of the rows is laid out first; the static
+    shapes go next, box by box over all rays at once (:func:`_boxes_hit`): their hit ends the
+    part of a ray left to search.
 
     The robots of a run of at most ``SMALL_RUN`` bodies are then searched whole
     (:func:`_small_run_hit`); those of a larger run through the grid: the part of the ray

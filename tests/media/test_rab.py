@@ -178,6 +178,16 @@ def test_robots_block_the_line_only_when_they_occlude():
     assert heard(deliver(world, top), 0) == [1, 2]
 
 
+@pytest.mark.parametrize("a, blocker, b", [((1.5, 1.5), (2.75, 0.0), (4.0, -1.5)),
+                                           ((0.0, 1.9), (3.0, 2.5), (6.0, 3.1))])
+def test_robots_off_the_arena_block_the_line_both_ways(a, blocker, b):
+    """An arena without walls, (-2, -2)–(2, 2): the line from ``b`` (off it) to ``a`` (on it)
+    passes through a robot that is off it too."""
+    world = make_world([[(*a, 0.0), (*blocker, 0.0), (*b, 0.0)]])
+    inbox = deliver(world, params(3, 10.0, robots_occlude=True))
+    assert heard(inbox, 0) == [1] and heard(inbox, 2) == [1]
+
+
 def reference(world, p, emits):
     """Who hears whom, by brute force over all pairs (no drop, capacity or noise)."""
     b = world.bodies
@@ -210,7 +220,8 @@ def reference(world, p, emits):
 @given(st.data())
 def test_receptions_match_a_brute_force_reference(data):
     n = data.draw(st.integers(2, 60))
-    coords = st.floats(-1.9, 1.9)
+    # the arena is (-2, -2)–(2, 2) without walls: some robots are off it, some lines leave it
+    coords = st.floats(-1.9, 1.9) | st.floats(-3.5, 3.5)
     runs = data.draw(st.integers(1, 3))
     poses = [[(data.draw(coords), data.draw(coords), data.draw(st.floats(-3.1, 3.1)))
               for _ in range(n)] for _ in range(runs)]
