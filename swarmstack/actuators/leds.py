@@ -100,14 +100,8 @@ def lit_emitters_serial(x, y, z, yaw, local, rgb, world_out):
 def lit_emitters_flat(x, y, z, yaw, local, rgb, rgb_flat, world_out):
     """:func:`lit_emitters_serial`, given ``rgb`` also as one row of bytes (``rgb_flat``, a
     view of it: flattening here would need the reference counting)."""
-    if not any_byte(rgb_flat):
-        return  # the common case: every LED off
-    for i in range(x.shape[0]):
-        lit = np.uint8(0)
-        for e in range(rgb.shape[1]):  # no early exit: an OR over the row vectorises
-            lit |= rgb[i, e, 0] | rgb[i, e, 1] | rgb[i, e, 2]
-        if lit != 0:
-            _emitter_rows(i, i + 1, x, y, z, yaw, local, world_out)
+    if any_byte(rgb_flat):  # else the common case: every LED off
+        _place_lit(0, x.shape[0], x, y, z, yaw, local, rgb, world_out)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -119,11 +113,10 @@ def lit_emitters_parallel(x, y, z, yaw, local, rgb, world_out, chunk):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def any_on(a):
-    """Whether any byte of the uint8 colour array ``a`` (LED commands or emitter colours) is
-    not 0 (one OR over the whole block: it vectorises, unlike a search that stops at the
-    first lit one)."""
-    flat = a.ravel()
+def any_byte(flat):
+    """Whether any byte of the 1-D uint8 array ``flat`` is not 0 (one OR over the whole
+    array: it vectorises, unlike a search that stops at the first lit one). Needs no
+    reference counting, unlike :func:`any_on`."""
     acc = np.uint8(0)
     for k in range(flat.shape[0]):
         acc = np.uint8(acc | flat[k])  # kept a byte: the OR then runs 64 bytes at a time
@@ -131,18 +124,21 @@ def any_on(a):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def any_byte(flat):
-    """:func:`any_on` of a 1-D byte array (e.g. a flat view made by the caller)."""
-    acc = np.uint8(0)
-    for k in range(flat.shape[0]):
-        acc = np.uint8(acc | flat[k])  # kept a byte: the OR then runs 64 bytes at a time
-    return acc != 0
+def any_on(a):
+    """:func:`any_byte` of a uint8 colour array of any shape (LED commands or emitter
+    colours)."""
+    return any_byte(a.ravel())
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _lit_emitter_rows(start, stop, x, y, z, yaw, local, rgb, world_out):
-    if not any_on(rgb[start:stop]):
-        return  # the common case: every LED of the block off
+    if any_on(rgb[start:stop]):  # else the common case: every LED of the block off
+        _place_lit(start, stop, x, y, z, yaw, local, rgb, world_out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _place_lit(start, stop, x, y, z, yaw, local, rgb, world_out):
+    """Place the emitters of the robots ``start … stop − 1`` that have a lit slot."""
     for i in range(start, stop):
         lit = np.uint8(0)
         for e in range(rgb.shape[1]):  # no early exit: an OR over the row vectorises
@@ -178,27 +174,31 @@ def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
     if not any_on(led_rgb_cmd[lo:hi]):  # every LED of the block off: every slot black
         rgb_out[start + lo:start + hi, :owner.shape[0], :] = 0
         return
-    # each slot's channel as an index into the robot's command bytes (−1: a channel the LED
-    # does not have): a gather per robot, faster than walking LEDs and channel masks
+    cmd = np.ascontiguousarray(led_rgb_cmd).reshape(led_rgb_cmd.shape[0], -1)
+    _copy_led_rows(lo, hi, cmd, led_sources(owner, channel_mask), rgb_out, start)
+
+
+@njit(cache=True, error_model="numpy")
+def led_sources(owner, channel_mask):
+    """int64[E, 3]: for each emitter slot and channel, the index of its byte among a robot's
+    flattened LED commands (``3·LED + channel``), or −1 for a channel its LED does not have.
+    Copying through it is a gather per robot, faster than walking LEDs and channel masks."""
     src = np.empty((owner.shape[0], 3), dtype=np.int64)
     for e in range(owner.shape[0]):
         for ch in range(3):
             src[e, ch] = 3 * owner[e] + ch if channel_mask[owner[e], ch] != 0 else -1
-    cmd = np.ascontiguousarray(led_rgb_cmd).reshape(led_rgb_cmd.shape[0], -1)
+    return src
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_led_rows(lo, hi, cmd_rows, src, rgb_out, start):
+    """Robots ``lo … hi − 1`` of ``cmd_rows`` uint8[n, 3·L] onto their slots (``src``:
+    :func:`led_sources`), from row ``start + lo`` of ``rgb_out``."""
     for i in range(lo, hi):
-        for e in range(owner.shape[0]):
+        for e in range(src.shape[0]):
             for ch in range(3):
                 b = src[e, ch]
-                rgb_out[start + i, e, ch] = cmd[i, b] if b >= 0 else 0
-
-
-def led_sources(owner, channel_mask):
-    """int64[E, 3]: for each emitter slot and channel, the index of its byte among a robot's
-    flattened LED commands (``3·LED + channel``), or −1 for a channel its LED does not have
-    (the table :func:`apply_led_commands` builds at each call)."""
-    owner = np.asarray(owner, dtype=np.int64)
-    src = 3 * owner[:, None] + np.arange(3)[None, :]
-    return np.where(np.asarray(channel_mask)[owner] != 0, src, -1).astype(np.int64)
+                rgb_out[start + i, e, ch] = cmd_rows[i, b] if b >= 0 else 0
 
 
 # Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
@@ -209,15 +209,10 @@ def led_commands_flat(cmd_rows, cmd_flat, src, rgb_out, start):
     """:func:`apply_led_commands` for a small group, given its commands as one row of bytes
     per robot (``cmd_rows`` uint8[n, 3·L]) and as one row in all (``cmd_flat``), both views
     of the commands, and the table ``src`` of :func:`led_sources`."""
-    n_slots = src.shape[0]
     if not any_byte(cmd_flat):  # every LED off: every slot black
-        rgb_out[start:start + cmd_rows.shape[0], :n_slots, :] = 0
+        rgb_out[start:start + cmd_rows.shape[0], :src.shape[0], :] = 0
         return
-    for i in range(cmd_rows.shape[0]):
-        for e in range(n_slots):
-            for ch in range(3):
-                b = src[e, ch]
-                rgb_out[start + i, e, ch] = cmd_rows[i, b] if b >= 0 else 0
+    _copy_led_rows(0, cmd_rows.shape[0], cmd_rows, src, rgb_out, start)
 
 
 class Leds:

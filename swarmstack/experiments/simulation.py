@@ -550,8 +550,8 @@ class Simulation:
         if k == 1:
             if moved:
                 self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
-            if self._needs_emitters:
-                self._refresh_emitters()
+            if self._place_emitters is not None:
+                self._place_emitters()
             return
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
         h = w.scene.dt / k

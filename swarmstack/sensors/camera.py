@@ -44,11 +44,12 @@ from numba import njit, prange
 
 from swarmstack import jit, threads
 
-from swarmstack.actuators.leds import any_byte, any_on
+from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
-from swarmstack.sensors.light import (_top, emitter_reach, occluders_near_segment,
-                                      serial_emitter_arrays, sight_blocked, static_blocked)
+from swarmstack.sensors.light import (_top, emitter_reach, lit_in_scratch, lit_rows,
+                                      occluders_near_segment, serial_emitter_arrays,
+                                      sight_blocked, static_blocked)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -276,7 +277,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     range m). ``used`` int64[·]: how many blob rows of each robot's reading are not −1 (at
     most that many are cleared; set to the new count), so a robot that saw 2 blobs last
     time rewrites 2 rows, not all ``max_blobs``. ``lit`` int64[N]: 1 for a robot with an
-    emitter of some colour (:func:`_lit_colours`; read only when ``any_lit``). ``iscr`` and
+    emitter of some colour (``light.lit_rows``; read only when ``any_lit``). ``iscr`` and
     ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives. ``grey``:
     each blob written gets its BT.601 luma in r, g and b, row by row.
 
@@ -497,18 +498,6 @@ def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream
             out[r, m, 4] = luma
 
 
-@njit(cache=True, error_model="numpy")
-def _lit_colours(em_rgb, em_count, out):
-    """``out[j]`` = 1 if robot ``j`` has an emitter of a colour other than black, else 0."""
-    for j in range(em_count.shape[0]):
-        lit = 0
-        for e in range(em_count[j]):
-            if em_rgb[j, e, 0] != 0 or em_rgb[j, e, 1] != 0 or em_rgb[j, e, 2] != 0:
-                lit = 1
-                break
-        out[j] = lit
-
-
 @njit(cache=True, error_model="numpy", inline="always")
 def _rows(lo, hi, ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
           order, lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, keys, tick, used,
@@ -533,15 +522,10 @@ def sense_serial(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, c
     begins with the ``cam`` of :func:`camera_rows`), ``used`` as there; ``iscr`` and ``fscr``
     scratch (the lengths of :func:`scratch_size`, ``iscr`` N longer for the lit flags);
     ``rgb_flat`` is ``em_rgb`` seen as one row of bytes."""
-    n = pose.shape[1]
-    size = iscr.shape[0] - n
-    lit = iscr[size:]
-    any_lit = any_byte(rgb_flat)
-    if any_lit:
-        _lit_colours(em_rgb, em_count, lit)
+    iscr, lit, any_lit = lit_in_scratch(iscr, pose.shape[1], rgb_flat, em_rgb, None, em_count)
     _rows(ip[I_START], ip[I_STOP], ip, fp, pose, run, radius, height, boxes, cylinders,
           gparams, cell_start, order, lights, light_rgb, em_world, em_rgb, em_count, lit,
-          any_lit, keys, tick, used, out, iscr[:size], fscr)
+          any_lit, keys, tick, used, out, iscr, fscr)
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -554,7 +538,7 @@ def sense_parallel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams,
     any_lit = any_on(em_rgb)
     lit = np.empty(pose.shape[1], dtype=np.int64)
     if any_lit:
-        _lit_colours(em_rgb, em_count, lit)
+        lit_rows(em_rgb, None, em_count, lit)
     isize, fsize = scratch_size(boxes.shape[0], cylinders.shape[0], pose.shape[1],
                                 lights.shape[0], out.shape[1])
     n_chunks = (stop - start + CHUNK - 1) // CHUNK

@@ -120,24 +120,40 @@ CHUNK = 64
 
 
 @njit(cache=True, error_model="numpy")
-def lit_robots(em_rgb, em_intensity, em_count, need_intensity, out):
+def lit_robots(em_rgb, em_intensity, em_count, out):
     """``out[j]`` = whether robot ``j`` has an emitter that is a source: a colour other than
-    black and, when ``need_intensity``, an intensity > 0. Built once per call, so the sensing
-    loops skip dark robots at once instead of inspecting their emitters from every neighbour."""
+    black and, unless ``em_intensity`` is None (a camera sees every lit emitter), an
+    intensity > 0. Built once per call, so the sensing loops skip dark robots at once instead
+    of inspecting their emitters from every neighbour."""
     if not any_on(em_rgb):  # the common case: every LED off
         out[:] = False
         return
-    _lit_rows(em_rgb, em_intensity, em_count, need_intensity, out)
+    lit_rows(em_rgb, em_intensity, em_count, out)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def lit_in_scratch(iscr, n, rgb_flat, em_rgb, em_intensity, em_count):
+    """For a kernel given scratch ``iscr`` int64 with ``n`` (one per body) more than it needs:
+    (the scratch it needs, the lit flags of :func:`lit_rows` in the last ``n``, whether any
+    emitter has a colour); the flags are only made then. ``rgb_flat``: ``em_rgb`` as one row
+    of bytes."""
+    size = iscr.shape[0] - n
+    lit = iscr[size:]
+    any_lit = any_byte(rgb_flat)
+    if any_lit:
+        lit_rows(em_rgb, em_intensity, em_count, lit)
+    return iscr[:size], lit, any_lit
 
 
 @njit(cache=True, error_model="numpy")
-def _lit_rows(em_rgb, em_intensity, em_count, need_intensity, out):
+def lit_rows(em_rgb, em_intensity, em_count, out):
     """:func:`lit_robots` without its first check (some emitter has a colour)."""
     for j in range(em_count.shape[0]):
         lit = False
         for e in range(em_count[j]):
-            if need_intensity and em_intensity[j, e] <= 0.0:
-                continue
+            if em_intensity is not None:
+                if em_intensity[j, e] <= 0.0:
+                    continue
             if em_rgb[j, e, 0] != 0 or em_rgb[j, e, 1] != 0 or em_rgb[j, e, 2] != 0:
                 lit = True
                 break
@@ -348,7 +364,7 @@ def sums_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
                 offsets, ring_max, range_m, coef, squared, out):
     """:func:`illumination_rows` for robots ``start … stop − 1`` into ``out``."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
@@ -363,7 +379,7 @@ def sums_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpar
                   offsets, ring_max, range_m, coef, squared, out):
     """:func:`sums_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
@@ -398,17 +414,13 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
     ``keys`` is the group's uint64[n, streams], ``stream`` the light column; ``rgb_flat`` is
     ``em_rgb`` seen as one row of bytes; ``iscr``, ``fscr`` scratch of the lengths of
     :func:`light_scratch_size`, ``iscr`` N longer for the lit flags."""
-    n = pose.shape[1]
-    size = iscr.shape[0] - n
-    lit = iscr[size:]
-    any_lit = any_byte(rgb_flat)
-    if any_lit:
-        _lit_rows(em_rgb, em_intensity, em_count, True, lit)
+    iscr, lit, any_lit = lit_in_scratch(iscr, pose.shape[1], rgb_flat, em_rgb, em_intensity,
+                                        em_count)
     top_max = _top(pose[2], height)
     _illumination(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
                   cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
                   em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
-                  True, sums, iscr[:size], fscr)
+                  True, sums, iscr, fscr)
     _eq2_rows(start, stop, start, sums, full_scale, kind, level, keys, stream, tick, out)
 
 
@@ -419,7 +431,7 @@ def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpa
                    keys, stream, tick, sums, out):
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK

@@ -50,7 +50,7 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
     """The lux meter of robots ``start … stop − 1`` in one call: the shared source sum
     (``light.illumination_rows``, ``K·i/d²``) and :func:`lux_transfer`."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
     illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
@@ -67,7 +67,7 @@ def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gpa
                    keys, stream, tick, sums, out):
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, True, lit)
+    lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
     n_chunks = (stop - start + CHUNK - 1) // CHUNK
