@@ -40,6 +40,7 @@ Use::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Mapping, Optional, Sequence
 
 import numpy as np
@@ -405,7 +406,8 @@ class Medium:
         aabb, static_start, static_items = self._static_index(world.scene,
                                                               float(self._reach.max()))
         max_top = float(np.max(b.z + b.height, initial=0.0)) if p.robots_occlude else 0.0
-        receive = K.receive_parallel if self._use_parallel() else K.receive_serial
+        receive = (partial(K.receive_parallel, chunk=threads.spread(b.x.shape[0], K.CHUNK))
+                   if self._use_parallel() else K.receive_serial)
         while True:
             most = receive(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
                            b.yaw, b.run, b.robot_id, b.radius, b.height, p.range_m,

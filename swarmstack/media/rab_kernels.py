@@ -43,7 +43,8 @@ CH_AZIMUTH = 2
 CH_ELEVATION = 3
 CHANNELS_PER_SENDER = 4
 
-# receivers per work item of the parallel kernel (the result does not depend on it)
+# the fewest receivers per work item of the parallel kernel (``threads.spread``; the result
+# does not depend on it)
 CHUNK = 64
 
 
@@ -322,12 +323,12 @@ def receive_parallel(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_i
                      height, range_m, antenna_m, drop, range_noise, bearing_noise, capacity,
                      keys, occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
                      static_items, gparams, cell_start, order, max_radius, max_top, slot_cap,
-                     snd, dist, az, el, kept, lost, found):
+                     snd, dist, az, el, kept, lost, found, chunk):
     """:func:`receive_serial` over chunks of receivers on all threads (the same result)."""
     n = x.shape[0]
-    n_chunks = (n + CHUNK - 1) // CHUNK
+    n_chunks = (n + chunk - 1) // chunk
     for c in prange(n_chunks):
-        _receive_range(c * CHUNK, min(n, (c + 1) * CHUNK), tick, emits, reach, x, y, z, roll,
+        _receive_range(c * chunk, min(n, (c + 1) * chunk), tick, emits, reach, x, y, z, roll,
                        pitch, yaw, run, robot_id, radius, height, range_m, antenna_m, drop,
                        range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude,
                        boxes, cylinders, aabb, static_start, static_items, gparams,

@@ -79,7 +79,8 @@ def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):
     return cnt
 
 
-# robots per work item of the parallel kernels (the result does not depend on it)
+# the fewest robots per work item of the parallel kernels (``threads.spread``; the result does
+# not depend on it)
 CHUNK = 64
 _SLACK_M = 1e-9  # added to the gathering box: covers rounding in the wedge test
 
@@ -530,9 +531,10 @@ def sense_serial(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, c
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def sense_parallel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                   order, lights, light_rgb, em_world, em_rgb, em_count, keys, tick, used, out):
-    """:func:`sense_serial` over chunks of robots on all threads (the same result), each
-    with scratch of its own."""
+                   order, lights, light_rgb, em_world, em_rgb, em_count, keys, tick, used, out,
+                   chunk):
+    """:func:`sense_serial` over chunks of ``chunk`` robots on all threads (the same result),
+    each with scratch of its own."""
     start = ip[I_START]
     stop = ip[I_STOP]
     any_lit = any_on(em_rgb)
@@ -541,10 +543,10 @@ def sense_parallel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams,
         lit_rows(em_rgb, None, em_count, lit)
     isize, fsize = scratch_size(boxes.shape[0], cylinders.shape[0], pose.shape[1],
                                 lights.shape[0], out.shape[1])
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for ch in prange(n_chunks):
-        lo = start + ch * CHUNK
-        _rows(lo, min(stop, lo + CHUNK), ip, fp, pose, run, radius, height, boxes, cylinders,
+        lo = start + ch * chunk
+        _rows(lo, min(stop, lo + chunk), ip, fp, pose, run, radius, height, boxes, cylinders,
               gparams, cell_start, order, lights, light_rgb, em_world, em_rgb, em_count, lit,
               any_lit, keys, tick, used, out, np.empty(isize, dtype=np.int64),
               np.empty(fsize))
@@ -650,8 +652,9 @@ class Camera:
         args = (ip, fp, b.pose, b.run, b.radius, b.height, arena.boxes, arena.cylinders,
                 world.grid, world.cell_start, world.order, arena.lights, arena.light_rgb,
                 em.world, em.rgb, em.count, keys, world.tick, state["used"], out)
-        if threads.go_parallel(group.stop - group.start):
-            sense_parallel(*args)
+        n = group.stop - group.start
+        if threads.go_parallel(n):
+            sense_parallel(*args, threads.spread(n, CHUNK))
         else:
             sense_serial(*args[:15], em.rgb.reshape(-1), *args[15:], *self._scratch(world))
 

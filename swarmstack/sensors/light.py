@@ -115,7 +115,8 @@ def static_blocked(x0, y0, z0, x1, y1, z1, boxes, cylinders):
     return False
 
 
-# robots per work item of the parallel kernels (the result does not depend on it)
+# the fewest robots per work item of the parallel kernels (``threads.spread``; the result does
+# not depend on it)
 CHUNK = 64
 
 
@@ -376,16 +377,16 @@ def sums_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
 @njit(cache=True, error_model="numpy", parallel=True)
 def sums_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                   order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
-                  offsets, ring_max, range_m, coef, squared, out):
+                  offsets, ring_max, range_m, coef, squared, out, chunk):
     """:func:`sums_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for ch in prange(n_chunks):
-        lo = start + ch * CHUNK
-        illumination_rows(lo, min(stop, lo + CHUNK), start, pose, run, radius, height, boxes,
+        lo = start + ch * chunk
+        illumination_rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
                           cylinders, gparams, cell_start, order, max_radius, lights, em_world,
                           em_rgb, em_intensity, em_count, lit, any_lit, top_max, em_reach, offsets,
                           ring_max, range_m, coef, squared, out)
@@ -428,16 +429,16 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
 def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
                    em_count, em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level,
-                   keys, stream, tick, sums, out):
+                   keys, stream, tick, sums, out, chunk):
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for ch in prange(n_chunks):
-        lo = start + ch * CHUNK
-        hi = min(stop, lo + CHUNK)
+        lo = start + ch * chunk
+        hi = min(stop, lo + chunk)
         illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
                           cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
                           em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m,
@@ -531,8 +532,9 @@ class Light:
                 self.range_m, self.gamma * self.gamma, self.full_scale,
                 NOISE_KINDS[self.noise], self.noise_level, keys, STREAM["light"], world.tick,
                 state["sums"], out)
-        if threads.go_parallel(group.stop - group.start):
-            sense_parallel(*args, *rest)
+        n = group.stop - group.start
+        if threads.go_parallel(n):
+            sense_parallel(*args, *rest, threads.spread(n, CHUNK))
         else:
             sense_serial(*args, em.rgb.reshape(-1), *rest, *_light_scratch(world, state))
 
@@ -595,7 +597,8 @@ def illumination(world, group, state, range_m: float, coef: float, squared: bool
     em = world.emitters
     arena = world.arena
     sums = state["sums"]
-    kernel = sums_parallel if threads.go_parallel(group.stop - group.start) else sums_serial
+    kernel = threads.pick(group.stop - group.start, sums_serial, sums_parallel,
+                          chunk_items=CHUNK, spread_out=True)
     kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
            arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
            arena.lights, em.world, em.rgb, em.intensity, em.count, state["reach"],

@@ -64,16 +64,16 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
 def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
                    em_count, em_reach, offsets, ring_max, range_m, gain, max_lux, kind, level,
-                   keys, stream, tick, sums, out):
+                   keys, stream, tick, sums, out, chunk):
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     lit_robots(em_rgb, em_intensity, em_count, lit)
     any_lit = _any(lit)
     top_max = _top(pose[2], height)
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for ch in prange(n_chunks):
-        lo = start + ch * CHUNK
-        hi = min(stop, lo + CHUNK)
+        lo = start + ch * chunk
+        hi = min(stop, lo + chunk)
         illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
                           cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
                           em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m,
@@ -108,7 +108,8 @@ class Lux:
         b = world.bodies
         em = world.emitters
         arena = world.arena
-        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
+        kernel = threads.pick(group.stop - group.start, sense_serial, sense_parallel,
+                              chunk_items=CHUNK, spread_out=True)
         kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
                arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
                arena.lights, em.world, em.rgb, em.intensity, em.count, state["reach"],

@@ -62,12 +62,13 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
 @njit(cache=True, error_model="numpy", parallel=True)
 def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    cell_start, order, static, max_radius, rays, coef, kind, keys, stream, tick,
-                   dist, out):
-    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + ranging.CHUNK - 1) // ranging.CHUNK
+                   dist, out, chunk):
+    """:func:`sense_serial` over chunks of ``chunk`` robots on all threads (the same
+    result)."""
+    n_chunks = (stop - start + chunk - 1) // chunk
     for c in prange(n_chunks):
-        lo = start + c * ranging.CHUNK
-        _rows(lo, min(stop, lo + ranging.CHUNK), start, pose, run, radius, height, boxes,
+        lo = start + c * chunk
+        _rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
               cylinders, gparams, cell_start, order, static, max_radius, rays, coef, kind, keys,
               stream, tick, dist, out)
 
@@ -105,7 +106,8 @@ class Proximity:
     def update(self, world, group, keys, out, state) -> None:
         b = world.bodies
         arena = world.arena
-        kernel = sense_parallel if threads.go_parallel(group.stop - group.start) else sense_serial
+        kernel = threads.pick(group.stop - group.start, sense_serial, sense_parallel,
+                              chunk_items=ranging.CHUNK, spread_out=True)
         kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
                arena.cylinders, world.grid, world.cell_start, world.order, world.static,
                world.max_radius, self.layout.table, self._coef, NOISE_KINDS[self.noise], keys,

@@ -68,7 +68,8 @@ def ray_table(angle_rad, ring_m, elevation_m):
 def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
     """Hit distances (m) of ``layout``'s rays for every robot of ``group`` into ``out``."""
     b = world.bodies
-    kernel = cast_parallel if threads.go_parallel(group.stop - group.start) else cast_serial
+    kernel = threads.pick(group.stop - group.start, cast_serial, cast_parallel,
+                          chunk_items=CHUNK, spread_out=True)
     kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, world.arena.boxes,
            world.arena.cylinders, world.grid, world.cell_start, world.order, world.static,
            world.max_radius, layout.table, layout.range_m, out)
@@ -98,7 +99,8 @@ def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
     return max(t_in, 0.0)
 
 
-# robots per work item of the parallel kernels (the result does not depend on it)
+# the fewest robots per work item of the parallel kernels (``threads.spread``; the result does
+# not depend on it)
 CHUNK = 64
 # long rays are searched in pieces this many grid cells long (see long_rows)
 PIECE_CELLS = 6.0
@@ -475,12 +477,12 @@ def cast_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def cast_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                  order, static, max_radius, rays, range_m, out):
+                  order, static, max_radius, rays, range_m, out, chunk):
     """:func:`cast_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + CHUNK - 1) // CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for c in prange(n_chunks):
-        a = start + c * CHUNK
-        cast_rows(a, min(stop, a + CHUNK), start, pose, run, radius, height, boxes, cylinders,
+        a = start + c * chunk
+        cast_rows(a, min(stop, a + chunk), start, pose, run, radius, height, boxes, cylinders,
                   gparams, cell_start, order, static, max_radius, rays, range_m, out)
 
 

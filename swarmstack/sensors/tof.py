@@ -92,12 +92,12 @@ def long_serial_scratch(start, stop, pose, run, radius, height, boxes, cylinders
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def long_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                  order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
+                  order, max_radius, rays, coef, kind, keys, stream, tick, dist, out, chunk):
     """:func:`long_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + ranging.CHUNK - 1) // ranging.CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for c in prange(n_chunks):
-        lo = start + c * ranging.CHUNK
-        _long_rows(lo, min(stop, lo + ranging.CHUNK), start, pose, run, radius, height, boxes,
+        lo = start + c * chunk
+        _long_rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
                    cylinders, gparams, cell_start, order, max_radius, rays, coef, kind, keys,
                    stream, tick, dist, out)
 
@@ -115,12 +115,12 @@ def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gpara
 @njit(cache=True, error_model="numpy", parallel=True)
 def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                    cell_start, order, static, max_radius, rays, coef, kind, keys, stream, tick,
-                   dist, out):
+                   dist, out, chunk):
     """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + ranging.CHUNK - 1) // ranging.CHUNK
+    n_chunks = (stop - start + chunk - 1) // chunk
     for c in prange(n_chunks):
-        lo = start + c * ranging.CHUNK
-        _rows(lo, min(stop, lo + ranging.CHUNK), start, pose, run, radius, height, boxes,
+        lo = start + c * chunk
+        _rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
               cylinders, gparams, cell_start, order, static, max_radius, rays, coef, kind, keys,
               stream, tick, dist, out)
 
@@ -168,16 +168,18 @@ class ToF:
     def update(self, world, group, keys, out, state) -> None:
         b = world.bodies
         arena = world.arena
-        parallel = threads.go_parallel(group.stop - group.start)
+        n = group.stop - group.start
         layout = self.layout
         if layout.reach_m > world.grid[2]:  # the usual case: see ranging.cast_rows
-            kernel = long_parallel if parallel else long_serial
+            kernel = threads.pick(n, long_serial, long_parallel, chunk_items=ranging.CHUNK,
+                                  spread_out=True)
             kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
                    arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
                    layout.table, self._coef, NOISE_KINDS[self.noise], keys, STREAM["tof"],
                    world.tick, state, out)
             return
-        kernel = sense_parallel if parallel else sense_serial
+        kernel = threads.pick(n, sense_serial, sense_parallel, chunk_items=ranging.CHUNK,
+                              spread_out=True)
         kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
                arena.cylinders, world.grid, world.cell_start, world.order, world.static,
                world.max_radius, layout.table, self._coef, NOISE_KINDS[self.noise], keys,

@@ -182,6 +182,22 @@ def test_go_parallel_follows_the_settings():
         assert threads.go_parallel(2000, min_items=2000)
 
 
+@pytest.mark.parametrize("n_threads", [1, 2, 4])
+@pytest.mark.parametrize("items", [1, 63, 64, 513, 10_000, 100_001])
+def test_work_is_spread_over_a_few_chunks_per_thread(n_threads, items):
+    smallest = 64
+    with threads.using(n_threads):
+        size = threads.spread(items, smallest)
+        chunks = -(-items // size)
+        assert size >= smallest
+        # at most CHUNKS_PER_THREAD chunks a thread, and no fewer unless chunks hit the minimum
+        assert chunks <= n_threads * threads.CHUNKS_PER_THREAD
+        if size > smallest:
+            assert chunks > (n_threads * threads.CHUNKS_PER_THREAD) // 2
+    with threads.using(2, chunk_max=5):  # the tests' small chunks win over the spread
+        assert threads.spread(items, smallest) == 5
+
+
 def test_per_worker_share():
     assert threads.per_worker(2, total=2) == 1
     assert threads.per_worker(3, total=8) == 2
