@@ -43,15 +43,19 @@ _pool = threading.local()  # .size: the thread count Numba's pool was sized for,
 # below this many items no kernel goes parallel whatever its minimum: one comparison is then
 # all a small group pays (on one thread: never parallel)
 floor = FLOOR_ITEMS
+# counts the changes of the thread count and of the minimum: a call bound to a kernel's serial
+# form while :func:`stays_serial` held is made again when it moves (``Simulation`` does)
+generation = 0
 _layer_ready = False  # prepare_layer() ran
 
 
 def _set_floor() -> None:
-    global floor
+    global floor, generation
     if _threads is not None and _threads < 2:
         floor = sys.maxsize
     else:   # two or more threads, or not chosen yet (then chosen at the first large group)
         floor = FLOOR_ITEMS if _parallel_min is None else _parallel_min
+    generation += 1
 
 
 def machine_threads() -> int:
@@ -144,13 +148,20 @@ def go_parallel(items: int, min_items: int = PARALLEL_MIN_ITEMS) -> bool:
 
     True also sizes Numba's pool to :func:`threads` (once, at first need). Cheap when False:
     small groups pay one comparison, not a pool launch."""
-    if items < floor or items < (min_items if _parallel_min is None else _parallel_min):
+    if stays_serial(items, min_items):
         return False
-    n = _threads if _threads is not None else set_threads(None)
-    if n < 2:
-        return False
-    _size_pool(n)
+    _size_pool(_threads)
     return True
+
+
+def stays_serial(items: int, min_items: int = PARALLEL_MIN_ITEMS) -> bool:
+    """Whether a kernel over ``items`` work items, of minimum ``min_items``, takes its serial
+    form under the present settings (:func:`go_parallel` is False). A call bound to the serial
+    form then stays right until :data:`generation` moves: a group too small for its kernel's
+    own minimum keeps its bound call on two threads too."""
+    if items < floor or items < (min_items if _parallel_min is None else _parallel_min):
+        return True
+    return (_threads if _threads is not None else set_threads(None)) < 2
 
 
 def pick(items: int, serial: Callable, parallel: Callable, min_items: int = PARALLEL_MIN_ITEMS,

@@ -75,7 +75,7 @@ def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
     Small worlds call the compiled serial kernel directly; large ones go through the thread
     pool when :func:`threads.go_parallel` says so."""
     n = x.shape[0]
-    if n < threads.floor and rgb.flags.c_contiguous:
+    if threads.stays_serial(n, PARALLEL_MIN_EMITTERS) and rgb.flags.c_contiguous:
         flat = rgb.reshape(-1)  # a view: the colours written each tick show through
         # every argument is the same array each tick: a partial, cheaper to call than a closure
         return partial(jit.compiled(lit_emitters_flat, x, y, z, yaw, local, rgb, flat,
@@ -235,7 +235,7 @@ class Leds:
         """:meth:`apply` for this group as a call without arguments, bound to the compiled
         serial kernel; None when the group may go parallel (then :meth:`apply` chooses)."""
         cmd = commands["leds"]
-        if len(cmd) >= threads.floor:
+        if not threads.stays_serial(len(cmd), PARALLEL_MIN_COMMANDS):
             return None
         owner, channels, rgb, start = self.owner, self.channels, world.emitters.rgb, group.start
         if cmd.flags.c_contiguous:  # views of the commands: what a controller writes shows

@@ -76,7 +76,7 @@ class Wheels:
         """:meth:`apply` for this group as a call without arguments, bound to the compiled
         serial kernel; None when the group may go parallel (then :meth:`apply` chooses)."""
         cmd = commands["wheels"]
-        if len(cmd) >= threads.floor:
+        if not threads.stays_serial(len(cmd), PARALLEL_MIN):
             return None
         clamped = drive.get("wheels_clamped")
         if clamped is None:

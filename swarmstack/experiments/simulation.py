@@ -251,11 +251,11 @@ class Simulation:
         parallel, the phase's own ``bind`` (``bind_try`` for dynamics) ties it to the compiled
         serial kernel, skipping the Python method and the dispatcher's type checks (about
         half of a small group's fixed cost); otherwise its method with the arguments bound.
-        Redone when the thread settings change (``threads.floor``), so that a group that may
-        now go parallel is handed back to its method, which chooses the form."""
+        Redone when the thread settings change (``threads.generation``), so that a group that
+        may now go parallel is handed back to its method, which chooses the form."""
         w = self.world
         b = w.bodies
-        self._floor = threads.floor
+        self._threads_seen = threads.generation
 
         def bound(obj, name, args, fallback):
             bind = getattr(obj, name, None)
@@ -614,7 +614,7 @@ class Simulation:
         """
         if not self._started:
             self.start()
-        if self._floor != threads.floor:  # thread settings changed: groups may go parallel
+        if self._threads_seen != threads.generation:  # thread settings changed: rebind
             self._bind()
         self.control()
         # the phases' loops written out, not called (``actuate``, ``sense``): a small group's

@@ -195,7 +195,7 @@ class DiffDrive:
         arguments, bound to the compiled serial kernel; None when the range may go parallel."""
         from functools import partial
 
-        if stop - start >= threads.floor:
+        if not threads.stays_serial(stop - start, PARALLEL_MIN):
             return None
         args = (start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
                 self.turning_moves, bodies.half_x, bodies.half_y)

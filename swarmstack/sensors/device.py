@@ -38,12 +38,13 @@ class Device(Protocol):
     def update(self, world, group, keys: np.ndarray, out: np.ndarray, state: Any) -> None: ...
 
 
-def serial_arrays(world, group) -> Optional[tuple]:
+def serial_arrays(world, group, min_items: int = threads.PARALLEL_MIN_ITEMS) -> Optional[tuple]:
     """For a device's ``bind``: the arrays every sensor kernel takes first, ``(start, stop,
     pose, run, radius, height, boxes, cylinders, gparams)``, or None when the group is large
-    enough to go parallel. A bound call must still read the grid (``world.cell_start``,
-    ``world.order``: the contact pass replaces them) and the tick at each call."""
-    if group.stop - group.start >= threads.floor:
+    enough to go parallel (``threads.stays_serial`` with the kernel's minimum ``min_items``).
+    A bound call must still read the grid (``world.cell_start``, ``world.order``: the contact
+    pass replaces them) and the tick at each call."""
+    if not threads.stays_serial(group.stop - group.start, min_items):
         return None
     b = world.bodies
     arena = world.arena

@@ -101,7 +101,7 @@ class Encoders:
     def bind(self, world, group, keys, out, state):
         """:meth:`update` for this group as a call without arguments, bound to the compiled
         serial kernel; None when the group may go parallel (then :meth:`update` chooses)."""
-        if len(out) >= threads.floor:
+        if not threads.stays_serial(len(out), PARALLEL_MIN):
             return None
         speed, dt, per_m = world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m
         kind, level, key = NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]]

@@ -182,6 +182,19 @@ def test_go_parallel_follows_the_settings():
         assert threads.go_parallel(2000, min_items=2000)
 
 
+def test_a_group_below_its_kernels_own_minimum_stays_serial_on_two_threads():
+    with threads.using(2):
+        assert threads.stays_serial(200, min_items=131_072)   # e.g. the wheels
+        assert not threads.stays_serial(200, min_items=100)
+        assert threads.stays_serial(10, min_items=1)          # under the floor: always
+        seen = threads.generation
+        threads.set_parallel_min(1)   # every kernel parallel: what was bound is redone
+        assert threads.generation != seen
+        assert not threads.stays_serial(200, min_items=131_072)
+    with threads.using(1, parallel_min=1):
+        assert threads.stays_serial(10 ** 6, min_items=1)
+
+
 @pytest.mark.parametrize("n_threads", [1, 2, 4])
 @pytest.mark.parametrize("items", [1, 63, 64, 513, 10_000, 100_001])
 def test_work_is_spread_over_a_few_chunks_per_thread(n_threads, items):
