@@ -607,7 +607,8 @@ class Simulation:
             self.medium.inbox = self.medium.deliver(self.world)
 
     def step(self) -> None:
-        """One tick: control → actuate → physics, then sense the new state.
+        """One tick: control → actuate → physics, then sense the new state. Each phase is a
+        call of its method, so that a server may wrap one (``--serve ros2`` wraps ``sense``).
 
         Readings therefore always describe the current world: after ``start()`` those of tick
         0, after k steps those of tick k — the ones the controllers will see next.
@@ -617,14 +618,10 @@ class Simulation:
         if self._threads_seen != threads.generation:  # thread settings changed: rebind
             self._bind()
         self.control()
-        # the phases' loops written out, not called (``actuate``, ``sense``): a small group's
-        # tick is a few µs, of which each call is 0.1
-        for apply in self._actuate:
-            apply()
+        self.actuate()
         self.physics()
         self.world.tick += 1
-        for update in self._sense:
-            update()
+        self.sense()
         if self.medium is not None:
             self.medium.inbox = self.medium.deliver(self.world)
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from swarmstack.experiments.config import ConfigError
@@ -32,7 +32,8 @@ def world(targets_xy, drone_z=2.0, camera=None, runs=1, drones_xy=((0.0, 0.0),))
     g = sim.world.group("drones")
     sim.world.bodies.z[g.slice] = drone_z
     sim.sense()
-    readings = next(x for x in sim.groups if x.name == "drones").readings["down_camera"]
+    # None when the options switch the camera off (``enabled = false``): no readings then
+    readings = next(x for x in sim.groups if x.name == "drones").readings.get("down_camera")
     return sim, readings
 
 
@@ -122,6 +123,7 @@ def test_an_unknown_target_group_is_a_located_error():
                                  st.floats(allow_nan=True), st.text(max_size=8),
                                  st.lists(st.text(max_size=8), max_size=3)),
                        max_size=5))
+@example(camera={"enabled": False})
 def test_any_options_build_or_give_a_config_error(camera):
     try:
         world([(0.1, 0.0)], camera=camera)
