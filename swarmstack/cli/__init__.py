@@ -7,6 +7,10 @@
 import copy
 import sys
 
+from swarmstack.process import collector_off_for_imports, collector_on_after_imports
+
+_collecting = collector_off_for_imports()   # on again at the end of this module
+
 import typer
 import typer.main
 
@@ -93,3 +97,4 @@ def main() -> None:
 
 
 help_format.apply(app)
+collector_on_after_imports(_collecting)
