@@ -44,6 +44,29 @@ def resume_collector() -> None:
         gc.enable()
 
 
+def collector_off_for_imports() -> bool:
+    """Switch the collector off while a module imports what lives as long as the process
+    (typer, the commands: some 30 young collections, 2.5 ms, found nothing in them); returns
+    whether it was on, for :func:`collector_on_after_imports`."""
+    if gc.isenabled():
+        gc.disable()
+        return True
+    return False
+
+
+def collector_on_after_imports(was_on: bool) -> None:
+    """Switch the collector back on if :func:`collector_off_for_imports` switched it off. What
+    was made meanwhile joins its oldest generation, as if it had outlived the young collections
+    it skipped (switched on as it is, the next allocation would scan all of it at once) —
+    unless something was set aside for good (``gc.freeze``), which is then left as it is."""
+    if not was_on:
+        return
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()   # back into the oldest generation, where it can still be collected
+    gc.enable()
+
+
 def exit_now(code=0) -> None:
     """End the process with ``code`` (an int, None for 0, or a message printed to standard
     error with status 1, as ``sys.exit`` does)."""

@@ -5,7 +5,7 @@ Everything printed is plain text: no markup or emoji substitution touches a loca
 ``\\xNN`` in messages (``log`` lines keep their bytes as they are).
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import struct
 from pathlib import Path

@@ -1,6 +1,6 @@
 """`swarmstack compile`: compile the simulation kernels now rather than in the first run."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import time
 from typing import Optional

@@ -1,6 +1,6 @@
 """`swarmstack design`: automatic design of a PFSM for a mission (swarmstack.design)."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import sys
 from pathlib import Path

@@ -1,6 +1,6 @@
 """`swarmstack export`: a run folder in another format."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import sys
 from pathlib import Path

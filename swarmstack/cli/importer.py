@@ -1,6 +1,6 @@
 """`swarmstack import`: an ARGoS experiment (.argos) as a swarmstack experiment (TOML)."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import sys
 from pathlib import Path

@@ -1,6 +1,6 @@
 """`swarmstack real`: an experiment's controller on real robots through ROS 2."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import json
 import sys

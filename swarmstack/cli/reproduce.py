@@ -1,6 +1,6 @@
 """`swarmstack reproduce`: run a published validation and compare paper vs ours."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import importlib
 import inspect

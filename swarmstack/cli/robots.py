@@ -1,6 +1,6 @@
 """`swarmstack robot`: the reference of a robot type (sensors, indices, LEDs, units)."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import sys
 from pathlib import Path

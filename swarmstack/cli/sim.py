@@ -1,6 +1,6 @@
 """`swarmstack run` and `swarmstack validate`."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import json
 import sys

@@ -1,6 +1,6 @@
 """`swarmstack sweep` and `swarmstack results`."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import csv
 import json

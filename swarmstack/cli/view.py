@@ -1,7 +1,7 @@
 """`swarmstack view`: replay a run's recording in the browser, or render a picture or a video
 of it through headless Chromium."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
 import sys
 import time

@@ -4,7 +4,8 @@ Every problem is reported as ``FILE: key.path[index]: what was expected (found â
 per problem, so a user can fix a file without reading a traceback.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic reads the models' annotations as they are
+# built, at every start, and strings would each be compiled and evaluated (2 ms in all).
 
 import math
 import os

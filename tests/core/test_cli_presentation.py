@@ -121,3 +121,23 @@ def test_plain_progress_paces_its_lines():
     assert lines[0] == "x: set up, running 100 ticks"
     assert [l.split()[2] for l in lines[1:]] == ["26/100", "51/100", "76/100", "100/100"]
     assert lines[-1] == "x: tick 100/100 (100 %), 50 robot-ticks/s, 0 s left"
+
+
+def test_a_command_named_first_reads_its_line_as_the_whole_command_line_does(tmp_path):
+    # `main` reads `swarmstack NAME …` with an app holding only the command NAME (typer then
+    # builds no other command's parameters): help, usage errors and bad values read the same
+    from swarmstack import cli as command_line
+
+    names = [c.name for c in app.registered_commands]
+    assert "run" in names and "validate" in names
+    lines = [[name, "-h"] for name in names]
+    lines += [["run"], ["run", "--ticks", "0", "x.toml"], ["run", "x.toml", "--seed", "abc"],
+              ["run", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "out")],
+              ["validate", "a.toml", "b.toml"], ["run", "--no-such-option"]]
+    for line in lines:
+        only = command_line._only_command_named(line[0])
+        assert only is not None and only is not app, line
+        alone, whole = (runner.invoke(a, line, env={"COLUMNS": "100"}) for a in (only, app))
+        assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output), line
+    # a group's name, a misspelt command and an option first go to the whole command line
+    assert all(command_line._only_command_named(w) is None for w in ("buzz", "rn", "-h"))

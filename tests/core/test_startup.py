@@ -268,3 +268,30 @@ def test_the_collector_paused_for_the_start_is_on_again_once_the_simulation_star
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {
         "while_building": False, "after_start": True, "frozen": True, "kept_off": True}
+
+
+IMPORT_CLI = """
+import gc, json, sys
+seen = {}
+if sys.argv[1] == "off":
+    gc.disable()
+if sys.argv[1] == "frozen":
+    gc.freeze()
+before = gc.get_freeze_count()
+import swarmstack.cli  # pauses the collector while it imports typer and the commands
+seen["on"] = gc.isenabled()
+seen["nothing_frozen_left_or_set_aside"] = (gc.get_freeze_count() > 0) == (before > 0)
+print(json.dumps(seen))
+"""
+
+
+def test_importing_the_command_line_leaves_the_collector_as_it_found_it(tmp_path):
+    # on, off (a script's choice), or with objects set aside for good (a sweep's worker): the
+    # import of typer and the commands runs without the collector, which is then as it was
+    for state, on in (("on", True), ("off", False), ("frozen", True)):
+        out = subprocess.run([sys.executable, "-c", IMPORT_CLI, state], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300,
+                             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+            "on": on, "nothing_frozen_left_or_set_aside": True}, state
