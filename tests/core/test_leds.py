@@ -52,3 +52,16 @@ def test_light_sensors_see_a_close_lit_robot():
     assert np.all(dark == 4095)
     assert near[[0, 7]].min() < far[[0, 7]].min() <= 4095
     assert near[[0, 7]].min() < 4095
+
+
+def test_leds_switched_off_go_dark_at_the_next_tick():
+    # lit, then every LED of the group off: the slots turn black (the all-off path writes
+    # only what is not black yet), and the camera and light sensors see them so
+    sim = _pair((255, 255, 255), distance=0.08)
+    assert blobs(sim.readings("r")["camera"][1]) and sim.world.emitters.rgb.any()
+    for c in sim.groups[0].controllers:
+        c.rgb = (0, 0, 0)
+    sim.run(2)
+    assert not sim.world.emitters.rgb.any()
+    assert blobs(sim.readings("r")["camera"][1]) == []
+    assert np.all(sim.readings("r")["light"][1] == 4095)
