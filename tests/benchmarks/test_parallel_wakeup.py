@@ -23,12 +23,15 @@ def test_one_figure_per_idle_time_and_thread_count():
     r = run_script("--robots", "200", "--idle-us", "0,20", "--calls", "3", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
-    assert out["robots"] == 200 and out["idle_us"] == [0.0, 20.0]
+    assert out["robots"] == 200 and out["idle_us"] == [0.0, 20.0] and not out["same_poses"]
     assert [row["threads"] for row in out["rows"]] == [1, 2]
     for row in out["rows"]:
         assert len(row["sense_s"]) == 2 and all(s > 0 for s in row["sense_s"])
         assert row["tick_s"] > 0
     assert "whole tick" in r.stdout
+    same = run_script("--robots", "200", "--idle-us", "0", "--calls", "2", "--same-poses",
+                      "--json")
+    assert same.returncode == 0 and json.loads(same.stdout.strip().splitlines()[-1])["same_poses"]
 
 
 @pytest.mark.parametrize("args", [("--idle-us", "fast"), ("--idle-us", "-5"),
