@@ -46,16 +46,19 @@ floor = FLOOR_ITEMS
 # counts the changes of the thread count and of the minimum: a call bound to a kernel's serial
 # form while :func:`stays_serial` held is made again when it moves (``Simulation`` does)
 generation = 0
+_settings = (None, None)  # (thread count, minimum) that ``generation`` was last counted for
 _layer_ready = False  # prepare_layer() ran
 
 
 def _set_floor() -> None:
-    global floor, generation
+    global floor, generation, _settings
     if _threads is not None and _threads < 2:
         floor = sys.maxsize
     else:   # two or more threads, or not chosen yet (then chosen at the first large group)
         floor = FLOOR_ITEMS if _parallel_min is None else _parallel_min
-    generation += 1
+    if (_threads, _parallel_min) != _settings:  # the same settings again bind nothing anew
+        _settings = (_threads, _parallel_min)
+        generation += 1
 
 
 def machine_threads() -> int:

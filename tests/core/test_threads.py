@@ -188,6 +188,8 @@ def test_a_group_below_its_kernels_own_minimum_stays_serial_on_two_threads():
         assert not threads.stays_serial(200, min_items=100)
         assert threads.stays_serial(10, min_items=1)          # under the floor: always
         seen = threads.generation
+        threads.set_threads(2)        # the same settings again: nothing to bind anew
+        assert threads.generation == seen
         threads.set_parallel_min(1)   # every kernel parallel: what was bound is redone
         assert threads.generation != seen
         assert not threads.stays_serial(200, min_items=131_072)
