@@ -52,6 +52,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from swarmstack.kernels.declare import Kernel
+
 _prepared = False
 
 
@@ -87,6 +89,14 @@ def quiet_numba_import() -> None:
     docstring); nothing happens if Numba is already imported."""
     if "numba" not in sys.modules and _NumbaStartup not in sys.meta_path:
         sys.meta_path.insert(0, _NumbaStartup)
+
+
+def prepare_on_import() -> None:
+    """:func:`prepare` as soon as anything imports Numba (a kernel that needs it, a user's own
+    ``import numba``), so that its first kernel load already has the adjustments."""
+    from swarmstack.imports import after_import
+
+    after_import("numba", lambda _numba: prepare())
 
 
 def scipy_blas_on_disk() -> bool:
@@ -464,8 +474,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 
 def compiled(kernel, *args):
-    """The machine code of ``kernel`` (a Numba dispatcher) for exactly the types of ``args``,
-    as a plain callable: loaded from the cache or compiled now, as a first call would.
+    """The machine code of ``kernel`` (declared with :func:`swarmstack.kernels.njit`, or a Numba
+    dispatcher) for exactly the types of ``args``, as a plain callable: built ahead of time
+    (:mod:`swarmstack.kernels.ahead`), else loaded from the cache or compiled now, as a first
+    call would.
 
     A dispatcher works out every argument's type at every call (about 0.15 µs for a kernel of
     eight arguments, as long as the kernel itself for a small group). A call that the tick
@@ -474,6 +486,11 @@ def compiled(kernel, *args):
     arrays, or arrays of the same dtype, dimensions and layout; ints for ints, floats for
     floats), since the machine code does not check them. Without Numba's compiler (e.g.
     ``NUMBA_DISABLE_JIT=1``) it is ``kernel`` itself."""
+    if isinstance(kernel, Kernel):
+        function = kernel.ahead(args)
+        if function is not None:
+            return function
+        kernel = kernel.dispatcher()
     overloads = getattr(kernel, "overloads", None)
     if overloads is None:
         return kernel

@@ -27,6 +27,8 @@ from swarmstack.imports import after_import
 
 # folders whose kernels get the stamp (tests add their own)
 ROOTS: list[str] = [str(Path(__file__).resolve().parent)]
+# what declares kernels (``njit``, ``prange``) is not part of any kernel's code
+_DECLARING = "swarmstack.kernels"
 
 
 def install() -> None:
@@ -144,7 +146,8 @@ def _imported_files(root: types.ModuleType) -> set[str]:
             if dep is None or id(dep) in seen:
                 continue
             file = _file_of(dep)
-            if file is not None and _under_roots(os.path.abspath(file)):
+            if file is not None and _under_roots(os.path.abspath(file)) \
+                    and not dep.__name__.startswith(_DECLARING):
                 seen.add(id(dep))
                 todo.append(dep)
     return files

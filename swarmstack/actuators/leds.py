@@ -14,9 +14,9 @@ import math
 from functools import partial
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
+from swarmstack.kernels import njit, prange
 
 # robots per work item of the parallel forms, and the counts from which they pay: placing a
 # robot's emitters costs tens of nanoseconds, copying its LED commands a few

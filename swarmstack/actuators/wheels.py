@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.rng import STREAM
 

@@ -17,9 +17,11 @@ def register(app: typer.Typer) -> None:
         """Compile the kernels of every robot type (or of the TYPEs given) into the cache.
 
         The first run after an install otherwise compiles what it uses (10–30 s); later runs
-        load the cache in milliseconds. The set-up (make) does this once."""
+        load the cache in milliseconds. Without TYPEs, the serial kernels are then also built
+        ahead of time (with the C compiler), so that small runs need not start Numba. The
+        set-up (make) does this once."""
         import swarmstack.robots  # noqa: F401  (registers the built-in types)
-        from swarmstack.experiments.compile import compile_kernels
+        from swarmstack.experiments.compile import built_ahead, compile_kernels
         from swarmstack.robots import base
 
         unknown = [n for n in robot_type or [] if n not in base.ROBOT_TYPES]
@@ -33,5 +35,16 @@ def register(app: typer.Typer) -> None:
             form = "serial kernels" if c.threads == 1 else f"parallel kernels ({c.threads} threads)"
             typer.echo(f"{c.robot_type}: {form} ready in {c.seconds:.1f} s")
 
-        compile_kernels(robot_type or None, on_done=done)
+        # the module built ahead holds every type's kernels: only a full compile replaces it
+        compile_kernels(robot_type or None, on_done=done, build_ahead=not robot_type)
         typer.echo(f"kernels compiled in {time.perf_counter() - t0:.1f} s")
+        if robot_type:
+            return
+        built = built_ahead()
+        if built.path is None:
+            typer.echo(f"serial kernels not built ahead of time ({built.skipped}): runs start "
+                       f"Numba to load them from its cache")
+        else:
+            typer.echo(f"{built.functions} serial kernels built ahead of time "
+                       f"({time.perf_counter() - t0:.1f} s in all): small runs start without "
+                       f"Numba")

@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from swarmstack.kernels import njit
 
 # module ids shared by both flavours (chocolate.py)
 _EXPLORATION, _STOP, _PHOTOTAXIS, _ANTI_PHOTOTAXIS, _ATTRACTION, _REPULSION = range(6)

@@ -14,10 +14,6 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from swarmstack import jit
-
-jit.prepare()  # before the first kernel loads: Numba's start-up without the SciPy probe
-
 from swarmstack.experiments.config import (MAX_ROBOTS, ConfigError, ExperimentCfg, WallsCfg,
                                            key, one_line, regular_file)
 from swarmstack.geometry.overlap import SHAPE_BOX, SHAPE_DISC

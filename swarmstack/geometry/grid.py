@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from swarmstack.kernels import njit
 
 
 def grid_params(bounds, cell_m: float) -> np.ndarray:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from swarmstack.geometry.grid import cell_span
+from swarmstack.kernels import njit
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from swarmstack.geometry.grid import cell_xy
+from swarmstack.kernels import njit
 
 NO_HIT = 2.0
 _EPS = 1e-12

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from swarmstack.kernels import njit
 
 
 @njit(cache=True, error_model="numpy", inline="always")

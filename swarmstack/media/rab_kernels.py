@@ -31,10 +31,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.rays import box_interval, disk_interval, hit_robots
+from swarmstack.kernels import njit, prange
 from swarmstack.world.rng import gaussian, uniform01
 
 CH_DROP = 0

@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from swarmstack.geometry.grid import cell_xy
+from swarmstack.kernels import njit
 from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS_PER_SENDER, \
     _shape_hit, prepare
 from swarmstack.world.rng import gaussian, uniform01

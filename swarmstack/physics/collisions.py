@@ -9,7 +9,8 @@ for many ticks is one collision; a robot standing still that another runs into h
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from swarmstack.kernels import njit
 
 
 @njit(cache=True, error_model="numpy")

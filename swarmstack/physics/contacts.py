@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
 
@@ -28,6 +27,7 @@ from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
                                          disc_from_box, disc_from_static, heights_overlap,
                                          keep_inside)
+from swarmstack.kernels import njit, prange
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 

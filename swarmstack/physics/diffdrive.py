@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
+from swarmstack.kernels import njit, prange
 from swarmstack.physics.substeps import substeps_for
 
 # bodies per work item of the parallel kernels (results do not depend on it); below

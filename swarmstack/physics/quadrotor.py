@@ -38,9 +38,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
+from swarmstack.kernels import njit, prange
 from swarmstack.physics.substeps import substeps_for
 
 OFF, POSITION, VELOCITY, LAND = 0, 1, 2, 3

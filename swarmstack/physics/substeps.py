@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from swarmstack.geometry.overlap import SHAPE_BOX
+from swarmstack.kernels import njit
 
 # fraction of a body's smallest half extent it may travel in one sub-step (below 1 suffices for
 # two discs or a disc and a static shape; at most 0.5 keeps one centre out of the other body

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from swarmstack.kernels import njit
 from swarmstack.power.battery import CRAZYFLIE_FILE, BatteryModel, crazyflie_battery
 from swarmstack.power.kernels import cubic_root
 from swarmstack.power.tables import BatteryTableError, data_path

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit, prange
+from swarmstack.kernels import njit, prange
 
 # Newton on the cubic stops when the step is below this (s); times are at most ~2e4 s, where one
 # ulp is ~4e-12 s, so this is converged to a few ulps without chasing rounding noise.

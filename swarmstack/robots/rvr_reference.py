@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
+from swarmstack.kernels import njit
 from swarmstack.sensors.beacons import beacons
 from swarmstack.sensors.colour_ground import read_colour
 from swarmstack.sensors.colour_labeller import label_kernel

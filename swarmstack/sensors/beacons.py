@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.rays import NO_HIT, hit_static
+from swarmstack.kernels import njit
 
 TWO_PI = 2.0 * math.pi
 

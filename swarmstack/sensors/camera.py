@@ -40,13 +40,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
 
 from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.light import (_top, emitter_reach, lit_in_scratch, lit_rows,
                                       occluders_near_segment, serial_emitter_arrays,
                                       sight_blocked, static_blocked)

@@ -22,8 +22,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from swarmstack.kernels import njit
 from swarmstack.world.rng import STREAM, uniform01
 
 # the miss draws use channels far above those the AI-deck camera's noise uses on the same stream

@@ -13,9 +13,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM

@@ -18,9 +18,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import symmetric
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import ClassVar, Optional
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
 from swarmstack.actuators.leds import any_byte, any_on
@@ -36,6 +35,7 @@ from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
 from swarmstack.geometry.rays import _box_hit, _disk_hit, hit_candidates
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
 
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.light import (CHUNK, _any, _top, emitter_reach, illumination_rows,
                                       illumination_state, lit_robots)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors import ranging
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import threads
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import STREAM, gaussian
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
 from swarmstack.geometry.rays import _EPS, NO_HIT, _box_hit, _disk_hit, box_interval
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors.device import serial_arrays
 
 

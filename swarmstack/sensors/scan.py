@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from swarmstack.geometry.overlap import SHAPE_BOX
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
 from swarmstack.geometry.rays import box_interval
+from swarmstack.kernels import njit
 
 TWO_PI = 2.0 * math.pi
 

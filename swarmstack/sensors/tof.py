@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit, prange
 
 from swarmstack import jit, threads
+from swarmstack.kernels import njit, prange
 from swarmstack.sensors import ranging
 from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+
+from swarmstack.kernels import njit
 
 LUMA = np.array([0.299, 0.587, 0.114])
 

@@ -10,7 +10,8 @@ simulated alone or inside a batch of runs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from swarmstack.kernels import njit
 
 # Named streams of each robot. Adding a stream appends here so existing keys never change.
 STREAMS = (

@@ -49,7 +49,10 @@ def own(x):
 
 
 def _run(site: Path, cache: Path, watch: bool = True) -> dict:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NUMBA_CACHE_DIR": str(cache)}
+    # no bytecode cache: a file rewritten within the same second with the same size would
+    # otherwise be run from its old bytecode, whatever the kernels' stamps say
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NUMBA_CACHE_DIR": str(cache),
+           "PYTHONDONTWRITEBYTECODE": "1"}
     roots = str(site / "pkgx") if watch else str(site / "elsewhere")
     out = subprocess.run([sys.executable, "-c", RUN, roots, str(site)], capture_output=True,
                          text=True, env=env, timeout=300)

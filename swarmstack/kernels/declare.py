@@ -1,0 +1,151 @@
+"""Declaring a kernel without starting Numba.
+
+Importing Numba costs a process about 0.1 s, a third of a small run's start, and a run whose
+kernels were all built ahead of time (:mod:`swarmstack.kernels.ahead`) does not need it. A
+kernel module therefore declares its kernels with :func:`njit` (``numba.njit``'s options) and
+takes :data:`prange` from here; each kernel is a :class:`Kernel`:
+
+- called with argument types built ahead of time (and before Numba has started), it runs that
+  machine code;
+- otherwise it starts Numba (once per process, with :func:`swarmstack.jit.prepare`'s start-up
+  adjustments) and becomes Numba's dispatcher, which compiles or loads it from the cache as
+  ``numba.njit`` always did. From then on the kernel's name in its module *is* the dispatcher,
+  and so are the other kernels its module names (Numba compiles calls between kernels from
+  them), and :data:`prange` there is Numba's.
+
+Attributes only a dispatcher has (``overloads``, ``signatures``, ``stats`` …) start Numba too.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional
+
+_numba = None  # the numba module, once started
+_kernels: list["Kernel"] = []  # every kernel declared, in order
+_with_numba: set[int] = set()  # ids of the module namespaces already given Numba's names
+
+
+class _PRange:
+    """Stands for ``numba.prange`` in a kernel's module until Numba starts (then Numba's own
+    takes its place there, before any kernel of the module is compiled). Called from Python, as
+    under ``NUMBA_DISABLE_JIT``, it is ``range``."""
+
+    def __call__(self, *args):
+        return range(*args)
+
+    def __repr__(self) -> str:
+        return "prange"
+
+
+prange = _PRange()
+
+
+def numba():
+    """The ``numba`` module, imported once with the package's start-up adjustments."""
+    global _numba
+    if _numba is None:
+        import numba as numba_module  # (SciPy's and PyYAML's imports skipped meanwhile)
+
+        from swarmstack import jit
+
+        jit.prepare()  # before the first kernel loads from the cache
+        _numba = numba_module
+    return _numba
+
+
+def numba_started() -> bool:
+    """Whether this process has started Numba (a kernel needed it, or something imported it)."""
+    return _numba is not None
+
+
+def declared() -> list["Kernel"]:
+    """Every kernel declared so far, in the order of declaration."""
+    return list(_kernels)
+
+
+class Kernel:
+    """A kernel declared with :func:`njit`. Call it as the function it wraps."""
+
+    def __init__(self, py_func: Callable, options: dict):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.options = dict(options)
+        self._dispatcher = None
+        self._ahead: Optional[dict] = None  # {argument types: function}, once looked up
+        _kernels.append(self)
+
+    @property
+    def parallel(self) -> bool:
+        return bool(self.options.get("parallel"))
+
+    def __call__(self, *args, **kwargs):
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            if not kwargs and _numba is None:
+                function = self.ahead(args)
+                if function is not None:
+                    return function(*args)
+            dispatcher = self.dispatcher()
+        return dispatcher(*args, **kwargs)
+
+    def ahead(self, args) -> Optional[Callable]:
+        """The machine code built ahead of time for exactly the types of ``args``, or None.
+        It checks nothing: it may only ever get arguments of those types."""
+        table = self._ahead
+        if table is None:
+            from swarmstack.kernels import ahead
+
+            table = ahead.functions_of(self)
+            if table is None:  # switched off for now: looked up again later
+                return None
+            self._ahead = table
+        if not table:
+            return None
+        from swarmstack.kernels.signature import of_values
+
+        return table.get(of_values(args))
+
+    def dispatcher(self):
+        """Numba's dispatcher of this kernel (Numba is started if it was not)."""
+        if self._dispatcher is None:
+            numba_module = numba()
+            self._dispatcher = numba_module.njit(**self.options)(self.py_func)
+            _give_numba_names(self.py_func.__globals__, numba_module)
+        return self._dispatcher
+
+    def __getattr__(self, name: str) -> Any:
+        # what only Numba's dispatcher has; never for special names (copy, pickle, inspect)
+        if name.startswith("__") or name in ("_dispatcher", "_ahead", "py_func", "options"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher(), name)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def _give_numba_names(namespace: dict, numba_module) -> None:
+    """In a kernel module's namespace, Numba's ``prange`` and dispatchers where the module named
+    this module's stand-ins. Each name is replaced once; names bound later (a module still being
+    imported) are still understood by Numba, through :meth:`Kernel.__getattr__`."""
+    if id(namespace) in _with_numba:
+        return
+    _with_numba.add(id(namespace))
+    for name, value in list(namespace.items()):
+        if value is prange:
+            namespace[name] = numba_module.prange
+        elif isinstance(value, Kernel):
+            namespace[name] = value.dispatcher()
+
+
+def njit(*args, **options):
+    """Declare a kernel: ``@njit(cache=True, …)`` or ``@njit``, with ``numba.njit``'s options."""
+    if args and callable(args[0]) and len(args) == 1 and not options:
+        return Kernel(args[0], {})
+    if args:
+        raise TypeError("njit: give the options by name (a signature is not supported)")
+
+    def declare(py_func: Callable) -> Kernel:
+        return Kernel(py_func, options)
+
+    return declare

@@ -1,0 +1,169 @@
+"""Kernels built ahead of time: a small run starts without Numba and gives the same bits.
+
+``swarmstack compile`` (which the set-up runs) builds the serial kernels into an extension
+module. A run whose kernels are all in it never imports Numba; every reading and pose is the
+same bits as through Numba; a kernel whose sources changed since the build goes to Numba.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swarmstack.experiments.compile import scene
+from swarmstack.experiments.simulation import Simulation
+from swarmstack.kernels import ahead
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUN = """
+import json, sys
+from swarmstack.experiments.compile import scene
+from swarmstack.experiments.simulation import Simulation
+out = {}
+for name in ("epuck2", "crazyflie", "rvr"):
+    for count, runs in ((1, 1), (3, 2)):
+        sim = Simulation.from_dict(scene(name, count), seed=3, runs=runs)
+        sim.run(12)
+        g = sim.groups[0]
+        out[f"{name}-{count}"] = {
+            "pose": sim.world.bodies.pose.tobytes().hex(),
+            "readings": {k: v.tobytes().hex() for k, v in sorted(g.readings.items())}}
+print(json.dumps({"numba": "numba" in sys.modules, "runs": out}))
+"""
+
+
+def _run(code: str, **env) -> dict:
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "SWARMSTACK_THREADS": "1",
+                              **env})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _built() -> None:
+    if not (ahead.folder() / ahead.MANIFEST).is_file():
+        pytest.fail("no kernels built ahead of time: the set-up runs `swarmstack compile`")
+
+
+def test_small_runs_of_every_robot_type_start_without_numba_and_match_it_bit_for_bit():
+    _built()
+    built = _run(RUN)
+    through_numba = _run(RUN, SWARMSTACK_AHEAD="0")
+    assert built["numba"] is False
+    assert through_numba["numba"] is True
+    assert built["runs"].keys() == through_numba["runs"].keys()
+    for name, run in built["runs"].items():
+        assert run == through_numba["runs"][name], name
+
+
+@settings(max_examples=6, deadline=None)
+@given(count=st.integers(1, 6), seed=st.integers(0, 2 ** 32 - 1),
+       name=st.sampled_from(["epuck2", "crazyflie", "rvr"]))
+def test_readings_built_ahead_are_numbas_on_random_scenes(count, seed, name):
+    """In one process: the tick's bound kernels run the machine code built ahead, unless it is
+    switched off."""
+    _built()
+
+    def run():
+        sim = Simulation.from_dict(scene(name, count), seed=seed)
+        sim.run(8)
+        return sim.world.bodies.pose.copy(), {k: v.copy() for k, v in
+                                              sim.groups[0].readings.items()}
+
+    with ahead.disabled():
+        pose_numba, readings_numba = run()
+    pose, readings = run()
+    assert pose.tobytes() == pose_numba.tobytes()
+    assert readings.keys() == readings_numba.keys()
+    for k in readings:
+        assert readings[k].tobytes() == readings_numba[k].tobytes(), k
+
+
+KERNEL = """
+import numpy as np
+from swarmstack.kernels import njit
+
+@njit(cache=True, error_model="numpy")
+def scale(a, k):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * k + {offset}
+    return out
+"""
+
+CALL = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {folder!r})
+import kmod
+from swarmstack.kernels import ahead
+r = kmod.scale(np.arange(3.0), 2.0)
+if {build}:
+    built = ahead.build(roots=[{folder!r}])
+    assert built.path is not None, built.skipped
+print(json.dumps({{"r": r.tolist(), "numba": "numba" in sys.modules}}))
+"""
+
+
+def test_a_kernel_changed_since_the_build_goes_to_numba(tmp_path):
+    """Built ahead from one source, run without Numba; once the source changes, Numba compiles
+    the new code (and the old machine code is not used)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kmod.py").write_text(KERNEL.format(offset="1.0"))
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _run(CALL.format(folder=str(src), build=True), **env)
+    assert first == {"r": [1.0, 3.0, 5.0], "numba": True}
+    assert (tmp_path / "cache" / "ahead" / ahead.MANIFEST).is_file()
+
+    again = _run(CALL.format(folder=str(src), build=False), **env)
+    assert again == {"r": [1.0, 3.0, 5.0], "numba": False}
+
+    (src / "kmod.py").write_text(KERNEL.format(offset="10.0"))
+    changed = _run(CALL.format(folder=str(src), build=False), **env)
+    assert changed == {"r": [10.0, 12.0, 14.0], "numba": True}
+
+    # another argument type than the build's: Numba, same answer as before
+    other = _run(textwrap.dedent(f"""
+        import json, sys
+        import numpy as np
+        sys.path.insert(0, {str(src)!r})
+        import kmod
+        r = kmod.scale(np.arange(3, dtype=np.float32), 2.0)
+        print(json.dumps({{"r": r.tolist(), "numba": "numba" in sys.modules}}))
+        """), **env)
+    assert other == {"r": [10.0, 12.0, 14.0], "numba": True}
+
+
+def test_switched_off_for_a_process_by_the_environment():
+    _built()
+    code = ("import json, sys\n" + RUN.split("out = {}")[0] +
+            "sim = Simulation.from_dict(scene('epuck2', 1), seed=1); sim.run(2)\n"
+            "print(json.dumps({'numba': 'numba' in sys.modules}))\n")
+    assert _run(code, SWARMSTACK_AHEAD="0") == {"numba": True}
+    assert _run(code) == {"numba": False}
+
+
+def test_machine_code_built_ahead_refuses_nothing_it_was_not_built_for():
+    """A call with another layout of the same arrays goes to Numba's dispatcher and still
+    computes the right thing."""
+    from swarmstack.sensors.encoders import encoder_kernel
+
+    speed = np.array([[0.05, -0.02], [0.1, 0.0]])
+    keys = np.zeros((2, 4), dtype=np.uint64)
+    acc, out = np.zeros((2, 2)), np.zeros((2, 2), dtype=np.int32)
+    encoder_kernel(speed, 0.1, 7800.0, 0, 0.0, keys[:, 1], 3, acc, out)
+    fortran = np.asfortranarray(np.zeros((2, 2), dtype=np.int32))
+    encoder_kernel(speed, 0.1, 7800.0, 0, 0.0, keys[:, 1], 3, np.zeros((2, 2)), fortran)
+    assert fortran.tolist() == out.tolist()
