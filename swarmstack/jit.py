@@ -486,11 +486,12 @@ def compiled(kernel, *args):
     arrays, or arrays of the same dtype, dimensions and layout; ints for ints, floats for
     floats), since the machine code does not check them. Without Numba's compiler (e.g.
     ``NUMBA_DISABLE_JIT=1``) it is ``kernel`` itself."""
-    if isinstance(kernel, Kernel):
-        function = kernel.ahead(args)
+    declared = kernel if isinstance(kernel, Kernel) else getattr(kernel, "kernel", None)
+    if isinstance(declared, Kernel):  # (a kernel's dispatcher names its kernel)
+        function = declared.ahead(args)
         if function is not None:
             return function
-        kernel = kernel.dispatcher()
+        kernel = declared.dispatcher()
     overloads = getattr(kernel, "overloads", None)
     if overloads is None:
         return kernel

@@ -14,6 +14,7 @@ starting Numba.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Literal, Optional, get_args, get_origin
 
 from swarmstack import threads
+from swarmstack.actuators import flight
 from swarmstack.controllers.api import BatchedController
 from swarmstack.kernels import ahead
 
@@ -85,14 +87,23 @@ def _choices(options, variant: int) -> dict:
 
 class DrawAndListen(BatchedController):
     """The warm-up scenes' controller: what controllers commonly ask for every tick (random
-    draws; with a radio, the neighbour sums), so that those kernels compile too. It leaves the
-    robots' commands alone."""
+    draws; with a radio, the neighbour sums), so that those kernels compile too, and random
+    wheel speeds or flight velocities, so that the robots move (and touch: the contact pass)."""
 
     def init(self, group, params: dict) -> None:
         self.radio = bool(params.get("radio"))
 
     def step(self, group) -> None:
-        group.uniform(2)
+        draws = group.uniform(3) * 2.0 - 1.0
+        if "wheels" in group.commands:
+            group.wheels[:] = draws[:, :2] * 0.2
+        if "velocity" in group.commands and "mode" in group.commands:
+            if group.tick == 0:  # motors on, rising
+                group.mode[:] = flight.TAKEOFF
+                group.target[:] = (math.nan, math.nan, 0.5, math.nan)
+            else:
+                group.mode[:] = flight.CMD_VELOCITY
+                group.velocity[:, :3] = draws * 0.5
         if self.radio:
             group.neighbour_sums(1.0)
 

@@ -7,6 +7,6 @@ imports at the first call that needs it (:mod:`swarmstack.kernels.declare`). Bot
 compiled code, and give the same bits.
 """
 
-from swarmstack.kernels.declare import Kernel, njit, prange
+from swarmstack.kernels.declare import Kernel, njit, prange, with_callees
 
-__all__ = ["Kernel", "njit", "prange"]
+__all__ = ["Kernel", "njit", "prange", "with_callees"]

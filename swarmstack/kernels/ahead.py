@@ -18,6 +18,7 @@ else goes to Numba as before. ``SWARMSTACK_AHEAD=0`` switches the module off for
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -158,7 +159,7 @@ def _cpu() -> str:
                     break  # the first processor is enough: they are all alike here
     except OSError:
         pass
-    info += platform.machine() + platform.processor()
+    info += platform.machine()  # (not platform.processor(): it runs a program on Linux)
     return hashlib.sha256(info.encode()).hexdigest()[:16]
 
 
@@ -211,7 +212,7 @@ def _rows(roots: list[Path]) -> list:
     for kernel in declare.declared():
         dispatcher = kernel._dispatcher
         path = os.path.abspath(getattr(kernel.py_func.__code__, "co_filename", ""))
-        if dispatcher is None or kernel.parallel or not any(
+        if dispatcher is None or kernel.parallel or _reaches_parallel(kernel) or not any(
                 path.startswith(str(root) + os.sep) for root in roots):
             continue
         digest = _digest_of(kernel)
@@ -226,6 +227,21 @@ def _rows(roots: list[Path]) -> list:
     for i, (_, _, row) in enumerate(rows):
         row["symbol"] = f"k{i}"
     return rows
+
+
+def _reaches_parallel(kernel, seen: Optional[set] = None) -> bool:
+    """Whether ``kernel`` calls a parallel kernel, itself or through the kernels it calls (code
+    built ahead of time has no thread pool to run it on)."""
+    seen = set() if seen is None else seen
+    namespace = kernel.py_func.__globals__
+    for name in kernel.py_func.__code__.co_names:
+        value = namespace.get(name)
+        callee = value if isinstance(value, declare.Kernel) else getattr(value, "kernel", None)
+        if isinstance(callee, declare.Kernel) and id(callee) not in seen:
+            seen.add(id(callee))
+            if callee.parallel or _reaches_parallel(callee, seen):
+                return True
+    return False
 
 
 def _compile(name: str, rows: list, out: Path) -> Path:
@@ -269,6 +285,10 @@ def _compile(name: str, rows: list, out: Path) -> Path:
     found = list(out.glob(f"{name}*"))
     if not found:
         raise RuntimeError("the compiler wrote no module")
+    try:  # every symbol it needs is there (a module that cannot load is never installed)
+        ctypes.CDLL(str(found[0]), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    except OSError as exc:
+        raise RuntimeError(f"the module built does not load: {exc}") from None
     return found[0]
 
 

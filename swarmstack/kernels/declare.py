@@ -19,6 +19,7 @@ Attributes only a dispatcher has (``overloads``, ``signatures``, ``stats`` …) 
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any, Callable, Optional
 
 _numba = None  # the numba module, once started
@@ -110,7 +111,10 @@ class Kernel:
         """Numba's dispatcher of this kernel (Numba is started if it was not)."""
         if self._dispatcher is None:
             numba_module = numba()
-            self._dispatcher = numba_module.njit(**self.options)(self.py_func)
+            dispatcher = numba_module.njit(**self.options)(self.py_func)
+            if not isinstance(dispatcher, type(self.py_func)):  # (NUMBA_DISABLE_JIT: itself)
+                dispatcher.kernel = self  # bound calls still find what was built ahead
+            self._dispatcher = dispatcher
             _give_numba_names(self.py_func.__globals__, numba_module)
         return self._dispatcher
 
@@ -136,6 +140,22 @@ def _give_numba_names(namespace: dict, numba_module) -> None:
             namespace[name] = numba_module.prange
         elif isinstance(value, Kernel):
             namespace[name] = value.dispatcher()
+
+
+def with_callees(kernel: Kernel, qualname: str, **callees: Kernel) -> Kernel:
+    """A kernel of its own (named ``qualname`` in the same module, cached apart) running
+    ``kernel``'s code with some of the names it calls bound to other kernels: a parallel form
+    that shares its code with a serial one, which then holds no parallel code. Declare it
+    after everything ``kernel`` uses."""
+    py_func = kernel.py_func
+    namespace = dict(py_func.__globals__)
+    namespace.update(callees)
+    twin = types.FunctionType(py_func.__code__, namespace, qualname.rpartition(".")[2],
+                              py_func.__defaults__, py_func.__closure__)
+    twin.__qualname__ = qualname
+    twin.__kwdefaults__ = py_func.__kwdefaults__
+    twin.__doc__ = py_func.__doc__
+    return Kernel(twin, kernel.options)
 
 
 def njit(*args, **options):

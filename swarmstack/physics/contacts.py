@@ -21,13 +21,12 @@ import math
 import numpy as np
 
 from swarmstack import threads
-
 from swarmstack.geometry.grid import build_grid, cell_span, cell_xy
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
                                          disc_from_box, disc_from_static, heights_overlap,
                                          keep_inside)
-from swarmstack.kernels import njit, prange
+from swarmstack.kernels import njit, prange, with_callees
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
@@ -225,11 +224,11 @@ def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, heigh
 @njit(cache=True, error_model="numpy", parallel=True)
 def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile, boxes,
                      cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
-                     cell_start, order, max_r, corr_x, corr_y, chunk):
-    """``_jacobi_rows`` over all ``n`` bodies in chunks of at least ``chunk`` bodies on the
-    thread pool, each chunk with its own scratch. Every body writes only its own correction
-    from poses nobody writes during the pass, so the corrections are those of the serial pass,
-    bit for bit."""
+                     cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
+    """``_jacobi_pass`` on the thread pool: ``_jacobi_rows`` over all ``n`` bodies in chunks of
+    at least ``chunk`` bodies, each chunk with its own scratch (``scratch`` is not used).
+    Every body writes only its own correction from poses nobody writes during the pass, so the
+    corrections are those of the serial pass, bit for bit."""
     n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
     size = (n + n_chunks - 1) // n_chunks
     scratch = np.empty((n_chunks, n), dtype=np.int64)
@@ -249,9 +248,9 @@ def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run
 @njit(cache=True, error_model="numpy", parallel=True)
 def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
                    boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
-                   box_items, cyl_start, cyl_items, flags, chunk):
-    """``flags[i]``: ``_overlaps(i)`` for every mobile body not yet put back, from the poses as
-    they stand (read only), in chunks of at least ``chunk`` bodies on the thread pool."""
+                   box_items, cyl_start, cyl_items, flags, scratch, chunk):
+    """``_flags_pass`` on the thread pool, in chunks of at least ``chunk`` bodies, each chunk
+    with its own scratch (``scratch`` is not used)."""
     n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
     size = (n + n_chunks - 1) // n_chunks
     scratch = np.empty((n_chunks, n), dtype=np.int64)
@@ -260,6 +259,30 @@ def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, hal
                            shape, radius, half_x, half_y, height, run, boxes, cylinders, bounds,
                            gparams, cell_start, order, max_r, box_start, box_items, cyl_start,
                            cyl_items, flags, scratch[c])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile, boxes,
+                 cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+                 cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
+    """One Jacobi pass over all ``n`` bodies: the corrections ``corr_x, corr_y`` from the
+    poses as they stand; whether any body overlapped. On this thread (``chunk`` is not used;
+    ``resolve_bodies_parallel`` runs ``_jacobi_parallel`` in its place)."""
+    return _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile,
+                        boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
+                        cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _flags_pass(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                box_items, cyl_start, cyl_items, flags, scratch, chunk):
+    """``flags[i]``: ``_overlaps(i)`` for every mobile body not yet put back, from the poses as
+    they stand (read only). On this thread (``chunk`` is not used;
+    ``resolve_bodies_parallel`` runs ``_overlap_flags`` in its place)."""
+    _overlap_flag_rows(0, n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y,
+                       height, run, boxes, cylinders, bounds, gparams, cell_start, order,
+                       max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -296,13 +319,14 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     """Project overlaps out of the new poses ``x, y`` (in place): ``resolve_bodies`` with its
     Jacobi passes on the thread pool for large worlds (``threads.go_parallel``), the same
     result either way."""
-    if not threads._layer_ready:  # resolve_bodies holds parallel loops: loading starts a layer
+    chunk = (threads.chunk(CHUNK) if x.shape[0] >= threads.floor
+             and threads.go_parallel(x.shape[0], PARALLEL_MIN) else 0)
+    if chunk and not threads._layer_ready:  # (loading parallel loops starts a layer)
         threads.prepare_layer()
-    return resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
-                          height, run, n_runs, boxes, cylinders, bounds, gparams, box_start,
-                          box_items, cyl_start, cyl_items, grid_start, grid_order, iterations,
-                          threads.chunk(CHUNK) if x.shape[0] >= threads.floor
-                          and threads.go_parallel(x.shape[0], PARALLEL_MIN) else 0)
+    return (resolve_bodies_parallel if chunk else resolve_bodies)(
+        x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height, run,
+        n_runs, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+        grid_start, grid_order, iterations, chunk)
 
 
 @njit(cache=True, error_model="numpy")
@@ -329,8 +353,9 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     Returns ``(blocked, cell_start, order)``: how many bodies were put back to their previous
     pose this tick, and the robot grid of the final positions (reusable by the caller).
 
-    ``chunk`` > 0: the Jacobi passes (where a large world spends its time) on the thread pool,
-    in chunks of at least ``chunk`` bodies.
+    ``resolve_bodies_parallel`` (the same code) runs the Jacobi passes (where a large world
+    spends its time) on the thread pool, in chunks of at least ``chunk`` bodies; this one
+    keeps to the calling thread and holds no parallel code.
     The pass that puts bodies back keeps its order (whether a body still overlaps depends on
     who was put back before it): only its tests on the round's starting poses go parallel.
     """
@@ -355,16 +380,10 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     for it in range(iterations):
         if it > 0:
             cell_start, order = build_grid(gparams, x, y, run, n_runs)
-        if chunk > 0:
-            moved = _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
-                                     mobile, boxes, cylinders, bounds, gparams, box_start,
-                                     box_items, cyl_start, cyl_items, cell_start, order, max_r,
-                                     corr_x, corr_y, chunk)
-        else:
-            moved = _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
-                                 mobile, boxes, cylinders, bounds, gparams, box_start,
-                                 box_items, cyl_start, cyl_items, cell_start, order, max_r,
-                                 scratch, corr_x, corr_y)
+        moved = _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                             mobile, boxes, cylinders, bounds, gparams, box_start, box_items,
+                             cyl_start, cyl_items, cell_start, order, max_r, corr_x, corr_y,
+                             scratch, chunk)
         for i in range(n):
             x[i] += corr_x[i]
             y[i] += corr_y[i]
@@ -387,15 +406,9 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     for _ in range(n + 1):
         cell_start, order = build_grid(gparams, x, y, run, n_runs)
         n_dirty = 0
-        if chunk > 0:
-            _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y,
-                           height, run, boxes, cylinders, bounds, gparams, cell_start, order,
-                           max_r, box_start, box_items, cyl_start, cyl_items, flags, chunk)
-        else:
-            _overlap_flag_rows(0, n, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
-                               half_y, height, run, boxes, cylinders, bounds, gparams,
-                               cell_start, order, max_r, box_start, box_items, cyl_start,
-                               cyl_items, flags, scratch)
+        _flags_pass(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height,
+                    run, boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                    box_items, cyl_start, cyl_items, flags, scratch, chunk)
         changed = False
         for i in range(n):
             if reverted[i] or not mobile[i]:
@@ -426,3 +439,9 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
         if not changed:
             break
     return blocked, cell_start, order
+
+
+# the contact pass with its Jacobi passes and overlap tests on the thread pool: a kernel of its
+# own, so that ``resolve_bodies`` holds no parallel code (it can be built ahead of time)
+resolve_bodies_parallel = with_callees(resolve_bodies, "resolve_bodies_parallel",
+                                       _jacobi_pass=_jacobi_parallel, _flags_pass=_overlap_flags)

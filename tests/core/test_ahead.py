@@ -19,20 +19,41 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swarmstack.experiments.compile import scene
+from swarmstack.experiments.compile import scene, variants
 from swarmstack.experiments.simulation import Simulation
 from swarmstack.kernels import ahead
 
 ROOT = Path(__file__).resolve().parents[2]
 
+def moving_and_noisy(cfg: dict) -> dict:
+    """A warm-up scene whose devices add noise (the robots' random streams matter) and whose
+    wheeled robots drive at random."""
+    from swarmstack.robots import base
+
+    group = cfg["robots"][0]
+    devices = base.get(group["type"]).devices
+    for name, options in list(group["sensors"].items()):
+        fields = devices[name].options.model_fields
+        if "noise" in fields and "level" in fields:
+            group["sensors"][name] = {**(options if isinstance(options, dict) else {}),
+                                      "level": 0.05}
+            group["sensors"][name].setdefault("noise", "uniform")
+            if group["sensors"][name]["noise"] == "none":
+                group["sensors"][name]["noise"] = "uniform"
+    if group["type"] in ("epuck2", "rvr"):
+        group["controller"] = {"python": "tests.core.controllers:RandomWheels"}
+    return cfg
+
+
 RUN = """
 import json, sys
-from swarmstack.experiments.compile import scene
+from swarmstack.experiments.compile import scene, variants
 from swarmstack.experiments.simulation import Simulation
+from tests.core.test_ahead import moving_and_noisy
 out = {}
 for name in ("epuck2", "crazyflie", "rvr"):
     for count, runs in ((1, 1), (3, 2)):
-        sim = Simulation.from_dict(scene(name, count), seed=3, runs=runs)
+        sim = Simulation.from_dict(moving_and_noisy(scene(name, count)), seed=3, runs=runs)
         sim.run(12)
         g = sim.groups[0]
         out[f"{name}-{count}"] = {
@@ -67,16 +88,17 @@ def test_small_runs_of_every_robot_type_start_without_numba_and_match_it_bit_for
         assert run == through_numba["runs"][name], name
 
 
-@settings(max_examples=6, deadline=None)
-@given(count=st.integers(1, 6), seed=st.integers(0, 2 ** 32 - 1),
-       name=st.sampled_from(["epuck2", "crazyflie", "rvr"]))
-def test_readings_built_ahead_are_numbas_on_random_scenes(count, seed, name):
+@settings(max_examples=8, deadline=None)
+@given(count=st.integers(1, 6), runs=st.integers(1, 2), seed=st.integers(0, 2 ** 32 - 1),
+       name=st.sampled_from(["epuck2", "crazyflie", "rvr"]), variant=st.integers(0, 3))
+def test_readings_built_ahead_are_numbas_on_random_scenes(count, runs, seed, name, variant):
     """In one process: the tick's bound kernels run the machine code built ahead, unless it is
     switched off."""
     _built()
+    cfg = moving_and_noisy(scene(name, count, variant % variants(name)))
 
     def run():
-        sim = Simulation.from_dict(scene(name, count), seed=seed)
+        sim = Simulation.from_dict(cfg, seed=seed, runs=runs)
         sim.run(8)
         return sim.world.bodies.pose.copy(), {k: v.copy() for k, v in
                                               sim.groups[0].readings.items()}
