@@ -212,7 +212,8 @@ def _rows(roots: list[Path]) -> list:
     for kernel in declare.declared():
         dispatcher = kernel._dispatcher
         path = os.path.abspath(getattr(kernel.py_func.__code__, "co_filename", ""))
-        if dispatcher is None or kernel.parallel or _reaches_parallel(kernel) or not any(
+        if dispatcher is None or kernel.parallel or not kernel.built_ahead \
+                or _reaches_parallel(kernel) or not any(
                 path.startswith(str(root) + os.sep) for root in roots):
             continue
         digest = _digest_of(kernel)

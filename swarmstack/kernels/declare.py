@@ -72,6 +72,8 @@ class Kernel:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = dict(options)
+        # ahead=False: never built ahead of time (Numba's own compilation runs it faster)
+        self.built_ahead = bool(self.options.pop("ahead", True))
         self._dispatcher = None
         self._ahead: Optional[dict] = None  # {argument types: function}, once looked up
         _kernels.append(self)
@@ -155,11 +157,12 @@ def with_callees(kernel: Kernel, qualname: str, **callees: Kernel) -> Kernel:
     twin.__qualname__ = qualname
     twin.__kwdefaults__ = py_func.__kwdefaults__
     twin.__doc__ = py_func.__doc__
-    return Kernel(twin, kernel.options)
+    return Kernel(twin, {**kernel.options, "ahead": kernel.built_ahead})
 
 
 def njit(*args, **options):
-    """Declare a kernel: ``@njit(cache=True, …)`` or ``@njit``, with ``numba.njit``'s options."""
+    """Declare a kernel: ``@njit(cache=True, …)`` or ``@njit``, with ``numba.njit``'s options
+    and ``ahead=False`` for a kernel never to be built ahead of time."""
     if args and callable(args[0]) and len(args) == 1 and not options:
         return Kernel(args[0], {})
     if args:

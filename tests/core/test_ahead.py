@@ -45,15 +45,25 @@ def moving_and_noisy(cfg: dict) -> dict:
     return cfg
 
 
+def without_light(cfg: dict) -> dict:
+    """The E-Puck2's light sensors run a kernel never built ahead of time (Numba's own
+    compilation runs it faster): a scene with them starts Numba."""
+    group = cfg["robots"][0]
+    if group["type"] == "epuck2":
+        group["sensors"].pop("light")
+    return cfg
+
+
 RUN = """
 import json, sys
 from swarmstack.experiments.compile import scene, variants
 from swarmstack.experiments.simulation import Simulation
-from tests.core.test_ahead import moving_and_noisy
+from tests.core.test_ahead import moving_and_noisy, without_light
 out = {}
 for name in ("epuck2", "crazyflie", "rvr"):
     for count, runs in ((1, 1), (3, 2)):
-        sim = Simulation.from_dict(moving_and_noisy(scene(name, count)), seed=3, runs=runs)
+        cfg = without_light(moving_and_noisy(scene(name, count)))
+        sim = Simulation.from_dict(cfg, seed=3, runs=runs)
         sim.run(12)
         g = sim.groups[0]
         out[f"{name}-{count}"] = {
@@ -171,10 +181,18 @@ def test_a_kernel_changed_since_the_build_goes_to_numba(tmp_path):
 def test_switched_off_for_a_process_by_the_environment():
     _built()
     code = ("import json, sys\n" + RUN.split("out = {}")[0] +
-            "sim = Simulation.from_dict(scene('epuck2', 1), seed=1); sim.run(2)\n"
+            "sim = Simulation.from_dict(scene('rvr', 1), seed=1); sim.run(2)\n"
             "print(json.dumps({'numba': 'numba' in sys.modules}))\n")
     assert _run(code, SWARMSTACK_AHEAD="0") == {"numba": True}
     assert _run(code) == {"numba": False}
+
+
+def test_a_kernel_declared_not_to_be_built_ahead_goes_to_numba():
+    _built()
+    code = ("import json, sys\n" + RUN.split("out = {}")[0] +
+            "sim = Simulation.from_dict(scene('epuck2', 1), seed=1); sim.run(2)\n"
+            "print(json.dumps({'numba': 'numba' in sys.modules}))\n")
+    assert _run(code) == {"numba": True}  # its light sensors (``ahead=False``)
 
 
 def test_machine_code_built_ahead_refuses_nothing_it_was_not_built_for():
