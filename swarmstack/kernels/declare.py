@@ -6,7 +6,7 @@ kernel module therefore declares its kernels with :func:`njit` (``numba.njit``'s
 takes :data:`prange` from here; each kernel is a :class:`Kernel`:
 
 - called with argument types built ahead of time (and before Numba has started), it runs that
-  machine code;
+  machine code, for its first :data:`AHEAD_CALLS` calls;
 - otherwise it starts Numba (once per process, with :func:`swarmstack.jit.prepare`'s start-up
   adjustments) and becomes Numba's dispatcher, which compiles or loads it from the cache as
   ``numba.njit`` always did. From then on the kernel's name in its module *is* the dispatcher,
@@ -23,6 +23,11 @@ import types
 from typing import Any, Callable, Optional
 
 _numba = None  # the numba module, once started
+# A call of a kernel (not a bound call: ``jit.compiled``) works out its arguments' types in
+# Python to find the machine code built ahead, 1–3 µs, where Numba's dispatcher takes 0.2–0.5
+# µs in C: after this many such calls of one kernel (a tick's call, some way into a run) the
+# kernel starts Numba (0.1 s, once) and runs through its dispatcher from then on.
+AHEAD_CALLS = 2000
 _kernels: list["Kernel"] = []  # every kernel declared, in order
 _with_numba: set[int] = set()  # ids of the module namespaces already given Numba's names
 
@@ -76,6 +81,7 @@ class Kernel:
         self.built_ahead = bool(self.options.pop("ahead", True))
         self._dispatcher = None
         self._ahead: Optional[dict] = None  # {argument types: function}, once looked up
+        self._ahead_calls = 0  # calls that ran the machine code built ahead (not bound ones)
         _kernels.append(self)
 
     @property
@@ -85,9 +91,10 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         dispatcher = self._dispatcher
         if dispatcher is None:
-            if not kwargs and _numba is None:
+            if not kwargs and _numba is None and self._ahead_calls < AHEAD_CALLS:
                 function = self.ahead(args)
                 if function is not None:
+                    self._ahead_calls += 1
                     return function(*args)
             dispatcher = self.dispatcher()
         return dispatcher(*args, **kwargs)

@@ -207,3 +207,23 @@ def test_machine_code_built_ahead_refuses_nothing_it_was_not_built_for():
     fortran = np.asfortranarray(np.zeros((2, 2), dtype=np.int32))
     encoder_kernel(speed, 0.1, 7800.0, 0, 0.0, keys[:, 1], 3, np.zeros((2, 2)), fortran)
     assert fortran.tolist() == out.tolist()
+
+
+def test_a_kernel_called_often_goes_to_numbas_dispatcher():
+    """Unbound calls pay for working out their types in Python: after ``AHEAD_CALLS`` of them
+    a kernel starts Numba, and computes the same."""
+    _built()
+    code = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        from swarmstack.kernels import declare
+        from swarmstack.world.rng import uniform_array
+        keys = np.arange(3, dtype=np.uint64)
+        first = uniform_array(keys, 7, 2)
+        started = "numba" in sys.modules
+        for _ in range(declare.AHEAD_CALLS):
+            uniform_array(keys, 7, 2)
+        print(json.dumps({"started_at_once": started, "started": "numba" in sys.modules,
+                          "same": uniform_array(keys, 7, 2).tobytes() == first.tobytes()}))
+        """)
+    assert _run(code) == {"started_at_once": False, "started": True, "same": True}
