@@ -12,7 +12,8 @@ module imports: :func:`swarmstack.kernel_stamps.imports_digest`).
 A process loads the module at the first kernel call (0.5 ms; importing Numba takes about
 100 ms) and uses a function only while its kernel's sources still have that digest, and only
 while the module was built by this Python, this Numba and llvmlite and for this CPU: anything
-else goes to Numba as before. ``SWARMSTACK_AHEAD=0`` switches the module off for a process.
+else goes to Numba as before. ``SWARMSTACK_AHEAD=0`` switches the module off for a process,
+and so does ``NUMBA_DISABLE_JIT=1``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ ENV_VAR = "SWARMSTACK_AHEAD"
 MANIFEST = "manifest.json"
 FORMAT = 1
 
-_enabled = os.environ.get(ENV_VAR, "").strip() != "0"
+# off with SWARMSTACK_AHEAD=0, and under NUMBA_DISABLE_JIT (kernels then run as Python code,
+# to be debugged as such)
+_enabled = (os.environ.get(ENV_VAR, "").strip() != "0"
+            and os.environ.get("NUMBA_DISABLE_JIT", "0").strip() in ("", "0"))
 _loaded: Optional[dict] = None  # {(module, qualname): [(key, function, digest)]}, once read
 
 
