@@ -19,17 +19,12 @@ and so does ``NUMBA_DISABLE_JIT=1``.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import importlib.machinery
 import importlib.util
 import json
 import os
-import platform
-import shutil
 import sys
-import tempfile
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
@@ -163,7 +158,7 @@ def _cpu() -> str:
                     break  # the first processor is enough: they are all alike here
     except OSError:
         pass
-    info += platform.machine()  # (not platform.processor(): it runs a program on Linux)
+    info += os.uname().machine if hasattr(os, "uname") else sys.platform
     return hashlib.sha256(info.encode()).hexdigest()[:16]
 
 
@@ -173,6 +168,9 @@ def build(where: Optional[Path] = None, roots: Optional[list[Path]] = None) -> B
     extension module in ``where`` (default :func:`folder`), replacing what was there. Needs
     Numba's ahead-of-time compiler and a C compiler; without them nothing changes and
     ``skipped`` says why."""
+    import shutil  # (what only a build needs is imported here: a run's start pays nothing)
+    import tempfile
+
     where = Path(where) if where is not None else folder()
     rows = _rows([Path(r).resolve() for r in roots] if roots else
                  [Path(__file__).resolve().parents[1]])
@@ -252,6 +250,9 @@ def _reaches_parallel(kernel, seen: Optional[set] = None) -> bool:
 def _compile(name: str, rows: list, out: Path) -> Path:
     """Numba's ahead-of-time compiler, each function with its own kernel's options (the
     compiler itself gives every function the same default ones)."""
+    import ctypes
+    import warnings
+
     from numba.core import compiler as numba_compiler
 
     with warnings.catch_warnings():
@@ -300,6 +301,8 @@ def _compile(name: str, rows: list, out: Path) -> Path:
 @contextlib.contextmanager
 def _quiet_output() -> Iterator[None]:
     """The C compiler's command lines go to a file, not to the user's terminal."""
+    import tempfile
+
     sys.stdout.flush()
     sys.stderr.flush()
     saved = os.dup(1), os.dup(2)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack import jit, threads
 from swarmstack.kernels import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.floor import sample_texture
@@ -91,3 +91,19 @@ class Ground:
                world.arena.floor.texture, world.bounds, self.full_scale,
                NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["ground"]],
                world.tick, out)
+
+    def bind(self, world, group, keys, out, state):
+        """:meth:`update` for this group as a call without arguments, bound to the compiled
+        serial kernel; None when the group may go parallel (then :meth:`update` chooses)."""
+        if not threads.stays_serial(group.stop - group.start, PARALLEL_MIN):
+            return None
+        b = world.bodies
+        args = (group.start, group.stop, b.x, b.y, b.yaw, state, world.arena.floor.texture,
+                world.bounds, self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
+                keys[:, STREAM["ground"]])
+        kernel = jit.compiled(ground_kernel, *args, world.tick, out)
+
+        def update_bound():
+            kernel(*args, world.tick, out)
+
+        return update_bound
