@@ -61,7 +61,8 @@ def numba():
 
 
 def numba_started() -> bool:
-    """Whether this process has started Numba (a kernel needed it, or something imported it)."""
+    """Whether a kernel has started Numba in this process (from then on every kernel's calls
+    go through Numba's dispatchers; bound calls still take what was built ahead)."""
     return _numba is not None
 
 
