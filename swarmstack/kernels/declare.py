@@ -71,6 +71,15 @@ def declared() -> list["Kernel"]:
     return list(_kernels)
 
 
+def _types_of(args) -> Optional[tuple]:
+    # (NumPy, which it needs, is imported with the first kernel call, not with this module)
+    global _types_of
+    from swarmstack.kernels.signature import of_values
+
+    _types_of = of_values
+    return of_values(args)
+
+
 class Kernel:
     """A kernel declared with :func:`njit`. Call it as the function it wraps."""
 
@@ -113,9 +122,7 @@ class Kernel:
             self._ahead = table
         if not table:
             return None
-        from swarmstack.kernels.signature import of_values
-
-        return table.get(of_values(args))
+        return table.get(_types_of(args))
 
     def dispatcher(self):
         """Numba's dispatcher of this kernel (Numba is started if it was not)."""
