@@ -184,17 +184,24 @@ def build(where: Optional[Path] = None, roots: Optional[list[Path]] = None) -> B
         except Exception as exc:  # no C compiler, no pycc in this Numba, a kernel it rejects
             return Built(None, 0, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
                          if str(exc) else type(exc).__name__)
-        where.mkdir(parents=True, exist_ok=True)
-        for old in where.glob("swarmstack_ahead_*"):
-            old.unlink(missing_ok=True)
         target = where / file.name
-        shutil.copyfile(file, target.with_name(target.name + ".tmp"))
-        os.replace(target.with_name(target.name + ".tmp"), target)
-    manifest = {"format": FORMAT, "made_by": _made_by(), "module": name, "file": target.name,
-                "functions": [row for _, _, row in rows]}
-    tmp_manifest = where / f"{MANIFEST}.{os.getpid()}.tmp"
-    tmp_manifest.write_text(json.dumps(manifest, indent=1))
-    os.replace(tmp_manifest, where / MANIFEST)
+        manifest = {"format": FORMAT, "made_by": _made_by(), "module": name,
+                    "file": target.name, "functions": [row for _, _, row in rows]}
+        try:
+            # the module, then the manifest naming it, each whole (a process reading meanwhile
+            # finds the old pair or the new one), then the modules no manifest names
+            where.mkdir(parents=True, exist_ok=True)
+            part = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+            shutil.copyfile(file, part)
+            os.replace(part, target)
+            part = where / f"{MANIFEST}.{os.getpid()}.tmp"
+            part.write_text(json.dumps(manifest, indent=1))
+            os.replace(part, where / MANIFEST)
+            for old in where.glob("swarmstack_ahead_*"):
+                if old.name != target.name:
+                    old.unlink(missing_ok=True)
+        except OSError as exc:
+            return Built(None, 0, f"cannot write {where}: {exc.strerror or exc}")
     _forget()
     return Built(target, len(rows))
 

@@ -136,6 +136,7 @@ def scale(a, k):
 
 CALL = """
 import json, sys
+from pathlib import Path
 import numpy as np
 sys.path.insert(0, {folder!r})
 import kmod
@@ -144,6 +145,10 @@ r = kmod.scale(np.arange(3.0), 2.0)
 if {build}:
     built = ahead.build(roots=[{folder!r}])
     assert built.path is not None, built.skipped
+    # a folder that cannot be made: nothing built, and it says why
+    (Path({folder!r}) / "a file").write_text("")
+    refused = ahead.build(Path({folder!r}) / "a file" / "ahead", roots=[{folder!r}])
+    assert refused.path is None and refused.skipped.startswith("cannot write"), refused
 print(json.dumps({{"r": r.tolist(), "numba": "numba" in sys.modules}}))
 """
 
