@@ -404,8 +404,13 @@ def runtime_cache_path() -> Optional[Path]:
         import numba
     except ImportError:
         return None
-    root = os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).parent / "__pycache__")
-    return Path(root, f"{RUNTIME_CACHE_NAME}-{numba.__version__}-{llvmlite.__version__}.nbr")
+    return cache_root() / f"{RUNTIME_CACHE_NAME}-{numba.__version__}-{llvmlite.__version__}.nbr"
+
+
+def cache_root() -> Path:
+    """Where compiled code is kept: ``NUMBA_CACHE_DIR`` (as Numba's kernels), else this
+    package's ``__pycache__``."""
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__")
 
 
 runtime_loaded_from_cache = False  # this process's Numba runtime came from the cache file

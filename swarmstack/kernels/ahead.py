@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
-from swarmstack import kernel_stamps
+from swarmstack import jit, kernel_stamps
 from swarmstack.kernels import declare, signature
 
 ENV_VAR = "SWARMSTACK_AHEAD"
@@ -55,9 +55,7 @@ class Built:
 
 def folder() -> Path:
     """Where the module and its manifest lie."""
-    root = os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).resolve().parents[1]
-                                                     / "__pycache__")
-    return Path(root, "ahead")
+    return jit.cache_root() / "ahead"
 
 
 @contextlib.contextmanager

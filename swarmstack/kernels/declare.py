@@ -137,7 +137,8 @@ class Kernel:
 
     def __getattr__(self, name: str) -> Any:
         # what only Numba's dispatcher has; never for special names (copy, pickle, inspect)
-        if name.startswith("__") or name in ("_dispatcher", "_ahead", "py_func", "options"):
+        # nor before the kernel is set up (an object being unpickled)
+        if name.startswith("__") or "py_func" not in vars(self):
             raise AttributeError(name)
         return getattr(self.dispatcher(), name)
 

@@ -28,11 +28,10 @@ _FLOAT, _INT, _BOOL = np.dtype(np.float64).str, np.dtype(np.int64).str, np.dtype
 
 
 _dtype_names: dict = {}  # dtype -> its key ('<f8'), or None for records and objects
-# what the layout, writability and alignment bits of an array give
-_FLAG_KEYS = {bits: ("C" if bits & _C else "F" if bits & _F else "A", bool(bits & _WRITEABLE),
-                     bool(bits & _ALIGNED))
-              for bits in range(0x800) if bits & ~(_C | _F | _ALIGNED | _WRITEABLE) == 0}
 _FLAG_MASK = _C | _F | _ALIGNED | _WRITEABLE
+# what an array's layout, writability and alignment bits give (Numba's layout: C first)
+_FLAG_KEYS = {c | f | w | a: ("C" if c else "F" if f else "A", bool(w), bool(a))
+              for c in (0, _C) for f in (0, _F) for w in (0, _WRITEABLE) for a in (0, _ALIGNED)}
 
 
 def _dtype_name(dtype) -> Optional[str]:

@@ -83,24 +83,24 @@ class Ground:
     def make_state(self, n: int):
         return np.asarray(self.positions_m, dtype=np.float64).reshape(-1, 2)
 
-    def update(self, world, group, keys, out, state) -> None:
+    def _arguments(self, world, group, keys, state) -> tuple:
+        """The kernel's arguments before ``tick, out`` (the same every tick)."""
         b = world.bodies
+        return (group.start, group.stop, b.x, b.y, b.yaw, state, world.arena.floor.texture,
+                world.bounds, self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
+                keys[:, STREAM["ground"]])
+
+    def update(self, world, group, keys, out, state) -> None:
         kernel = threads.pick(group.stop - group.start, ground_kernel, ground_kernel_parallel,
                               PARALLEL_MIN, CHUNK)
-        kernel(group.start, group.stop, b.x, b.y, b.yaw, state,
-               world.arena.floor.texture, world.bounds, self.full_scale,
-               NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["ground"]],
-               world.tick, out)
+        kernel(*self._arguments(world, group, keys, state), world.tick, out)
 
     def bind(self, world, group, keys, out, state):
         """:meth:`update` for this group as a call without arguments, bound to the compiled
         serial kernel; None when the group may go parallel (then :meth:`update` chooses)."""
         if not threads.stays_serial(group.stop - group.start, PARALLEL_MIN):
             return None
-        b = world.bodies
-        args = (group.start, group.stop, b.x, b.y, b.yaw, state, world.arena.floor.texture,
-                world.bounds, self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
-                keys[:, STREAM["ground"]])
+        args = self._arguments(world, group, keys, state)
         kernel = jit.compiled(ground_kernel, *args, world.tick, out)
 
         def update_bound():

@@ -183,21 +183,25 @@ def test_a_kernel_changed_since_the_build_goes_to_numba(tmp_path):
     assert other == {"r": [10.0, 12.0, 14.0], "numba": True}
 
 
+ONE_ROBOT = """
+import json, sys
+from swarmstack.experiments.compile import scene
+from swarmstack.experiments.simulation import Simulation
+Simulation.from_dict(scene({name!r}, 1), seed=1).run(2)
+print(json.dumps({{"numba": "numba" in sys.modules}}))
+"""
+
+
 def test_switched_off_for_a_process_by_the_environment():
     _built()
-    code = ("import json, sys\n" + RUN.split("out = {}")[0] +
-            "sim = Simulation.from_dict(scene('rvr', 1), seed=1); sim.run(2)\n"
-            "print(json.dumps({'numba': 'numba' in sys.modules}))\n")
+    code = ONE_ROBOT.format(name="rvr")
     assert _run(code, SWARMSTACK_AHEAD="0") == {"numba": True}
     assert _run(code) == {"numba": False}
 
 
 def test_a_kernel_declared_not_to_be_built_ahead_goes_to_numba():
-    _built()
-    code = ("import json, sys\n" + RUN.split("out = {}")[0] +
-            "sim = Simulation.from_dict(scene('epuck2', 1), seed=1); sim.run(2)\n"
-            "print(json.dumps({'numba': 'numba' in sys.modules}))\n")
-    assert _run(code) == {"numba": True}  # its light sensors (``ahead=False``)
+    _built()  # the E-Puck2's light sensors (``ahead=False``)
+    assert _run(ONE_ROBOT.format(name="epuck2")) == {"numba": True}
 
 
 def test_machine_code_built_ahead_refuses_nothing_it_was_not_built_for():
