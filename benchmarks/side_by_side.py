@@ -240,11 +240,12 @@ def _fmt(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def swarmstack_command(workload: Workload, ticks: int, speed_m_s: float, threads) -> list[str]:
+def swarmstack_command(workload: Workload, ticks: int, speed_m_s: float, threads,
+                       controller: str = "batched") -> list[str]:
     cmd = [sys.executable, str(ROOT / "benchmarks" / "epuck2_sensors.py"),
            "--robots", str(workload.robots), "--sensors", workload.sensor,
            "--sim-seconds", f"{ticks / TICKS_PER_SECOND:.10g}",
-           "--speed-m-s", f"{speed_m_s:.10g}", "--json"]
+           "--speed-m-s", f"{speed_m_s:.10g}", "--controller", controller, "--json"]
     if threads is not None:
         cmd += ["--threads", str(threads)]
     return cmd
@@ -264,7 +265,7 @@ def run_all(args, argos3: str, library: Path, workdir: Path) -> list[Result]:
         warm = workdir / f"warmup_{w.robots}_{w.sensor}.argos"
         warm.write_text(argos_config(w, args.speed_m_s, WARMUP_TICKS, str(library), args.seed))
         timed([argos3, "-n", "-z", "-c", str(warm)], cwd=workdir)
-        timed(swarmstack_command(w, WARMUP_TICKS, args.speed_m_s, args.threads), cwd=ROOT)
+        timed(swarmstack_command(w, WARMUP_TICKS, args.speed_m_s, args.threads, args.controller), cwd=ROOT)
     for rep in range(1, args.reps + 1):
         for res in results:
             w = res.workload
@@ -274,7 +275,7 @@ def run_all(args, argos3: str, library: Path, workdir: Path) -> list[Result]:
                 raise BenchError(f"ARGoS printed no checksum for {w.label}:\n{a.stderr[-2000:]}")
             res.argos.append(a)
             res.checksums.append(tuple(int(g) for g in m.groups()))
-            s = timed(swarmstack_command(w, args.ticks, args.speed_m_s, args.threads), cwd=ROOT)
+            s = timed(swarmstack_command(w, args.ticks, args.speed_m_s, args.threads, args.controller), cwd=ROOT)
             try:
                 res.in_loop_s.append(json.loads(s.stdout.strip().splitlines()[-1])["wall_time_s"])
             except (IndexError, ValueError, KeyError):
@@ -288,8 +289,8 @@ def run_all(args, argos3: str, library: Path, workdir: Path) -> list[Result]:
 
 
 def report(results: list[Result], args, load_before, load_after) -> dict:
-    print(f"\n{args.ticks} ticks, {args.reps} interleaved repetitions, spin ±{args.speed_m_s:g} m/s; "
-          "whole-process wall s: median (min–max)")
+    print(f"\n{args.ticks} ticks, {args.reps} interleaved repetitions, spin ±{args.speed_m_s:g} m/s, "
+          f"swarmstack's {args.controller} controller; whole-process wall s: median (min–max)")
     head = (f"{'workload':>14} | {'ARGoS whole s':>20} | {'swarmstack whole s':>20} | "
             f"{'swarmstack in-loop s':>20} | {'ARGoS/swarmstack':>16}")
     print(head)
@@ -336,7 +337,7 @@ def report(results: list[Result], args, load_before, load_after) -> dict:
               f"{extra}, {same}")
     print(f"load average (1, 5, 15 min): before {_vec(*load_before)}, after {_vec(*load_after)}")
     return {"ticks": args.ticks, "reps": args.reps, "speed_m_s": args.speed_m_s, "seed": args.seed,
-            "threads": args.threads, "load_average_before": list(load_before),
+            "threads": args.threads, "controller": args.controller, "load_average_before": list(load_before),
             "load_average_after": list(load_after), "workloads": rows}
 
 
@@ -356,6 +357,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1, help="ARGoS random_seed (default 1)")
     p.add_argument("--threads", type=int, default=None,
                    help="passed to epuck2_sensors.py --threads (omitted unless given)")
+    p.add_argument("--controller", choices=("batched", "per-robot"), default="batched",
+                   help="swarmstack's controller form (default batched: one call a tick for "
+                        "the group); per-robot is one call per robot, as ARGoS's controller")
     p.add_argument("--build-dir", type=Path, default=DEFAULT_BUILD,
                    help="where the ARGoS controller is built (default benchmarks/argos/build)")
     p.add_argument("--keep", type=Path, default=None, metavar="DIR",

@@ -36,6 +36,7 @@ from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
 NOT_STOPPED = np.iinfo(np.int64).max  # stop_tick of a run that is still running
+PHASES = ("control", "actuate", "physics", "sense", "radio")  # a tick's, in order
 
 
 def controller_error(group: str, run: Optional[int], robot_id: Optional[int], tick: int,
@@ -122,8 +123,9 @@ class Simulation:
         self._classes = [self._controller_class(gi, g) for gi, g in enumerate(self.groups)]
         self._make_controllers()
         self._initial = self.world.snapshot()
-        self._plan()
         self._started = False
+        self._tick_generation = None  # the thread settings the tick was prepared for
+        self._plan()
 
     # ------------------------------------------------------------------ construction helpers
     @classmethod
@@ -286,6 +288,7 @@ class Simulation:
         em = w.emitters
         self._place_emitters = (bind_lit_emitters(b.x, b.y, b.z, b.yaw, em.local, em.rgb,
                                                   em.world) if self._needs_emitters else None)
+        self._make_tick()
 
     # ------------------------------------------------------------------ controllers
     def _call_controllers(self, method: str) -> None:
@@ -355,6 +358,7 @@ class Simulation:
             self.medium.out_size[rows] = -1
         self._per_robot = [(g, [(c, v) for c, v in pairs if v.run != run])
                            for g, pairs in self._per_robot]
+        self._make_tick()
 
     @property
     def all_stopped(self) -> bool:
@@ -496,31 +500,133 @@ class Simulation:
                 self.medium.params.keys[g.slice.slice] = k[:, STREAM["radio"]]
 
     # ------------------------------------------------------------------ the tick
-    def control(self) -> None:
-        for g, ctrl, view in self._batched:
-            view._new_tick()
-            try:
-                ctrl.step(view)
-            except Exception:
-                self._controller_failed(g, view)
-        for g, pairs in self._per_robot:
-            while pairs:
-                k = 0
+    def _make_tick(self) -> None:
+        """Each phase as a closure over what this simulation holds (its bound kernel calls,
+        arrays, controllers), and the whole tick as one more: a one-robot tick costs a few µs,
+        and the attribute look-ups and method calls of a phase-by-phase step were a third of
+        it. Rebuilt whenever what the phases hold changes: ``_bind`` (thread settings, a
+        reset), ``stop_run``, and a phase method replaced on the instance (``--serve`` wraps
+        ``control`` and ``sense``; the tick then calls the replacements)."""
+        w = self.world
+        b = w.bodies
+        failed = self._controller_failed
+        batched = tuple((g, ctrl, view._new_tick, view) for g, ctrl, view in self._batched)
+        per_robot, hold = self._per_robot, self._hold
+
+        def control_batched() -> None:
+            for g, ctrl, new_tick, view in batched:
+                new_tick()
                 try:
-                    for k, (ctrl, view) in enumerate(pairs):
-                        ctrl.step(view)
-                    break
+                    ctrl.step(view)
                 except Exception:
-                    run = pairs[k][1].run
-                    self._controller_failed(g, pairs[k][1])  # raises unless isolate_runs
-                    pairs = [p for p in pairs[k + 1:] if p[1].run != run]
-        if self._hold:  # stopped runs: whatever a batched controller wrote, safe commands
-            for arr, rows, safe in self._hold:
+                    failed(g, view)
+
+        def control() -> None:
+            if batched:
+                control_batched()
+            for g, pairs in per_robot:
+                while pairs:
+                    k = 0
+                    try:
+                        for k, (ctrl, view) in enumerate(pairs):
+                            ctrl.step(view)
+                        break
+                    except Exception:
+                        run = pairs[k][1].run
+                        failed(g, pairs[k][1])  # raises unless isolate_runs
+                        pairs = [p for p in pairs[k + 1:] if p[1].run != run]
+            # stopped runs: whatever a batched controller wrote, safe commands
+            for arr, rows, safe in hold:
                 arr[rows] = safe
 
+        actuators, motion, measure = tuple(self._actuate), tuple(self._motion), self._measure
+        place, contacts, substeps = self._place_emitters, self._contacts, self._substeps
+        prev_pose, pose = b.prev_pose, b.pose
+        prev = b.prev_x, b.prev_y, b.prev_yaw
+
+        def actuate() -> None:
+            for apply in actuators:
+                apply()
+
+        def physics() -> None:
+            # the pose before the tick (contacts, velocities); `[...] =` costs a third of
+            # np.copyto's 0.45 µs for a small world
+            prev_pose[...] = pose
+            moved = False
+            k = 1
+            for step in motion:
+                r = step()
+                if r < 0:
+                    k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
+                elif r:
+                    moved = True
+            if measure is not None:  # dynamics without a bound: what they moved, measured
+                k = max(k, measure(b))
+            if k > 1:
+                substeps(k)
+                return
+            if moved:
+                contacts(*prev)
+            if place is not None:
+                place()
+
+        sensors, medium = tuple(self._sense), self.medium
+
+        def sense() -> None:
+            for update in sensors:
+                update()
+
+        def radio() -> None:
+            if medium is not None:
+                medium.inbox = medium.deliver(w)
+
+        if not (per_robot or hold):
+            control = control_batched
+        self._phases = {"control": control, "actuate": actuate, "physics": physics,
+                        "sense": sense, "radio": radio}
+        replaced = {name: self.__dict__[name] for name in PHASES if name in self.__dict__}
+        if replaced:
+            control, actuate, physics, sense, radio = (replaced.get(name, self._phases[name])
+                                                       for name in PHASES)
+
+            def tick() -> None:
+                control()
+                actuate()
+                physics()
+                w.tick += 1
+                sense()
+                radio()
+        else:
+            def tick() -> None:
+                control()
+                for apply in actuators:
+                    apply()
+                physics()
+                w.tick += 1
+                for update in sensors:
+                    update()
+                if medium is not None:
+                    medium.inbox = medium.deliver(w)
+
+        self._tick = tick
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        if name in PHASES and "_tick" in self.__dict__:  # a phase replaced: the tick calls it
+            self._make_tick()
+
+    def __delattr__(self, name: str) -> None:
+        object.__delattr__(self, name)
+        if name in PHASES:  # a replacement removed: the tick calls the method again
+            self._make_tick()
+
+    def control(self) -> None:
+        """Every live controller steps on the current readings; the stopped runs' robots then
+        hold their safe commands."""
+        self._phases["control"]()
+
     def actuate(self) -> None:
-        for apply in self._actuate:
-            apply()
+        self._phases["actuate"]()
 
     def physics(self) -> None:
         """Each group's dynamics over the tick, then contacts (only if a body moved).
@@ -532,27 +638,12 @@ class Simulation:
         usual rates ``k`` is 1: one integration and one contact pass, as always.
         ``bodies.prev_pose`` stays the pose before the whole tick.
         """
+        self._phases["physics"]()
+
+    def _substeps(self, k: int) -> None:
+        """The tick again in ``k`` sub-steps, from the pose before it (see :meth:`physics`)."""
         w = self.world
         b = w.bodies
-        # the pose before the tick (contacts, velocities); `[...] =` costs a third of
-        # np.copyto's 0.45 µs for a small world
-        b.prev_pose[...] = b.pose
-        moved = False
-        k = 1
-        for step in self._motion:
-            r = step()
-            if r < 0:
-                k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
-            elif r:
-                moved = True
-        if self._measure is not None:  # dynamics without a bound: what they moved, measured
-            k = max(k, self._measure(b))
-        if k == 1:
-            if moved:
-                self._contacts(b.prev_x, b.prev_y, b.prev_yaw)
-            if self._place_emitters is not None:
-                self._place_emitters()
-            return
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
         h = w.scene.dt / k
         sx, sy, syaw = np.empty_like(b.x), np.empty_like(b.y), np.empty_like(b.yaw)
@@ -566,7 +657,6 @@ class Simulation:
             if moved:
                 self._contacts(sx, sy, syaw)
         self._refresh_emitters()
-
     def _contacts(self, prev_x, prev_y, prev_yaw) -> None:
         """Project overlaps out of the current poses; ``prev_*`` the (valid) poses before the
         step just integrated, where a body that cannot be cleared goes back. Counts the
@@ -598,32 +688,31 @@ class Simulation:
             self._place_emitters()
 
     def sense(self) -> None:
-        for update in self._sense:
-            update()
+        self._phases["sense"]()
 
     def radio(self) -> None:
         """Deliver the frames sent this tick, from where the robots now are."""
-        if self.medium is not None:
-            self.medium.inbox = self.medium.deliver(self.world)
+        self._phases["radio"]()
 
     def step(self) -> None:
-        """One tick: control → actuate → physics, then sense the new state. Each phase is a
-        call of its method, so that a server may wrap one (``--serve ros2`` wraps ``sense``).
+        """One tick: control → actuate → physics, then sense the new state (the phases'
+        methods, or what replaced one on this instance).
 
         Readings therefore always describe the current world: after ``start()`` those of tick
         0, after k steps those of tick k — the ones the controllers will see next.
         """
+        if self._tick_generation != threads.generation:
+            self._prepare_tick()
+        self._tick()
+
+    def _prepare_tick(self) -> None:
+        """Before the first tick, and after the thread settings changed: start if not yet
+        started, and bind the kernels anew if the settings changed since they were bound."""
         if not self._started:
             self.start()
-        if self._threads_seen != threads.generation:  # thread settings changed: rebind
+        if self._threads_seen != threads.generation:
             self._bind()
-        self.control()
-        self.actuate()
-        self.physics()
-        self.world.tick += 1
-        self.sense()
-        if self.medium is not None:
-            self.medium.inbox = self.medium.deliver(self.world)
+        self._tick_generation = threads.generation
 
     def run(self, ticks: int) -> None:
         for _ in range(ticks):

@@ -117,6 +117,9 @@ def test_swarmstack_command_passes_speed_and_threads_only_when_given():
     assert "--threads" not in cmd
     cmd = sbs.swarmstack_command(w, 72_000, 0.075, 2)
     assert cmd[cmd.index("--threads") + 1] == "2"
+    assert cmd[cmd.index("--controller") + 1] == "batched"
+    cmd = sbs.swarmstack_command(w, 72_000, 0.075, None, "per-robot")
+    assert cmd[cmd.index("--controller") + 1] == "per-robot"
 
 
 def run_script(*args, path: str):
@@ -144,7 +147,7 @@ def test_a_malformed_workload_is_one_line_not_a_traceback(spec, tmp_path):
 def test_help_lists_the_options_the_docs_use(tmp_path):
     r = run_script("--help", path=str(tmp_path))
     assert r.returncode == 0
-    for flag in ("--workloads", "--reps", "--ticks", "--speed-m-s", "--threads"):
+    for flag in ("--workloads", "--reps", "--ticks", "--speed-m-s", "--threads", "--controller"):
         assert flag in r.stdout
 
 
@@ -169,7 +172,7 @@ def fake_run(whole: float, cpu: float) -> sbs.Run:
 
 def test_report_gives_medians_ratios_and_flags_a_checksum_that_changed(capsys):
     class Args:
-        ticks, reps, speed_m_s, seed, threads = 100, 3, 0.075, 1, None
+        ticks, reps, speed_m_s, seed, threads, controller = 100, 3, 0.075, 1, None, "per-robot"
 
     steady = sbs.Result(sbs.Workload(50, "proximity"),
                         argos=[fake_run(w, 9.0) for w in (10.0, 12.0, 30.0)],
@@ -186,3 +189,4 @@ def test_report_gives_medians_ratios_and_flags_a_checksum_that_changed(capsys):
     assert first["cpu_ratio_argos_over_swarmstack"] == pytest.approx(9.0 / 1.5)
     assert first["argos_checksum_identical"] and not second["argos_checksum_identical"]
     assert "DIFFERS" in out and "7 over 100 reads, identical" in out
+    assert "per-robot controller" in out and summary["controller"] == "per-robot"
