@@ -65,6 +65,104 @@ def _from_interrupt(exc: Optional[BaseException]) -> bool:
     return False
 
 
+def control_phase(batched: list, per_robot: list, hold: list, failed) -> Callable[[], None]:
+    """The control phase over ``batched`` ((group, controller, view) of each batched group),
+    ``per_robot`` ((group, [(controller, view) of each live robot])) and ``hold`` ((command
+    array, rows, safe value) of the stopped runs' robots); ``failed(group, view)`` is called
+    inside the ``except`` of a controller that raised."""
+    batched = tuple((g, ctrl, view._new_tick, view) for g, ctrl, view in batched)
+
+    def control_batched() -> None:
+        for g, ctrl, new_tick, view in batched:
+            new_tick()
+            try:
+                ctrl.step(view)
+            except Exception:
+                failed(g, view)
+
+    if len(batched) == 1:  # the usual case, without the loop (a tenth of a small tick)
+        (g1, ctrl1, new_tick1, view1), = batched
+
+        def control_batched() -> None:
+            new_tick1()
+            try:
+                ctrl1.step(view1)
+            except Exception:
+                failed(g1, view1)
+
+    if not (per_robot or hold):
+        return control_batched
+
+    def control() -> None:
+        if batched:
+            control_batched()
+        for g, pairs in per_robot:
+            while pairs:
+                k = 0
+                try:
+                    for k, (ctrl, view) in enumerate(pairs):
+                        ctrl.step(view)
+                    break
+                except Exception:
+                    run = pairs[k][1].run
+                    failed(g, pairs[k][1])  # raises unless isolate_runs
+                    pairs = [p for p in pairs[k + 1:] if p[1].run != run]
+        # stopped runs: whatever a batched controller wrote, safe commands
+        for arr, rows, safe in hold:
+            arr[rows] = safe
+
+    return control
+
+
+def physics_phase(bodies, motion: tuple, measure, contacts, substeps,
+                  place) -> Callable[[], None]:
+    """The physics phase: keep the pose before the tick, then each group's ``motion`` call
+    (1: it moved a body, 0: not, −k: it moved nothing and the tick needs k sub-steps), or
+    ``measure(bodies)`` for dynamics without a bound; then ``contacts(prev_x, prev_y,
+    prev_yaw)`` if a body moved and ``place()`` (lit emitters, or None), or ``substeps(k)``
+    for the whole tick again in k sub-steps."""
+    prev_pose, pose = bodies.prev_pose, bodies.pose
+    prev = bodies.prev_x, bodies.prev_y, bodies.prev_yaw
+
+    def physics() -> None:
+        # the pose before the tick (contacts, velocities); `[...] =` costs a third of
+        # np.copyto's 0.45 µs for a small world
+        prev_pose[...] = pose
+        moved = False
+        k = 1
+        for step in motion:
+            r = step()
+            if r < 0:
+                k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
+            elif r:
+                moved = True
+        if measure is not None:  # dynamics without a bound: what they moved, measured
+            k = max(k, measure(bodies))
+        if k > 1:
+            substeps(k)
+            return
+        if moved:
+            contacts(*prev)
+        if place is not None:
+            place()
+
+    if len(motion) == 1 and measure is None:  # one group, bounded: the same, without the loop
+        move, = motion
+
+        def physics() -> None:
+            prev_pose[...] = pose
+            r = move()
+            if r < 0:
+                substeps(-r)
+                return
+            if r:
+                contacts(*prev)
+            if place is not None:
+                place()
+
+    return physics
+
+
 class Simulation:
     """``runs`` runs of one experiment, stepped together.
 
@@ -502,75 +600,18 @@ class Simulation:
     # ------------------------------------------------------------------ the tick
     def _make_tick(self) -> None:
         """Each phase as a closure over what this simulation holds (its bound kernel calls,
-        arrays, controllers), and the whole tick as one more: a one-robot tick costs a few µs,
-        and the attribute look-ups and method calls of a phase-by-phase step were a third of
-        it. Rebuilt whenever what the phases hold changes: ``_bind`` (thread settings, a
-        reset), ``stop_run``, and a phase method replaced on the instance (``--serve`` wraps
-        ``control`` and ``sense``; the tick then calls the replacements)."""
+        arrays, controllers), and the whole tick as one more: a one-robot tick costs about
+        2 µs, and the attribute look-ups and method calls of a phase-by-phase step were a
+        third of it. Rebuilt whenever what the phases hold changes: ``_bind`` (thread
+        settings, a reset), ``stop_run``, and a phase method replaced on the instance
+        (``--serve`` wraps ``control`` and ``sense``; the tick then calls the replacements)."""
         w = self.world
         b = w.bodies
-        failed = self._controller_failed
-        batched = tuple((g, ctrl, view._new_tick, view) for g, ctrl, view in self._batched)
-        per_robot, hold = self._per_robot, self._hold
-
-        def control_batched() -> None:
-            for g, ctrl, new_tick, view in batched:
-                new_tick()
-                try:
-                    ctrl.step(view)
-                except Exception:
-                    failed(g, view)
-
-        def control() -> None:
-            if batched:
-                control_batched()
-            for g, pairs in per_robot:
-                while pairs:
-                    k = 0
-                    try:
-                        for k, (ctrl, view) in enumerate(pairs):
-                            ctrl.step(view)
-                        break
-                    except Exception:
-                        run = pairs[k][1].run
-                        failed(g, pairs[k][1])  # raises unless isolate_runs
-                        pairs = [p for p in pairs[k + 1:] if p[1].run != run]
-            # stopped runs: whatever a batched controller wrote, safe commands
-            for arr, rows, safe in hold:
-                arr[rows] = safe
-
-        actuators, motion, measure = tuple(self._actuate), tuple(self._motion), self._measure
-        place, contacts, substeps = self._place_emitters, self._contacts, self._substeps
-        prev_pose, pose = b.prev_pose, b.pose
-        prev = b.prev_x, b.prev_y, b.prev_yaw
+        actuators, sensors, medium = tuple(self._actuate), tuple(self._sense), self.medium
 
         def actuate() -> None:
             for apply in actuators:
                 apply()
-
-        def physics() -> None:
-            # the pose before the tick (contacts, velocities); `[...] =` costs a third of
-            # np.copyto's 0.45 µs for a small world
-            prev_pose[...] = pose
-            moved = False
-            k = 1
-            for step in motion:
-                r = step()
-                if r < 0:
-                    k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
-                elif r:
-                    moved = True
-            if measure is not None:  # dynamics without a bound: what they moved, measured
-                k = max(k, measure(b))
-            if k > 1:
-                substeps(k)
-                return
-            if moved:
-                contacts(*prev)
-            if place is not None:
-                place()
-
-        sensors, medium = tuple(self._sense), self.medium
 
         def sense() -> None:
             for update in sensors:
@@ -580,10 +621,13 @@ class Simulation:
             if medium is not None:
                 medium.inbox = medium.deliver(w)
 
-        if not (per_robot or hold):
-            control = control_batched
-        self._phases = {"control": control, "actuate": actuate, "physics": physics,
-                        "sense": sense, "radio": radio}
+        self._phases = {
+            "control": control_phase(self._batched, self._per_robot, self._hold,
+                                     self._controller_failed),
+            "actuate": actuate,
+            "physics": physics_phase(b, tuple(self._motion), self._measure, self._contacts,
+                                     self._substeps, self._place_emitters),
+            "sense": sense, "radio": radio}
         replaced = {name: self.__dict__[name] for name in PHASES if name in self.__dict__}
         if replaced:
             control, actuate, physics, sense, radio = (replaced.get(name, self._phases[name])
@@ -597,6 +641,8 @@ class Simulation:
                 sense()
                 radio()
         else:
+            control, physics = self._phases["control"], self._phases["physics"]
+
             def tick() -> None:
                 control()
                 for apply in actuators:
@@ -716,7 +762,9 @@ class Simulation:
 
     def run(self, ticks: int) -> None:
         for _ in range(ticks):
-            self.step()
+            if self._tick_generation != threads.generation:
+                self._prepare_tick()
+            self._tick()
 
     def finish(self) -> None:
         """The run is over: script controllers run their end hook (a Lua script's
