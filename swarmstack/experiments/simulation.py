@@ -121,13 +121,13 @@ def physics_phase(bodies, motion: tuple, measure, contacts, substeps,
     ``measure(bodies)`` for dynamics without a bound; then ``contacts(prev_x, prev_y,
     prev_yaw)`` if a body moved and ``place()`` (lit emitters, or None), or ``substeps(k)``
     for the whole tick again in k sub-steps."""
-    prev_pose, pose = bodies.prev_pose, bodies.pose
+    # the pose before the tick (contacts, velocities), copied as bytes: for a small world a
+    # memoryview's copy costs half of `prev_pose[...] = pose` and a sixth of np.copyto
+    prev_pose, pose = (memoryview(a).cast("B") for a in (bodies.prev_pose, bodies.pose))
     prev = bodies.prev_x, bodies.prev_y, bodies.prev_yaw
 
     def physics() -> None:
-        # the pose before the tick (contacts, velocities); `[...] =` costs a third of
-        # np.copyto's 0.45 µs for a small world
-        prev_pose[...] = pose
+        prev_pose[:] = pose
         moved = False
         k = 1
         for step in motion:
@@ -150,7 +150,7 @@ def physics_phase(bodies, motion: tuple, measure, contacts, substeps,
         move, = motion
 
         def physics() -> None:
-            prev_pose[...] = pose
+            prev_pose[:] = pose
             r = move()
             if r < 0:
                 substeps(-r)
