@@ -247,6 +247,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
                 recorder.frame()
             # looked up once: a small run's tick is a few µs, and each look-up 0.02–0.1 µs
             step, every, monotonic = sim.step, out.every, time.monotonic
+            log = writer.log if writer.tables() else None  # nothing logged: no call a tick
             frame_every = recorder.every if recorder is not None else 0
             for t in range(ticks):
                 # (stopped_any first: all_stopped itself is a property that checks every run)
@@ -260,7 +261,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
                 done = t + 1
                 if sim.stopped_any and sim.all_stopped:  # rows end at each run's stop tick
                     break
-                if done % every == 0 and writer.log():
+                if log is not None and done % every == 0 and log():
                     heartbeat()
                 elif monotonic() - last_beat >= HEARTBEAT_S:
                     heartbeat()

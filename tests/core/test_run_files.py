@@ -132,6 +132,27 @@ def test_summary_lists_exactly_the_files_written(tmp_path):
                                 "trajectories/part-00002.parquet"]
 
 
+@pytest.mark.parametrize("crash_tick", [None, 7])
+def test_a_run_that_logs_nothing_writes_no_part_and_a_true_summary(tmp_path, crash_tick):
+    out = tmp_path / "out"
+    ctrl = ({"python": "tests.core.controllers:Spin"} if crash_tick is None else
+            {"python": "tests.core.controllers:CrashAt",
+             "params": {"tick": crash_tick, "robot_id": 1}})
+    cfg = parse_experiment({
+        "simulation": {"ticks": 25}, "arena": {"size": [1.0, 1.0]},
+        "robots": [{"name": "a", "count": 3, "sensors": {"encoders": True},
+                    "controller": ctrl}],
+        "output": {"trajectories": False}})
+    summary = run_experiment(cfg, out)
+    assert summary["files"] == _on_disk(out) == []
+    if crash_tick is None:
+        assert summary["status"] == "completed" and summary["ticks_done"] == 25
+    else:
+        assert summary["status"] == "failed" and summary["ticks_done"] == crash_tick
+        assert summary["runs_status"][0]["ticks_done"] == crash_tick
+    assert _summary(out) == json.loads(json.dumps(summary))
+
+
 # ------------------------------------------------------------------ bounded parts
 def test_parts_are_bounded_by_rows_not_only_by_ticks(tmp_path, monkeypatch):
     monkeypatch.setattr(results, "PART_ROWS", 40)  # 4 robots: 10 ticks per part at most
