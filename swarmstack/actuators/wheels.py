@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from swarmstack import jit, threads
 from swarmstack.kernels import njit, prange
-from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
 # robots per work item of the parallel form; a robot costs a few nanoseconds, so only large
@@ -85,6 +86,8 @@ class Wheels:
         key = keys[:, STREAM["wheels"]]
         out = drive["wheel_speed"]
         kernel = jit.compiled(_apply, cmd, max_speed, kind, level, key, world.tick, out, clamped)
+        if kind == NOISE_NONE:  # the tick only keys the noise: none, no Python frame a tick
+            return partial(kernel, cmd, max_speed, kind, level, key, 0, out, clamped)
 
         def apply_bound():
             kernel(cmd, max_speed, kind, level, key, world.tick, out, clamped)

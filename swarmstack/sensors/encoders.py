@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from swarmstack import jit, threads
 from swarmstack.kernels import njit, prange
-from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
 REGISTER_SPAN = 65536.0
@@ -107,6 +108,8 @@ class Encoders:
         kind, level, key = NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]]
         kernel = jit.compiled(encoder_kernel, speed, dt, per_m, kind, level, key, world.tick,
                               state, out)
+        if kind == NOISE_NONE:  # the tick only keys the noise: none, no Python frame a tick
+            return partial(kernel, speed, dt, per_m, kind, level, key, 0, state, out)
 
         def update_bound():
             kernel(speed, dt, per_m, kind, level, key, world.tick, state, out)

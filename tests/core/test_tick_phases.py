@@ -107,3 +107,42 @@ def test_a_run_stopped_by_hand_holds_its_safe_commands_under_a_batched_controlle
     sim.reset()
     sim.step()
     assert np.all(g.commands["wheels"] != 0.0)  # every run restarts
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_the_ticks_bound_calls_equal_the_methods_tick_by_tick(noisy):
+    """The tick calls wheels and encoders through bound calls (without noise, the tick is
+    left out of the call); the methods, called with every argument, give the same numbers,
+    and noise, when on, is drawn anew every tick."""
+    sensors = {"encoders": {"noise": "uniform", "level": 0.3} if noisy else True}
+    cfg = {"arena": {"size": [1.0, 1.0]},
+           "robots": [{"name": "r", "count": 3, "sensors": sensors,
+                       "wheels": {"noise": "gaussian", "level": 0.05} if noisy else {},
+                       "controller": {"python": "tests.core.controllers:RandomWheels"}}]}
+    bound, by_method = Simulation.from_dict(cfg, seed=2), Simulation.from_dict(cfg, seed=2)
+    for sim in (bound, by_method):
+        sim.start()
+    g = by_method.groups[0]
+    (spec, wheels), = [(s, a) for s, a in g.actuators if s.name == "wheels"]
+    encoders = g.devices["encoders"]
+    w = by_method.world
+    errors = []
+    for _ in range(20):
+        bound.step()
+        by_method.control()
+        wheels.apply(w, g.slice, g.keys, g.commands, w.drive[g.slice.index])
+        by_method.physics()
+        w.tick += 1
+        encoders.update(w, g.slice, g.keys, g.readings["encoders"], g.states["encoders"])
+        b_drive = bound.world.drive[0]
+        assert np.array_equal(b_drive["wheel_speed"], w.drive[g.slice.index]["wheel_speed"])
+        assert np.array_equal(bound.readings("r")["encoders"], g.readings["encoders"])
+        assert np.array_equal(bound.groups[0].states["encoders"], g.states["encoders"])
+        cmd = bound.groups[0].commands["wheels"]
+        clamped = np.clip(cmd, -wheels.max_speed_m_s, wheels.max_speed_m_s)
+        errors.append(b_drive["wheel_speed"] / clamped - 1.0)  # the relative noise drawn
+    errors = np.array(errors)
+    if noisy:  # a new draw every tick, for every robot and wheel
+        assert len(np.unique(errors)) == errors.size
+    else:
+        assert np.all(errors == 0.0)
