@@ -19,6 +19,7 @@ from swarmstack.power.battery import (
     initial_charge,
     load_model,
     speed_row,
+    step_of,
     time_left_s,
 )
 from swarmstack.power.tables import BatteryTableError, data_path
@@ -27,5 +28,5 @@ __all__ = [
     "BatteryModel", "BatteryTableError", "CUBIC_CUTOFFS", "INTERPOLATIONS", "KINDS",
     "autonomy_s", "cardano_root", "crazyflie_battery", "curve", "data_path", "discharge",
     "discharge_at_tick", "epuck2_battery", "initial_charge", "load_model", "speed_row",
-    "start_offset_s", "time_left_s",
+    "start_offset_s", "step_of", "time_left_s",
 ]

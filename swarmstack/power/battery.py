@@ -193,27 +193,35 @@ def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarr
         raise ValueError(f"dt_s {dt_s!r}; expected > 0")
     if out is None:
         out = np.empty_like(q)
-    dt_s = float(dt_s)
+    serial, parallel, parallel_min, args = step_of(model, q, dx, dth, float(dt_s), out)
+    pick(len(q), serial, parallel, parallel_min, kernels.CHUNK)(*args)
+    return out
+
+
+def step_of(model: BatteryModel, charge: np.ndarray, distance_m: np.ndarray,
+            rotation_rad: np.ndarray, dt_s: float, out: np.ndarray) -> tuple:
+    """The kernels of one :func:`discharge` step of ``model`` and their arguments (float64
+    1-D arrays of one length, checked by the caller): ``(serial, parallel, parallel_min,
+    args)``: ``serial(*args)`` writes the next charge into ``out``, ``parallel(*args, chunk)``
+    too on the thread pool, worth it from ``parallel_min`` robots."""
     t = model.table
     kind = model.kind
-    n = len(q)
     K = kernels
     if kind == "simple":
-        step = pick(n, K.simple_step, K.simple_step_parallel, K.PARALLEL_MIN, K.CHUNK)
-        return step(q, dx, dth, dt_s, t.slope_static_per_s, t.slope_moving_per_s,
-                    model.spin_radius_m, out)
+        return K.simple_step, K.simple_step_parallel, K.PARALLEL_MIN, (
+            charge, distance_m, rotation_rad, dt_s, t.slope_static_per_s, t.slope_moving_per_s,
+            model.spin_radius_m, out)
     if kind == "linear":
-        step = pick(n, K.linear_step, K.linear_step_parallel, K.PARALLEL_MIN, K.CHUNK)
-        return step(q, dx, dth, dt_s, t.slope_per_s, model.spin_radius_m, model.max_speed_cm_s,
-                    model.published, out)
+        return K.linear_step, K.linear_step_parallel, K.PARALLEL_MIN, (
+            charge, distance_m, rotation_rad, dt_s, t.slope_per_s, model.spin_radius_m,
+            model.max_speed_cm_s, model.published, out)
     if kind == "cubic":
-        step = pick(n, K.cubic_step, K.cubic_step_parallel, K.PARALLEL_MIN_CUBIC, K.CHUNK)
-        return step(q, dx, dth, dt_s, t.coeffs, t.tmax_s, model.spin_radius_m,
-                    model.max_speed_cm_s, model.published, model.cubic_cutoff == "after_step",
-                    out)
-    step = pick(n, K.segment_step, K.segment_step_parallel, K.PARALLEL_MIN, K.CHUNK)
-    return step(q, dx, dth, dt_s, t.slope_per_s, t.charge_from, t.charge_to, model.spin_radius_m,
-                model.max_speed_cm_s, model.published, out)
+        return K.cubic_step, K.cubic_step_parallel, K.PARALLEL_MIN_CUBIC, (
+            charge, distance_m, rotation_rad, dt_s, t.coeffs, t.tmax_s, model.spin_radius_m,
+            model.max_speed_cm_s, model.published, model.cubic_cutoff == "after_step", out)
+    return K.segment_step, K.segment_step_parallel, K.PARALLEL_MIN, (
+        charge, distance_m, rotation_rad, dt_s, t.slope_per_s, t.charge_from, t.charge_to,
+        model.spin_radius_m, model.max_speed_cm_s, model.published, out)
 
 
 def discharge_at_tick(tick: int, charge: np.ndarray, distance_m: np.ndarray,

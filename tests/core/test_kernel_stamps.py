@@ -104,3 +104,40 @@ def test_the_package_kernels_carry_the_stamp_of_what_they_import():
     assert out.stdout.startswith("True")
     for needed in ("geometry/rays.py", "sensors/ranging.py", "sensors/noise.py", "world/rng.py"):
         assert needed in out.stdout
+
+
+def test_a_kernels_stamp_does_not_depend_on_what_else_is_loaded():
+    """The digest of what a kernel's module imports is the same in a one-robot run and in a
+    process that loaded every module of the package (``swarmstack compile`` runs every robot
+    type): otherwise the cache and the kernels built ahead would not be found by small runs. A
+    kernel module that imported a package by name (its namespace grows with the submodules
+    others load) failed this."""
+    code = """
+import importlib, json, pkgutil, sys
+import swarmstack
+from swarmstack.experiments.simulation import Simulation
+from swarmstack.kernels import declare
+from swarmstack.kernels.ahead import _digest_of
+from swarmstack.kernel_stamps import imports_digest
+sim = Simulation.from_dict({"arena": {"size": [1.0, 1.0]}, "robots": [{"name": "e", "count": 1,
+    "sensors": {"encoders": True, "battery": {"model": "cubic"}, "proximity": True},
+    "controller": {"python": "tests.core.controllers:RandomWheels"}}]}, seed=1)
+sim.run(3)
+def digests():
+    imports_digest.cache_clear()
+    return {k.py_func.__module__: _digest_of(k) for k in declare.declared()}
+before = digests()
+for m in pkgutil.walk_packages(swarmstack.__path__, "swarmstack."):
+    try:
+        importlib.import_module(m.name)
+    except Exception:   # an optional extra not installed
+        pass
+after = digests()
+print(json.dumps({"checked": len(before),
+                  "changed": sorted(k for k in before if after.get(k) != before[k])}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=600)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["checked"] > 5 and result["changed"] == []
