@@ -111,10 +111,11 @@ def test_a_run_stopped_by_hand_holds_its_safe_commands_under_a_batched_controlle
 
 @pytest.mark.parametrize("noisy", [False, True])
 def test_the_ticks_bound_calls_equal_the_methods_tick_by_tick(noisy):
-    """The tick calls wheels and encoders through bound calls (without noise, the tick is
-    left out of the call); the methods, called with every argument, give the same numbers,
-    and noise, when on, is drawn anew every tick."""
-    sensors = {"encoders": {"noise": "uniform", "level": 0.3} if noisy else True}
+    """The tick calls wheels, encoders and the battery through bound calls (without noise,
+    the tick is left out of the call); the methods, called with every argument, give the same
+    numbers, and noise, when on, is drawn anew every tick."""
+    sensors = {"encoders": {"noise": "uniform", "level": 0.3} if noisy else True,
+               "battery": {"model": "cubic"}}
     cfg = {"arena": {"size": [1.0, 1.0]},
            "robots": [{"name": "r", "count": 3, "sensors": sensors,
                        "wheels": {"noise": "gaussian", "level": 0.05} if noisy else {},
@@ -134,6 +135,8 @@ def test_the_ticks_bound_calls_equal_the_methods_tick_by_tick(noisy):
         by_method.physics()
         w.tick += 1
         encoders.update(w, g.slice, g.keys, g.readings["encoders"], g.states["encoders"])
+        g.devices["battery"].update(w, g.slice, g.keys, g.readings["battery"], None)
+        assert np.array_equal(bound.readings("r")["battery"], g.readings["battery"])
         b_drive = bound.world.drive[0]
         assert np.array_equal(b_drive["wheel_speed"], w.drive[g.slice.index]["wheel_speed"])
         assert np.array_equal(bound.readings("r")["encoders"], g.readings["encoders"])
