@@ -32,6 +32,7 @@ from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.experiments import build as builder
 from swarmstack.experiments.build import Group
 from swarmstack.experiments.config import ConfigError, ExperimentCfg, one_line, parse_experiment
+from swarmstack.experiments.phases import control_phase, physics_phase
 from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
@@ -63,104 +64,6 @@ def _from_interrupt(exc: Optional[BaseException]) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
-
-
-def control_phase(batched: list, per_robot: list, hold: list, failed) -> Callable[[], None]:
-    """The control phase over ``batched`` ((group, controller, view) of each batched group),
-    ``per_robot`` ((group, [(controller, view) of each live robot])) and ``hold`` ((command
-    array, rows, safe value) of the stopped runs' robots); ``failed(group, view)`` is called
-    inside the ``except`` of a controller that raised."""
-    batched = tuple((g, ctrl, view._new_tick, view) for g, ctrl, view in batched)
-
-    def control_batched() -> None:
-        for g, ctrl, new_tick, view in batched:
-            new_tick()
-            try:
-                ctrl.step(view)
-            except Exception:
-                failed(g, view)
-
-    if len(batched) == 1:  # the usual case, without the loop (a tenth of a small tick)
-        (g1, ctrl1, new_tick1, view1), = batched
-
-        def control_batched() -> None:
-            new_tick1()
-            try:
-                ctrl1.step(view1)
-            except Exception:
-                failed(g1, view1)
-
-    if not (per_robot or hold):
-        return control_batched
-
-    def control() -> None:
-        if batched:
-            control_batched()
-        for g, pairs in per_robot:
-            while pairs:
-                k = 0
-                try:
-                    for k, (ctrl, view) in enumerate(pairs):
-                        ctrl.step(view)
-                    break
-                except Exception:
-                    run = pairs[k][1].run
-                    failed(g, pairs[k][1])  # raises unless isolate_runs
-                    pairs = [p for p in pairs[k + 1:] if p[1].run != run]
-        # stopped runs: whatever a batched controller wrote, safe commands
-        for arr, rows, safe in hold:
-            arr[rows] = safe
-
-    return control
-
-
-def physics_phase(bodies, motion: tuple, measure, contacts, substeps,
-                  place) -> Callable[[], None]:
-    """The physics phase: keep the pose before the tick, then each group's ``motion`` call
-    (1: it moved a body, 0: not, −k: it moved nothing and the tick needs k sub-steps), or
-    ``measure(bodies)`` for dynamics without a bound; then ``contacts(prev_x, prev_y,
-    prev_yaw)`` if a body moved and ``place()`` (lit emitters, or None), or ``substeps(k)``
-    for the whole tick again in k sub-steps."""
-    # the pose before the tick (contacts, velocities), copied as bytes: for a small world a
-    # memoryview's copy costs half of `prev_pose[...] = pose` and a sixth of np.copyto
-    prev_pose, pose = (memoryview(a).cast("B") for a in (bodies.prev_pose, bodies.pose))
-    prev = bodies.prev_x, bodies.prev_y, bodies.prev_yaw
-
-    def physics() -> None:
-        prev_pose[:] = pose
-        moved = False
-        k = 1
-        for step in motion:
-            r = step()
-            if r < 0:
-                k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
-            elif r:
-                moved = True
-        if measure is not None:  # dynamics without a bound: what they moved, measured
-            k = max(k, measure(bodies))
-        if k > 1:
-            substeps(k)
-            return
-        if moved:
-            contacts(*prev)
-        if place is not None:
-            place()
-
-    if len(motion) == 1 and measure is None:  # one group, bounded: the same, without the loop
-        move, = motion
-
-        def physics() -> None:
-            prev_pose[:] = pose
-            r = move()
-            if r < 0:
-                substeps(-r)
-                return
-            if r:
-                contacts(*prev)
-            if place is not None:
-                place()
-
-    return physics
 
 
 class Simulation:
@@ -599,11 +502,9 @@ class Simulation:
 
     # ------------------------------------------------------------------ the tick
     def _make_tick(self) -> None:
-        """Each phase as a closure over what this simulation holds (its bound kernel calls,
-        arrays, controllers), and the whole tick as one more: a one-robot tick costs about
-        2 µs, and the attribute look-ups and method calls of a phase-by-phase step were a
-        third of it. Rebuilt whenever what the phases hold changes: ``_bind`` (thread
-        settings, a reset), ``stop_run``, and a phase method replaced on the instance
+        """Each phase as a closure over what this simulation holds (``experiments.phases``),
+        and the whole tick as one more. Rebuilt whenever what they hold changes: ``_bind``
+        (thread settings, a reset), ``stop_run``, and a phase method replaced on the instance
         (``--serve`` wraps ``control`` and ``sense``; the tick then calls the replacements)."""
         w = self.world
         b = w.bodies
