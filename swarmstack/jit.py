@@ -50,8 +50,9 @@ import os
 import pickle
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
+from swarmstack.kernels import declare
 from swarmstack.kernels.declare import Kernel
 
 _prepared = False
@@ -478,6 +479,25 @@ def _write_atomically(path: Path, data: bytes) -> None:
             pass
 
 
+class NumbaAfterStart:
+    """A bound call of a kernel declared ``ahead="start"``: the machine code built ahead for
+    the first :data:`~swarmstack.kernels.declare.AHEAD_CALLS` calls (a run starts without
+    Numba), then Numba's own, faster for this kernel (started then, if it was not)."""
+
+    __slots__ = ("function", "calls", "kernel")
+
+    def __init__(self, function: Callable, kernel):
+        self.function, self.calls, self.kernel = function, 0, kernel
+
+    def __call__(self, *args):
+        if self.kernel is not None:
+            self.calls += 1
+            if self.calls > declare.AHEAD_CALLS or declare.numba_started():
+                self.function = _numba_compiled(self.kernel.dispatcher(), args)
+                self.kernel = None
+        return self.function(*args)
+
+
 def compiled(kernel, *args):
     """The machine code of ``kernel`` (declared with :func:`swarmstack.kernels.njit`, or a Numba
     dispatcher) for exactly the types of ``args``, as a plain callable: built ahead of time
@@ -495,8 +515,16 @@ def compiled(kernel, *args):
     if isinstance(declared, Kernel):  # (a kernel's dispatcher names its kernel)
         function = declared.ahead(args)
         if function is not None:
+            if declared.numba_after_start:
+                return NumbaAfterStart(function, declared)
             return function
         kernel = declared.dispatcher()
+    return _numba_compiled(kernel, args)
+
+
+def _numba_compiled(kernel, args: tuple) -> Callable:
+    """Numba's machine code of dispatcher ``kernel`` for the types of ``args`` (``kernel``
+    itself when it is no dispatcher: ``NUMBA_DISABLE_JIT``)."""
     overloads = getattr(kernel, "overloads", None)
     if overloads is None:
         return kernel

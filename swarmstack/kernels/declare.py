@@ -87,8 +87,14 @@ class Kernel:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.options = dict(options)
-        # ahead=False: never built ahead of time (Numba's own compilation runs it faster)
-        self.built_ahead = bool(self.options.pop("ahead", True))
+        # ahead=False: never built ahead of time; ahead="start": built ahead for the start of
+        # a run, its bound calls going to Numba after AHEAD_CALLS (Numba's own compilation
+        # runs it faster: the E-Puck2's light sensors)
+        ahead = self.options.pop("ahead", True)
+        if ahead not in (True, False, "start"):
+            raise ValueError(f"njit: ahead={ahead!r}; expected True, False or 'start'")
+        self.built_ahead = bool(ahead)
+        self.numba_after_start = ahead == "start"
         self._dispatcher = None
         self._ahead: Optional[dict] = None  # {argument types: function}, once looked up
         self._ahead_calls = 0  # calls that ran the machine code built ahead (not bound ones)
@@ -173,12 +179,15 @@ def with_callees(kernel: Kernel, qualname: str, **callees: Kernel) -> Kernel:
     twin.__qualname__ = qualname
     twin.__kwdefaults__ = py_func.__kwdefaults__
     twin.__doc__ = py_func.__doc__
-    return Kernel(twin, {**kernel.options, "ahead": kernel.built_ahead})
+    ahead = "start" if kernel.numba_after_start else kernel.built_ahead
+    return Kernel(twin, {**kernel.options, "ahead": ahead})
 
 
 def njit(*args, **options):
-    """Declare a kernel: ``@njit(cache=True, …)`` or ``@njit``, with ``numba.njit``'s options
-    and ``ahead=False`` for a kernel never to be built ahead of time."""
+    """Declare a kernel: ``@njit(cache=True, …)`` or ``@njit``, with ``numba.njit``'s options,
+    ``ahead=False`` for a kernel never to be built ahead of time and ``ahead="start"`` for one
+    built ahead only to start runs without Numba (its bound calls, :func:`swarmstack.jit.
+    compiled`, run Numba's own code after :data:`AHEAD_CALLS`)."""
     if args and callable(args[0]) and len(args) == 1 and not options:
         return Kernel(args[0], {})
     if args:

@@ -405,10 +405,11 @@ def _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, 
 # Without the runtime's reference counting (``_nrt=False``, as the camera's): the arrays are
 # only borrowed for the call and nothing here allocates (the scratch comes with the call), so
 # unboxing skips a reference-counted wrapper per array and the loops count no references.
-# Not built ahead of time: Numba's ahead-of-time compiler makes it 1.7 times slower than its
-# own compilation does (11.9 against 7.1 µs a call at 50 robots; every other bound kernel runs
-# as fast either way), so a run with light sensors starts Numba.
-@njit(cache=True, error_model="numpy", _nrt=False, ahead=False)
+# Built ahead only for the start of a run: Numba's ahead-of-time compiler makes it 1.7 times
+# slower than its own compilation does (11.9 against 7.1 µs a call at 50 robots; every other
+# bound kernel runs as fast either way), so after its first calls a run with light sensors
+# starts Numba and goes on with Numba's code.
+@njit(cache=True, error_model="numpy", _nrt=False, ahead="start")
 def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                  order, max_radius, lights, em_world, em_rgb, rgb_flat, em_intensity, em_count,
                  em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level, keys,

@@ -45,24 +45,15 @@ def moving_and_noisy(cfg: dict) -> dict:
     return cfg
 
 
-def without_light(cfg: dict) -> dict:
-    """The E-Puck2's light sensors run a kernel never built ahead of time (Numba's own
-    compilation runs it faster): a scene with them starts Numba."""
-    group = cfg["robots"][0]
-    if group["type"] == "epuck2":
-        group["sensors"].pop("light")
-    return cfg
-
-
 RUN = """
 import json, sys
 from swarmstack.experiments.compile import scene, variants
 from swarmstack.experiments.simulation import Simulation
-from tests.core.test_ahead import moving_and_noisy, without_light
+from tests.core.test_ahead import moving_and_noisy
 out = {}
 for name in ("epuck2", "crazyflie", "rvr"):
     for count, runs in ((1, 1), (3, 2)):
-        cfg = without_light(moving_and_noisy(scene(name, count)))
+        cfg = moving_and_noisy(scene(name, count))
         sim = Simulation.from_dict(cfg, seed=3, runs=runs)
         sim.run(12)
         g = sim.groups[0]
@@ -199,9 +190,35 @@ def test_switched_off_for_a_process_by_the_environment():
     assert _run(code) == {"numba": False}
 
 
-def test_a_kernel_declared_not_to_be_built_ahead_goes_to_numba():
-    _built()  # the E-Puck2's light sensors (``ahead=False``)
-    assert _run(ONE_ROBOT.format(name="epuck2")) == {"numba": True}
+LIGHT = """
+import json, sys
+from swarmstack.experiments.simulation import Simulation
+from swarmstack.kernels import declare
+declare.AHEAD_CALLS = 40
+sim = Simulation.from_dict({"arena": {"size": [1.0, 1.0]},
+                           "lights": [{"position": [0.1, 0.0, 0.05]}],
+                           "robots": [{"name": "g", "count": 3, "sensors": {"light": True},
+                                       "controller": {"python": "tests.core.controllers:Spin"}}]},
+                          seed=1)
+light, started = [], []
+for _ in range(60):
+    sim.step()
+    light.append(sim.readings("g")["light"].tobytes().hex())
+    started.append("numba" in sys.modules)
+print(json.dumps({"light": light, "numba_from": started.index(True) if True in started else None}))
+"""
+
+
+def test_a_kernel_built_ahead_for_the_start_goes_to_numba_after_its_first_calls():
+    """The E-Puck2's light sensors (``ahead="start"``): a run starts without Numba, its bound
+    call runs Numba's code after ``AHEAD_CALLS`` ticks, and every reading is Numba's own."""
+    _built()
+    built = _run(LIGHT)
+    through_numba = _run(LIGHT, SWARMSTACK_AHEAD="0")
+    assert 30 < built["numba_from"] < 50
+    assert through_numba["numba_from"] == 0
+    assert built["light"] == through_numba["light"]
+    assert len(set(built["light"])) > 10  # the robots turn: their readings change
 
 
 def test_machine_code_built_ahead_refuses_nothing_it_was_not_built_for():
