@@ -19,6 +19,7 @@ Attributes only a dispatcher has (``overloads``, ``signatures``, ``stats`` …) 
 from __future__ import annotations
 
 import functools
+import gc
 import types
 from typing import Any, Callable, Optional
 
@@ -48,14 +49,26 @@ prange = _PRange()
 
 
 def numba():
-    """The ``numba`` module, imported once with the package's start-up adjustments."""
+    """The ``numba`` module, imported once with the package's start-up adjustments.
+
+    Started during a run (a kernel called often, a kernel built ahead only for the start),
+    the import's objects live as long as the process, as those of the start: the cyclic
+    garbage collector is off meanwhile and sets them aside for good after (``gc.freeze``, as
+    ``swarmstack.process`` does at the start), instead of going over them some hundred times."""
     global _numba
     if _numba is None:
-        import numba as numba_module  # (SciPy's and PyYAML's imports skipped meanwhile)
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            import numba as numba_module  # (SciPy's and PyYAML's imports skipped meanwhile)
 
-        from swarmstack import jit
+            from swarmstack import jit
 
-        jit.prepare()  # before the first kernel loads from the cache
+            jit.prepare()  # before the first kernel loads from the cache
+        finally:
+            if was_on:
+                gc.freeze()
+                gc.enable()
         _numba = numba_module
     return _numba
 

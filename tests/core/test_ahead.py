@@ -237,19 +237,25 @@ def test_machine_code_built_ahead_refuses_nothing_it_was_not_built_for():
 
 def test_a_kernel_called_often_goes_to_numbas_dispatcher():
     """Unbound calls pay for working out their types in Python: after ``AHEAD_CALLS`` of them
-    a kernel starts Numba, and computes the same."""
+    a kernel starts Numba, and computes the same. Numba started so, during a run, sets what
+    its import made aside from the garbage collector, which is on again after."""
     _built()
     code = textwrap.dedent("""
-        import json, sys
+        import gc, json, sys
         import numpy as np
         from swarmstack.kernels import declare
         from swarmstack.world.rng import uniform_array
+        gc.enable()
+        frozen = gc.get_freeze_count()
         keys = np.arange(3, dtype=np.uint64)
         first = uniform_array(keys, 7, 2)
         started = "numba" in sys.modules
         for _ in range(declare.AHEAD_CALLS):
             uniform_array(keys, 7, 2)
         print(json.dumps({"started_at_once": started, "started": "numba" in sys.modules,
-                          "same": uniform_array(keys, 7, 2).tobytes() == first.tobytes()}))
+                          "same": uniform_array(keys, 7, 2).tobytes() == first.tobytes(),
+                          "collector_on": gc.isenabled(),
+                          "set_aside": gc.get_freeze_count() - frozen > 10_000}))
         """)
-    assert _run(code) == {"started_at_once": False, "started": True, "same": True}
+    assert _run(code) == {"started_at_once": False, "started": True, "same": True,
+                          "collector_on": True, "set_aside": True}
