@@ -662,10 +662,9 @@ class Simulation:
         self._tick_generation = threads.generation
 
     def run(self, ticks: int) -> None:
+        step = self.step
         for _ in range(ticks):
-            if self._tick_generation != threads.generation:
-                self._prepare_tick()
-            self._tick()
+            step()
 
     def finish(self) -> None:
         """The run is over: script controllers run their end hook (a Lua script's

@@ -124,7 +124,7 @@ def test_the_ticks_bound_calls_equal_the_methods_tick_by_tick(noisy):
     for sim in (bound, by_method):
         sim.start()
     g = by_method.groups[0]
-    (spec, wheels), = [(s, a) for s, a in g.actuators if s.name == "wheels"]
+    wheels, = [a for s, a in g.actuators if s.name == "wheels"]
     encoders = g.devices["encoders"]
     w = by_method.world
     errors = []
