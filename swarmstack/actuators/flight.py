@@ -5,7 +5,9 @@ Commands of a group (``physics.quadrotor`` flies what this writes into the drive
 * ``mode`` int8[n, 1] (one per drone; a row, so that a per-robot view can write it) —
   ``HOLD`` (0, the safe value: keep the set-point last applied),
   ``POSITION`` (1: fly to ``target``), ``VELOCITY`` (2: follow ``velocity``), ``LAND`` (3),
-  ``TAKEOFF`` (4: rise to ``target[2]`` above the current x, y), ``MOVE_BY`` (5: ``target[:3]``
+  ``TAKEOFF`` (4: motors on, from the floor too, and fly to ``target``: with NaN x, y and yaw,
+  as ``takeoff()`` writes, the drone rises to ``target[2]`` where it is; with x, y given it
+  takes off and flies to that point), ``MOVE_BY`` (5: ``target[:3]``
   is a displacement from where the drone is, applied once: the command then reads
   ``POSITION`` with the absolute target it gave).
 * ``target`` float64[n, 4] — x, y, z (m, world frame), yaw (rad); NaN keeps that component
@@ -16,7 +18,9 @@ As the firmware does, a set-point outside the flight envelope is clamped: a heig
 floor or above the ceiling (the body's top stays below ``ceiling``), a speed above the
 maximum (norm of vx, vy, vz), a yaw rate above the maximum; each clamped set-point adds one
 to the drive state's ``clamped`` count. Position and velocity commands to a drone on the floor
-(not taken off) are ignored and counted in ``rejected`` (the host functions raise instead).
+or landing (not taken off) are ignored and counted in ``rejected``; the host functions raise
+instead, and a batched controller that takes off and flies to a point in one tick writes
+``TAKEOFF`` with that point as ``target``.
 A drone whose battery (drive state ``battery``, written by its battery device) reaches 0
 lands (``on_empty = "land"``) or cuts its motors and falls (``"fall"``) and obeys no command
 afterwards (``dead``).
@@ -91,15 +95,27 @@ def _flight_rows(lo, hi, start, cmd_mode, cmd_target, cmd_velocity, pose, mode, 
                 target[j, 0], target[j, 1], target[j, 3] = x, y, yaw
             continue
         if c == TAKEOFF:
-            if mode[j] == OFF or mode[j] == LAND:
-                target[j, 0], target[j, 1], target[j, 3] = x, y, yaw
-                integral[j, 0] = integral[j, 1] = integral[j, 2] = 0.0
-            h = cmd_target[j, 2]
+            # motors on (from the floor too), then a position set-point: a NaN component keeps
+            # the current set-point's, or the pose's when not holding a position
+            holding = mode[j] == POSITION
+            if holding:
+                bx, by, bz, byaw = target[j, 0], target[j, 1], target[j, 2], target[j, 3]
+            else:
+                bx, by, bz, byaw = x, y, z, yaw
+            tx, ty, h, tyaw = cmd_target[j, 0], cmd_target[j, 1], cmd_target[j, 2], \
+                cmd_target[j, 3]
+            tx = bx if tx != tx else tx
+            ty = by if ty != ty else ty
+            tyaw = byaw if tyaw != tyaw else tyaw
+            hc = bz
             if h == h:  # not NaN
                 hc = min(max(h, floor_z), top_z)
                 if hc != h and hc != target[j, 2]:
                     clamped[j] += 1
-                target[j, 2] = hc
+            if (not holding or tx != target[j, 0] or ty != target[j, 1]
+                    or hc != target[j, 2]):
+                integral[j, 0] = integral[j, 1] = integral[j, 2] = 0.0
+            target[j, 0], target[j, 1], target[j, 2], target[j, 3] = tx, ty, hc, tyaw
             mode[j] = POSITION
             continue
         if mode[j] == OFF or mode[j] == LAND:  # on the floor (or landing): not flying

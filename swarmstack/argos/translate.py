@@ -440,8 +440,9 @@ class _Translator:
         for c in node.children:
             if c.tag == "range_and_bearing":
                 c.mark("id", "index", "grid_size")
+                # ARGoS's one switch covers every body: walls, boxes, cylinders and robots
                 occl = self.r.boolean(c, "check_occlusions", True)
-                self.add("radio", {"occlusion": occl}, c)
+                self.add("radio", {"occlusion": occl, "robots_occlude": occl}, c)
             elif c.tag == "led":
                 c.mark("id", "index", "grid_size")   # LEDs are always visible to cameras here
             else:

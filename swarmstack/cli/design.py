@@ -42,10 +42,16 @@ def register(app: typer.Typer) -> None:
                                            help="runs simulated together in one batch"),
         fresh: int = typer.Option(30, "--fresh-seeds", min=1,
                                   help="fresh seeds of the final assessment"),
+        timeout: Optional[float] = typer.Option(
+            None, "--timeout", min=0, metavar="SECONDS",
+            help="wall-clock budget of each run; a batch past it ends the design, which "
+                 "--resume continues (default: the file's simulation.timeout, else 3600; "
+                 "0: none)"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
         n_threads: Optional[int] = threads_option.option(),
     ) -> None:
         """Design a PFSM by iterated F-race; write best.txt and its scores on fresh seeds."""
+        from swarmstack.design.evaluate import EvaluationError
         from swarmstack.design.ledger import LedgerMismatch
         from swarmstack.design.missions import OBJECTIVES
         from swarmstack.design.run import DesignError, design
@@ -74,7 +80,10 @@ def register(app: typer.Typer) -> None:
 
                 best, a = design(path, name, budget, seed, out, workers=workers, ray=ray,
                                  resume=resume, group=group, runs_per_batch=runs_per_batch,
-                                 n_fresh=fresh, progress=progress)
+                                 n_fresh=fresh, progress=progress, timeout_s=timeout)
+        except EvaluationError as exc:
+            print(f"error: {exc}; the runs done are kept: --resume continues", file=sys.stderr)
+            raise typer.Exit(1)
         except (ConfigError, DesignError, LedgerMismatch) as exc:
             for line in str(exc).splitlines():
                 print(line, file=sys.stderr)

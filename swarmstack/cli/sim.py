@@ -45,8 +45,8 @@ def _status(out: Path) -> Optional[str]:
 
 
 def _stopped(exc: BaseException, out: Path) -> int:
-    """Say why the run did not complete; returns the exit status."""
-    from swarmstack.experiments.results import ResultsWriteError
+    """Say why the run did not complete, in one line (a controller error: two); returns the
+    exit status."""
     from swarmstack.experiments.runner import RunInterrupted
 
     if isinstance(exc, RunInterrupted):
@@ -56,11 +56,13 @@ def _stopped(exc: BaseException, out: Path) -> int:
     if isinstance(exc, KeyboardInterrupt):
         print("interrupted before the run started", file=sys.stderr)
         return 130
-    print(f"error: {exc}", file=sys.stderr)
-    if isinstance(exc, ResultsWriteError) and _status(out) == "failed":
-        print(f"the run stopped; the parts written before are kept in {out}/ "
-              "(summary.json: status failed)", file=sys.stderr)
-    elif isinstance(exc, ControllerError):
+    if isinstance(exc, MemoryError):
+        kept = (f": the data written before is in {out}/ (summary.json: status failed)"
+                if _status(out) == "failed" else "")
+        print(f"error: out of memory{kept}", file=sys.stderr)
+        return 1
+    print(f"error: {exc}", file=sys.stderr)   # a write error: "cannot write PATH: CAUSE"
+    if isinstance(exc, ControllerError):
         print(f"data logged so far is in {out}/ (summary.json: status failed)", file=sys.stderr)
     return 1
 
@@ -100,6 +102,13 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
     failed = [r for r in summary["runs_status"] if r["status"] == "failed"]
     if not failed:
         return
+    if all((r.get("error") or {}).get("kind") == "timeout" for r in failed):
+        who = f"run {failed[0]['run']}" if len(failed) == 1 else \
+            f"{len(failed)} of {summary['runs']} runs"
+        print(f"error: {who} stopped: {failed[0]['error']['error']} (simulation.timeout); "
+              f"data up to the stop is in {out}/ (summary.json: status failed)",
+              file=sys.stderr)
+        raise typer.Exit(1)
     for k, r in enumerate(failed[:20]):  # the first in full, the others in one line each
         e = r.get("error") or {}
         where = (f"error: run {r['run']}: controller of robot {e.get('robot')} of group "
@@ -260,7 +269,7 @@ def register(app: typer.Typer) -> None:
                 except ConfigError as exc:
                     stop_bar()
                     _fail(_located(experiment, exc.problems))
-                except (OutputFolderError, ResultsWriteError, ControllerError,
+                except (OutputFolderError, ResultsWriteError, ControllerError, MemoryError,
                         KeyboardInterrupt) as exc:
                     stop_bar()
                     raise typer.Exit(_stopped(exc, out))

@@ -43,6 +43,10 @@ def register(app: typer.Typer) -> None:
         batch_runs: Optional[int] = typer.Option(None, "--batch-runs", min=1,
                                                  help="runs per batched simulation"),
         strict: bool = typer.Option(False, "--strict", help="stop at the first failed run"),
+        timeout: Optional[float] = typer.Option(
+            None, "--timeout", min=0, metavar="SECONDS",
+            help="wall-clock budget of each run; one past it is recorded failed: timeout "
+                 "(default: the file's simulation.timeout, else 3600; 0: none)"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress on stderr"),
         n_threads: Optional[int] = threads_option.option(),
     ) -> None:
@@ -74,7 +78,7 @@ def register(app: typer.Typer) -> None:
                 if resume:
                     load_spec(out)  # there must be a study to resume
             outcome = run_study(spec, out, workers=workers, ray=ray, strict=strict,
-                                batch_runs=batch_runs, progress=not quiet)
+                                batch_runs=batch_runs, progress=not quiet, timeout_s=timeout)
         except ConfigError as exc:
             _problems(exc.problems)
         except (StudyError, StudyMismatch, ExecutorError) as exc:

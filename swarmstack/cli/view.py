@@ -67,7 +67,13 @@ def register(app: typer.Typer) -> None:
         if rec.stops:
             print(f"warning: {results}: {rec.stops}", file=sys.stderr)
         if screenshot is None and video is None:
-            hold(serve(source, port), f"replaying {results} ({rec.frames} frames)")
+            try:
+                served = serve(source, port)
+            except OSError as exc:
+                print(f"error: cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}",
+                      file=sys.stderr)
+                raise typer.Exit(1)
+            hold(served, f"replaying {results} ({rec.frames} frames)")
             return
         try:
             if screenshot is not None:
@@ -85,6 +91,6 @@ def register(app: typer.Typer) -> None:
 
                 n = film(source, video, fps, speed, mode, width, height)
                 print(f"{video}: {n} frames of {results}")
-        except (BrowserMissing, PictureError) as exc:
+        except (BrowserMissing, PictureError, RecordingError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             raise typer.Exit(1)

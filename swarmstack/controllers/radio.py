@@ -90,6 +90,12 @@ class RadioPort:
         self.sums_per_m = None
         medium.readers.append(self)
 
+    def reset(self) -> None:
+        """A new run: nothing declared yet of what the group reads (its controllers say it
+        again), as when the port was made."""
+        self.sums_per_m = None
+        self._group_inbox = None
+
     def silence(self, row: int) -> None:
         """Row ``row`` sends nothing from now on (a robot whose script failed)."""
         self.medium.enabled[self.rows.start + row] = False

@@ -82,6 +82,12 @@ class RobotView:
         for name, arr in readings.items():
             setattr(self, name, arr[index] if arr.ndim > 1 else arr[index:index + 1].reshape(()))
 
+    def _restart(self, rng: np.random.Generator) -> None:
+        """A new run for this robot: random numbers from ``rng`` and no memory of the host
+        functions of the last run (e.g. goto's turning state, a drone's take-off)."""
+        self.rng = rng
+        self.host_state = {}
+
     def __getattr__(self, name):
         # only reached for missing attributes: a sensor that is off, or a typo
         if name.startswith("_"):

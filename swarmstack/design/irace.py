@@ -157,6 +157,12 @@ class IteratedRace:
         self.n_instances = 0
         self.instances: list[int] = []
 
+    @property
+    def min_budget(self) -> int:
+        """The smallest budget that races anything: ``n_min + 1`` candidates on
+        ``first_test`` instances."""
+        return (self.n_min + 1) * self.first_test
+
     # -------------------------------------------------------------- instances and evaluation
     def instance(self, k: int) -> int:
         while len(self.instances) <= k:
@@ -321,7 +327,7 @@ class IteratedRace:
             it += 1
             remaining = self.budget - self.used
             # irace goes on past N_iter iterations while a race still fits in the budget
-            if remaining < (self.n_min + 1) * self.first_test or (it > 1 and not elites):
+            if remaining < self.min_budget or (it > 1 and not elites):
                 break
             b_j = remaining // max(1, self.n_iter - it + 1)
             n_j = max(self.n_min + 1, b_j // (self.first_test + min(5, it)))

@@ -26,6 +26,7 @@ from swarmstack.design.space import pfsm_space, to_text
 from swarmstack.experiments.config import load_experiment
 
 LEDGER = "ledger.sqlite"
+DEFAULT_TIMEOUT_S = 3600.0   # a run's wall-clock budget unless the file or the caller says
 MIN_BATCH = 40   # evaluations a race step asks for at least (irace.IteratedRace.min_batch)
 
 
@@ -63,8 +64,12 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
            ray: Optional[str] = None,
            runs_per_batch: int = 50, n_fresh: int = 30, n_random: int = 20,
            ticks: Optional[int] = None,
-           progress: Optional[Callable[[int, int], None]] = None) -> tuple[str, Assessment]:
-    """Run a design; returns (best PFSM string, assessment)."""
+           progress: Optional[Callable[[int, int], None]] = None,
+           timeout_s: Optional[float] = None) -> tuple[str, Assessment]:
+    """Run a design; returns (best PFSM string, assessment). ``timeout_s``: each run's
+    wall-clock budget (default: the file's ``simulation.timeout``, else
+    :data:`DEFAULT_TIMEOUT_S`; 0: none); a batch past it ends the design with
+    :class:`~swarmstack.design.evaluate.EvaluationError` (the ledger keeps what was done)."""
     experiment = Path(experiment).resolve()
     cfg = load_experiment(experiment)
     groups = {g.name: g for g in cfg.robots}
@@ -72,6 +77,14 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
         raise DesignError(f"{experiment}: no robot group {group!r} (groups: "
                           f"{', '.join(groups)})")
     kit = kit_for(groups[group].type)
+    space = pfsm_space(kit.flavour)
+    need = IteratedRace(space, lambda pairs: [], budget, seed).min_budget
+    if budget < need:
+        raise DesignError(f"--budget {budget}: a race of this mission's PFSMs needs at least "
+                          f"{need} runs")
+    if timeout_s is None:
+        timeout_s = cfg.simulation.timeout or DEFAULT_TIMEOUT_S
+    timeout_s = float(timeout_s) or None
     out = Path(out)
     ledger_path = out / LEDGER
     if ledger_path.exists() and not resume:
@@ -83,7 +96,6 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
     ledger = Ledger(ledger_path, settings)
     mission = Mission(str(experiment), objective, group, ticks)
     flavour = kit.flavour
-    space = pfsm_space(flavour)
     done = [0]
     hand_text = groups[group].controller.params.get("pfsm") \
         if groups[group].controller is not None else None
@@ -99,7 +111,8 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
     try:
         def costs(pairs):
             texts = [(to_text(c, flavour), s) for c, s in pairs]
-            scores = evaluate(mission, texts, executor, runs_per_batch, workers, ledger, tick)
+            scores = evaluate(mission, texts, executor, runs_per_batch, workers, ledger, tick,
+                              timeout_s)
             return [-v for v in scores]   # the race minimises
 
         # race steps big enough to give two workers a batch of runs each; a constant, so
@@ -115,7 +128,12 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
         randoms = [to_text(sample_uniform(space, rng), flavour) for _ in range(n_random)]
         entries = [best] + randoms + ([hand_text] if hand_text else [])
         pairs = [(t, s) for t in entries for s in seeds]
-        scores = evaluate(mission, pairs, executor, runs_per_batch, workers, ledger, tick)
+        scores = evaluate(mission, pairs, executor, runs_per_batch, workers, ledger, tick,
+                          timeout_s)
+    except BaseException:
+        if hasattr(executor, "terminate"):   # what the workers still run is of no use now
+            executor.terminate()
+        raise
     finally:
         executor.shutdown()
         ledger.close()

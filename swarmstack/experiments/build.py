@@ -147,8 +147,8 @@ def layout(cfg: ExperimentCfg, runs: int) -> list[GroupSlice]:
 
 def place(cfg: ExperimentCfg, arena: Arena, types: list[RobotType], seed: int, runs: int,
           source: str) -> np.ndarray:
-    """Initial poses float64[N, 3] (x, y, yaw), group-major; each run draws from its own
-    stream, groups in order, and no two bodies overlap."""
+    """Initial poses float64[N, 4] (x, y, z, yaw), group-major; each run draws from its own
+    stream, groups in order, and no two bodies overlap (true shapes)."""
     per_batch = sum(g.n for g in cfg.robots) * runs
     if per_batch > MAX_ROBOTS:
         raise ConfigError([f"{source}: robots: {per_batch // runs} robots × {runs} runs = "
@@ -162,13 +162,30 @@ def place(cfg: ExperimentCfg, arena: Arena, types: list[RobotType], seed: int, r
         occ = Occupancy.empty(occ_cell)
         for gi, g in enumerate(cfg.robots):
             try:
-                # boxes are placed by their bounding circle: conservative, any yaw fits
-                per_run[r][gi] = place_group(gi, g.name, g.n, types[gi].body.radius_m,
-                                             g.placement, arena, occ, rng)
+                per_run[r][gi] = place_group(gi, g.name, g.n, types[gi].body, g.placement,
+                                             arena, occ, rng, can_fly=flies(types[gi]),
+                                             type_name=types[gi].name)
             except PlacementError as exc:
                 raise ConfigError([f"{source}: robots[{gi}].placement: {exc}"]) from None
     return np.concatenate([per_run[r][gi] for gi in range(len(cfg.robots))
-                           for r in range(runs)]).reshape(-1, 3)
+                           for r in range(runs)]).reshape(-1, 4)
+
+
+def flies(rt: RobotType) -> bool:
+    """Whether robots of the type fly, and so may start above the floor."""
+    return bool(getattr(rt.dynamics, "flies", False))
+
+
+def start_flying(world: World, slices, types: list[RobotType]) -> None:
+    """Drones placed above the floor start flying where they were placed (their dynamics'
+    ``start_flying``)."""
+    b = world.bodies
+    for sl, rt, drive in zip(slices, types, world.drive):
+        rows = np.flatnonzero(b.z[sl.slice] > 0.0)
+        if rows.size and flies(rt):
+            i = sl.start + rows
+            rt.dynamics.start_flying(drive, rows, np.column_stack([b.x[i], b.y[i], b.z[i],
+                                                                   b.yaw[i]]))
 
 
 def stream_keys(cfg: ExperimentCfg, slices: list[GroupSlice], seed: int, runs: int):
@@ -192,8 +209,7 @@ def make_bodies(slices, types: list[RobotType], poses: np.ndarray, runs: int) ->
         cols["half_y"].append(np.full(n, b.half_y))
         cols["height"].append(np.full(n, b.height_m))
     cat = {k: np.concatenate(v) if v else np.zeros(0) for k, v in cols.items()}
-    n = poses.shape[0]
-    return Bodies(cat["run"], cat["id"], poses[:, 0], poses[:, 1], np.zeros(n), poses[:, 2],
+    return Bodies(cat["run"], cat["id"], poses[:, 0], poses[:, 1], poses[:, 2], poses[:, 3],
                   cat["radius"], cat["height"], shape=cat["shape"], half_x=cat["half_x"],
                   half_y=cat["half_y"])
 
@@ -319,7 +335,8 @@ def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
                                     if r.payload_bytes is not None else {})}
     keys = np.concatenate([g.keys[:, STREAM["radio"]] for g in groups])
     params = RadioParams.for_world(world, per_group, keys=keys, occlusion=cfg.radio.occlusion,
-                                   robots_occlude=cfg.radio.robots_occlude)
+                                   robots_occlude=cfg.radio.robots_occlude,
+                                   mixed_sizes=cfg.radio.mixed_sizes)
     return Medium(params, world.scene.n_runs)
 
 
@@ -342,6 +359,7 @@ def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
         raise ConfigError([f"{source}: {where}: a {sx:g} m × {sy:g} m arena: {exc}"]) from None
     world = World(scene, bodies, make_emitters(slices, types),
                   drive=[t.dynamics.make_state(sl.n) for sl, t in zip(slices, types)])
+    start_flying(world, slices, types)
     keys = stream_keys(cfg, slices, seed, runs)
     per_group = run_params(cfg, runs, params)
     groups = [make_group(gi, g, slices[gi], types[gi], keys[gi], per_group[gi], base_dir,

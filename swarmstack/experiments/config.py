@@ -79,6 +79,7 @@ class SimulationCfg(Strict):
     duration: Optional[Duration] = Field(60.0, gt=0)
     ticks: Optional[StrictInt] = Field(None, ge=1, le=MAX_TICKS)
     seed: StrictInt = Field(0, ge=0, lt=2 ** 63)
+    timeout: Optional[Duration] = Field(None, gt=0)   # wall-clock budget of a run
 
     @model_validator(mode="after")
     def _bounded(self):
@@ -222,6 +223,24 @@ def _yaw(value):
         raise ValueError(f'expected "uniform" or {str(exc)[len("expected "):]}') from None
 
 
+def _pose_items(value):
+    if isinstance(value, (list, tuple)) and len(value) not in (3, 4):
+        raise ValueError(f"expected [x, y, yaw] or [x, y, z, yaw]; found {len(value)} items")
+    return value
+
+
+def _pose_kind(value) -> str:
+    # the tags look internal to error paths (_INTERNAL_PATTERN): a path ends at poses[k][i]
+    return "pose[x,y,z,yaw]" if isinstance(value, (list, tuple)) and len(value) == 4 \
+        else "pose[x,y,yaw]"
+
+
+# an explicit pose: [x, y, yaw] on the floor, or [x, y, z, yaw] (z: the base above the floor)
+Pose = Annotated[Union[Annotated[tuple[Length, Length, Angle], Tag("pose[x,y,yaw]")],
+                       Annotated[tuple[Length, Length, Length, Angle], Tag("pose[x,y,z,yaw]")]],
+                 Discriminator(_pose_kind), BeforeValidator(_pose_items)]
+
+
 class PlacementCfg(Strict):
     kind: Literal["uniform", "gaussian", "explicit"] = "uniform"
     min: Optional[Point2] = None          # uniform: area corner (default: free arena area)
@@ -230,13 +249,15 @@ class PlacementCfg(Strict):
     std: Optional[Length] = Field(None, gt=0)
     yaw: Annotated[Union[Literal["uniform"], float], BeforeValidator(_yaw)] = "uniform"
     yaw_std: Optional[Angle] = Field(None, ge=0)   # gaussian yaw around `yaw`
-    poses: list[tuple[Length, Length, Angle]] = Field([], max_length=MAX_ROBOTS)  # [x, y, yaw]
+    # explicit: [x, y, yaw], or [x, y, z, yaw] with z (m) the base's height (flying robots)
+    poses: list[Pose] = Field([], max_length=MAX_ROBOTS)
     clearance: Length = Field(0.002, ge=0)         # minimum gap between placed bodies
 
     @model_validator(mode="after")
     def _consistent(self):
         if self.kind == "explicit" and not self.poses:
-            raise ValueError("explicit placement needs poses = [[x, y, yaw], …]")
+            raise ValueError("explicit placement needs poses = [[x, y, yaw], …] (or [x, y, z, "
+                             "yaw] for flying robots)")
         if self.kind != "explicit" and self.poses:
             raise ValueError(f"poses are only used with kind = \"explicit\" (kind is "
                              f"{self.kind!r})")
@@ -339,10 +360,12 @@ class RadioCfg(Strict):
 
 
 class MediumCfg(Strict):
-    """What blocks the range-and-bearing signal between two antennas."""
+    """The range-and-bearing medium's link rules; the defaults are ARGoS's: equal payload sizes
+    only, the line between the antennas blocked by walls, boxes, cylinders and robots."""
 
     occlusion: StrictBool = True         # walls, boxes and cylinders
-    robots_occlude: StrictBool = False   # other robots' bodies too
+    robots_occlude: StrictBool = True    # other robots' bodies too
+    mixed_sizes: StrictBool = False      # radios of different payload_bytes hear each other
 
 
 class RobotGroupCfg(Strict):

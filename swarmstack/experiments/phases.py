@@ -60,50 +60,69 @@ def control_phase(batched: list, per_robot: list, hold: list, failed) -> Callabl
     return control
 
 
-def physics_phase(bodies, motion: tuple, measure, contacts, substeps,
+def physics_phase(bodies, bounded: tuple, trials: tuple, measure, contacts, substeps,
                   place) -> Callable[[], None]:
-    """The physics phase: keep the pose before the tick, then each group's ``motion`` call
-    (1: it moved a body, 0: not, −k: it moved nothing and the tick needs k sub-steps), or
-    ``measure(bodies)`` for dynamics without a bound; then ``contacts(prev_x, prev_y,
-    prev_yaw)`` if a body moved and ``place()`` (lit emitters, or None), or ``substeps(k)``
-    for the whole tick again in k sub-steps."""
+    """The physics phase: keep the pose before the tick, then move every group over the tick
+    unless some run needs sub-steps (``physics.substeps``), then ``contacts(prev_pose)`` if a
+    body moved and ``place()`` (lit emitters, or None); or ``substeps()``: the whole tick again,
+    each run in the sub-steps it needs.
+
+    ``bounded``: per group whose dynamics bounds its own bodies, ``(try_step, need)``, calls
+    without arguments: ``try_step()`` integrates unless the group needs sub-steps (1 moved,
+    0 not, −k nothing moved), ``need()`` the sub-steps it needs, moving nothing. ``trials``:
+    the integrations of the other groups, measured after the fact by ``measure(bodies)``."""
     # the pose before the tick (contacts, velocities), copied as bytes: for a small world a
     # memoryview's copy costs half of `prev_pose[...] = pose` and a sixth of np.copyto
     prev_pose, pose = (memoryview(a).cast("B") for a in (bodies.prev_pose, bodies.pose))
-    prev = bodies.prev_x, bodies.prev_y, bodies.prev_yaw
+    prev = bodies.prev_pose
 
-    def physics() -> None:
-        prev_pose[:] = pose
-        moved = False
-        k = 1
-        for step in motion:
-            r = step()
-            if r < 0:
-                k = max(k, -r)  # this group moved nothing: it needs −r sub-steps
-            elif r:
-                moved = True
-        if measure is not None:  # dynamics without a bound: what they moved, measured
-            k = max(k, measure(bodies))
-        if k > 1:
-            substeps(k)
-            return
-        if moved:
-            contacts(*prev)
-        if place is not None:
-            place()
-
-    if len(motion) == 1 and measure is None:  # one group, bounded: the same, without the loop
-        move, = motion
+    if len(bounded) == 1 and not trials:  # one group, bounded (the usual case): one call
+        (move, _), = bounded
 
         def physics() -> None:
             prev_pose[:] = pose
             r = move()
             if r < 0:
-                substeps(-r)
+                substeps()
                 return
             if r:
-                contacts(*prev)
+                contacts(prev)
             if place is not None:
                 place()
+
+        return physics
+
+    # the groups before the last bounded one are asked first (nothing moves until every group
+    # is known to fit in one step); they then integrate with their ``try_step`` (which finds
+    # k = 1 again), the last one checks and integrates in its own
+    needs = tuple(need for _, need in bounded[:-1])
+    steps = tuple(try_step for try_step, _ in bounded[:-1])
+    last = bounded[-1][0] if bounded else None
+
+    def physics() -> None:
+        prev_pose[:] = pose
+        moved = False
+        if trials:  # dynamics without a bound: what a trial of the whole tick moved, measured
+            for integrate in trials:
+                moved |= bool(integrate())
+            if measure(bodies) > 1:
+                substeps()
+                return
+        for need in needs:
+            if need() > 1:
+                substeps()
+                return
+        if last is not None:
+            r = last()
+            if r < 0:
+                substeps()
+                return
+            moved |= r > 0
+            for step in steps:
+                moved |= step() > 0
+        if moved:
+            contacts(prev)
+        if place is not None:
+            place()
 
     return physics

@@ -33,6 +33,7 @@ PART_ROWS = 1_000_000      # at most this many rows in one part of one table …
 PART_BYTES = 64 << 20      # … and at most this many bytes buffered over all tables
 PART_TICKS = 1000          # logged ticks per part unless the experiment says (chunk_ticks) …
 PART_ROWS_TARGET = 100_000  # … or more, so that a part holds about this many rows
+SPARE_BYTES = 64 << 20     # memory held while the run goes and let go for its last writes
 
 
 def part_ticks(chunk_ticks: Optional[int], rows_per_tick: int) -> int:
@@ -62,6 +63,8 @@ def _cause(exc: BaseException) -> str:
     """The reason of an OSError or a DuckDB error, without paths or prefixes."""
     if isinstance(exc, ResultsWriteError):
         return exc.cause
+    if isinstance(exc, MemoryError):
+        return "out of memory"
     if isinstance(exc, OSError):
         if exc.strerror:
             return exc.strerror
@@ -69,6 +72,16 @@ def _cause(exc: BaseException) -> str:
             return os.strerror(exc.errno)
     text = str(exc).strip()
     line = text.splitlines()[0] if text else type(exc).__name__
+    detail = re.search(r"\{.*\}\s*$", line)  # DuckDB: '…: {"exception_message": …, "errno": …}'
+    if detail:
+        try:
+            info = json.loads(detail.group(0))
+        except ValueError:
+            info = None
+        if isinstance(info, dict):
+            if str(info.get("errno", "")).isdigit():
+                return os.strerror(int(info["errno"]))
+            line = str(info.get("exception_message") or line)
     quoted = re.search(r'"[^"]*":\s*(.+)$', line)  # 'Cannot open file "…": Permission denied'
     if quoted:
         return quoted.group(1)
@@ -82,26 +95,68 @@ def _unlink_quietly(path: Path) -> None:
         pass
 
 
-def write_json_atomic(path: Path, data: dict) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: readers see the old or
-    the new file, never part of one. The file gets the mode new files get (0666 less the
+def write_file_atomic(path: Path, data) -> None:
+    """Write ``data`` (bytes, or any buffer of contiguous bytes) to ``path`` through a temporary
+    file (``.NAME.<pid>.<random>.tmp``) and a rename: readers see the old or the new file,
+    never part of one. A failure removes the temporary file, leaves ``path`` as it was and
+    raises :class:`ResultsWriteError`. The file gets the mode new files get (0666 less the
     umask), as the Parquet parts do."""
     path = Path(path)
-    text = json.dumps(data, indent=2, default=_jsonable) + "\n"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except BaseException:
-            _unlink_quietly(tmp)
-            raise
+            rest = memoryview(data).cast("B")
+            while rest:
+                rest = rest[os.write(fd, rest):]
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
-    except OSError as exc:
+    except BaseException as exc:
         _unlink_quietly(tmp)
-        raise ResultsWriteError(path, _cause(exc)) from None
+        if isinstance(exc, OSError):
+            raise ResultsWriteError(path, _cause(exc)) from None
+        raise
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    """Write ``data`` as JSON to ``path`` with :func:`write_file_atomic`."""
+    write_file_atomic(path, (json.dumps(data, indent=2, default=_jsonable) + "\n").encode())
+
+
+class SummaryFile:
+    """A run's ``summary.json``: :meth:`write` while the run goes (heartbeats), :meth:`write_last`
+    once with how it ended. Room for that last write is set aside on the disk when the run
+    starts (a hidden file, ``.summary.json.<pid>.reserve.tmp``, of 1 MiB and 4 KiB a run) and
+    given back just before it, so that a run that filled the disk still says so."""
+
+    def __init__(self, path: Path, runs: int = 1):
+        self.path = Path(path)
+        reserve_bytes = (1 << 20) + 4096 * int(runs)
+        self._reserve: Optional[Path] = self.path.with_name(
+            f".{self.path.name}.{os.getpid()}.reserve.tmp")
+        try:
+            fd = os.open(self._reserve, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                os.posix_fallocate(fd, 0, int(reserve_bytes))
+            finally:
+                os.close(fd)
+        except (OSError, AttributeError):  # no room even for that, or no posix_fallocate
+            self.release()
+
+    def write(self, data: dict) -> None:
+        write_json_atomic(self.path, data)
+
+    def write_last(self, data: dict) -> None:
+        self.release()
+        self.write(data)
+
+    def release(self) -> None:
+        """Give the room set aside back (when the run ends without a last write)."""
+        if self._reserve is not None:
+            _unlink_quietly(self._reserve)
+            self._reserve = None
 
 
 def _jsonable(value):
@@ -120,6 +175,12 @@ def _sql_path(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+# the in-memory database every part of this process is written through: a ResultsWriter holds it
+# open for its run (DuckDB's threads and its memory are taken then), and each part only adds a
+# light connection to it
+_PARTS_DB = ":memory:swarmstack-parts"
+
+
 def _part_tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
@@ -134,13 +195,13 @@ def write_part(path: Path, columns: dict[str, np.ndarray]) -> Path:
     tmp = _part_tmp(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect()
+        con = duckdb.connect(_PARTS_DB)
         try:
             con.register("chunk", {k: np.ascontiguousarray(v) for k, v in columns.items()})
             con.execute(f"COPY (SELECT * FROM chunk) TO {_sql_path(tmp)} (FORMAT PARQUET)")
         finally:
             con.close()
-    except (OSError, duckdb.Error) as exc:
+    except (OSError, MemoryError, duckdb.Error) as exc:
         _unlink_quietly(tmp)
         raise ResultsWriteError(path, _cause(exc)) from None
     return tmp
@@ -221,14 +282,26 @@ class TickBuffer:
         kept = self.n if keep is None else int(np.count_nonzero(keep))
         if kept == 0:
             return
+        copies = values if fresh else {name: np.array(v, copy=True) for name, v in values.items()}
         self.ticks.append(tick)
         self.keeps.append(keep)
-        for name, v in values.items():
-            a = v if fresh else np.array(v, copy=True)
+        for name, a in copies.items():
             self.blocks.setdefault(name, []).append(a)
             self.nbytes += a.nbytes
         self.rows += kept
         self.nbytes += kept * (self.static_bytes + 16)
+
+    def drop(self, tick: int) -> None:
+        """Forget ``tick`` if it is the last tick buffered."""
+        if not self.ticks or self.ticks[-1] != tick:
+            return
+        self.ticks.pop()
+        keep = self.keeps.pop()
+        kept = self.n if keep is None else int(np.count_nonzero(keep))
+        for blocks in self.blocks.values():
+            self.nbytes -= blocks.pop().nbytes
+        self.rows -= kept
+        self.nbytes -= kept * (self.static_bytes + 16)
 
     def columns(self) -> dict[str, np.ndarray]:
         """The buffered rows as columns, tick after tick, in file order."""
@@ -284,14 +357,15 @@ class ChunkedTable:
             return None
         import duckdb
 
-        cols = self.buffer.columns()
-        self.discard()
         path = self.folder / f"part-{self.parts:05d}.parquet"
         try:
+            cols = self.buffer.columns()
+            self.discard()
             tmp = write_part(path, cols)
         except ResultsWriteError:
             raise
-        except (OSError, duckdb.Error) as exc:
+        except (OSError, MemoryError, duckdb.Error) as exc:
+            self.discard()
             raise ResultsWriteError(path, _cause(exc)) from None
         return path, tmp
 
@@ -416,6 +490,11 @@ class ResultsWriter:
     Rows of a run the simulation stopped (``sim.stop_tick``) are logged up to the tick it
     stopped at and no further. ``saved_tick`` is the last logged tick whose rows are all on
     disk (None before the first part).
+
+    What the last part needs is in place before the first tick: DuckDB is loaded and its
+    database open, and :data:`SPARE_BYTES` of address space are held (never touched: no memory
+    is used) and let go by :meth:`close`, so that a run that ran out of memory still writes
+    what it logged.
     """
 
     def __init__(self, out_dir: Path, sim, chunk_ticks: Optional[int], sensors: list[str],
@@ -433,6 +512,12 @@ class ResultsWriter:
         self._ticks = 0           # logged ticks in the buffers
         self.last_tick: Optional[int] = None
         self.saved_tick: Optional[int] = None
+        self._db = None
+        if self._tables:  # with memory short, loading DuckDB or starting its threads fails
+            import duckdb
+
+            self._db = duckdb.connect(_PARTS_DB)
+        self._spare: Optional[np.ndarray] = np.empty(SPARE_BYTES, dtype=np.uint8)
         for table in self.tables():  # a folder that cannot be made fails before tick 0
             try:
                 table.folder.mkdir(parents=True, exist_ok=True)
@@ -446,13 +531,18 @@ class ResultsWriter:
     def log(self) -> bool:
         """Buffer this tick's rows; writes a part of every table when the buffers are full.
         Returns True when parts were written."""
-        w = self.sim.world
-        if self.traj is not None:
-            self.rows.add_trajectories(self.traj.buffer)
-        if self._sensor_buffers:
-            self.rows.add_sensors(self._sensor_buffers)
+        tick = int(self.sim.world.tick)
+        try:
+            if self.traj is not None:
+                self.rows.add_trajectories(self.traj.buffer)
+            if self._sensor_buffers:
+                self.rows.add_sensors(self._sensor_buffers)
+        except BaseException:  # (out of memory) no table keeps part of the tick
+            for t in self._tables:
+                t.buffer.drop(tick)
+            raise
         self._ticks += 1
-        self.last_tick = int(w.tick)
+        self.last_tick = tick
         if self._ticks >= self.chunk_ticks or self.full():
             return self.flush()
         return False
@@ -502,8 +592,21 @@ class ResultsWriter:
             t.discard()
         self.last_tick = self.saved_tick  # what was buffered is lost
 
+    def saved(self, done: int) -> int:
+        """Of ``done`` ticks simulated, up to which one the rows are all on disk: ``done``
+        when nothing is logged, else ``saved_tick`` (0 before the first part)."""
+        if not self._tables:
+            return done
+        return min(done, self.saved_tick or 0)
+
     def close(self) -> None:
-        self.flush()
+        self._spare = None
+        try:
+            self.flush()
+        finally:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     def files(self) -> list[str]:
         """The parts this writer wrote, relative to the results folder."""
@@ -585,11 +688,23 @@ def _scan_run(out_dir: Path) -> tuple[list[Path], list[Path], list[str]]:
 
 def run_alive(summary: dict, stale_after_s: float = 600.0) -> Optional[bool]:
     """Whether the run a summary describes is still running: False once it ended (any status
-    but ``running``) or when its process is gone — checked by process id on the same host;
-    for a run on another host, when its heartbeat (``updated_at``) is older than
-    ``stale_after_s``. None when it cannot be told (another host, recent heartbeat)."""
+    but ``running``), when its heartbeat (``updated_at``, rewritten at least every few
+    seconds while the run goes) is older than ``stale_after_s`` — even if a process now has
+    its id — or, on the same host, when no process has its id. True on the same host when its
+    process is there and its heartbeat recent; None when it cannot be told (another host,
+    recent heartbeat)."""
     if summary.get("status") != "running":
         return False
+    updated = summary.get("updated_at")
+    if updated:
+        from datetime import datetime, timezone
+
+        try:
+            age = (datetime.now(timezone.utc) - datetime.fromisoformat(updated)).total_seconds()
+        except (TypeError, ValueError):
+            age = None
+        if age is not None and age > stale_after_s:
+            return False
     pid, host = summary.get("pid"), summary.get("host")
     if pid is not None and host == host_name():
         try:
@@ -599,16 +714,6 @@ def run_alive(summary: dict, stale_after_s: float = 600.0) -> Optional[bool]:
         except PermissionError:
             return True  # someone else's process with that id
         return _not_zombie(int(pid))
-    updated = summary.get("updated_at")
-    if updated:
-        from datetime import datetime, timezone
-
-        try:
-            age = (datetime.now(timezone.utc) - datetime.fromisoformat(updated)).total_seconds()
-        except ValueError:
-            return None
-        if age > stale_after_s:
-            return False
     return None
 
 

@@ -15,7 +15,9 @@ further signals are ignored; the handlers in place before the run are restored a
 a heartbeat — ``updated_at`` and ``ticks_done`` — after every part written and at least every
 :data:`HEARTBEAT_S` seconds, with the process id and host name, so that a run killed outright
 can be told from a live one (:func:`~swarmstack.experiments.results.run_alive`), and written
-one last time with the final status.
+one last time with the final status (room for it is set aside on the disk: see
+:class:`~swarmstack.experiments.results.SummaryFile`). Its counts never go beyond what is on
+disk: whatever the ending, no logged tick up to ``ticks_done`` has rows still unwritten.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from swarmstack.process import host_name
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ExperimentCfg
 from swarmstack.experiments.results import (ResultsWriteError, ResultsWriter, RunLogs,
-                                            prepare_output, write_json_atomic)
+                                            SummaryFile, prepare_output)
+from swarmstack.experiments import watchdog
 from swarmstack.experiments.simulation import NOT_STOPPED, Simulation
 
 HEARTBEAT_S = 5.0
@@ -203,14 +206,16 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
     summary["config"] = cfg.model_dump(mode="json")
     summary["swarmstack_version"] = __version__
     summary["experiment_sha256"] = experiment_hash(summary["config"])
-    summary_path = out_dir / "summary.json"
+    summary_file = SummaryFile(out_dir / "summary.json", runs)
     try:
-        write_json_atomic(summary_path, summary)
+        summary_file.write(summary)
     except BaseException:
+        summary_file.release()
         logs.close()
         raise
 
     writer: Optional[ResultsWriter] = None
+    watch = watchdog.Watchdog(cfg.simulation.timeout, sim)   # the file's budget of a run
     done = 0
     error: Optional[BaseException] = None
     setup_s = 0.0
@@ -218,11 +223,12 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
     c0 = time.process_time()   # CPU time too: on a shared machine the wall clock says little
     last_beat = time.monotonic()
 
-    def heartbeat() -> None:
+    def heartbeat() -> None:  # counts what is on disk: a killed run loses what is buffered
         nonlocal last_beat
-        summary.update(ticks_done=done, updated_at=_now(),
-                       runs_status=_runs_status(sim, runs, done, "running", None))
-        write_json_atomic(summary_path, summary)
+        saved = writer.saved(done)
+        summary.update(ticks_done=saved, updated_at=_now(),
+                       runs_status=_runs_status(sim, runs, saved, "running", None))
+        summary_file.write(summary)
         last_beat = time.monotonic()
 
     try:
@@ -235,6 +241,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
             if on_recorder is not None:
                 on_recorder(recorder)
         if stop.signum is None:
+            watch.__enter__()
             stop.in_tick = True
             sim.start()  # controllers' init() may raise too
             stop.in_tick = False
@@ -272,6 +279,11 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
             sim.finish()
     except BaseException as exc:  # classified below, re-raised after the summary is written
         error = exc
+    watch.__exit__()
+    if watchdog.is_timeout(error):  # the budget ran out outside a run's own controller
+        watchdog.stop_all(sim, watch.budget_s)
+        error = None
+    watchdog.mark(sim)
     stop.finishing = True
     stop.in_tick = False
     if served is not None:
@@ -289,15 +301,18 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         except ResultsWriteError as exc:
             error = exc
     if recorder is not None:
-        recorder.close("failed" if error is not None else
-                       "interrupted" if signum is not None else "completed")
+        try:
+            recorder.close("failed" if error is not None else
+                           "interrupted" if signum is not None else "completed")
+        except ResultsWriteError as exc:
+            if error is None:
+                error = exc
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
     logs.close()
 
-    if isinstance(error, ResultsWriteError):
-        saved = writer.saved_tick if writer is not None else None
-        done = min(done, saved if saved is not None else 0)
+    if error is not None:  # what was logged but not written is lost
+        done = writer.saved(done) if writer is not None else 0
     if isinstance(error, ControllerError) and error.run is not None:
         outcome = "stopped"  # --strict: the other runs were stopped by this run's error
     elif error is not None:
@@ -343,7 +358,7 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
         if errors:
             summary["error"] = min(errors, key=lambda e: e.get("tick") or 0)
     try:
-        write_json_atomic(summary_path, summary)
+        summary_file.write_last(summary)
     except ResultsWriteError as exc:
         if not isinstance(error, ResultsWriteError):
             error = exc

@@ -37,6 +37,7 @@ from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
 NOT_STOPPED = np.iinfo(np.int64).max  # stop_tick of a run that is still running
+PLACED = (0, 1, 2, 5)  # the pose rows ``builder.place`` gives: x, y, z, yaw
 PHASES = ("control", "actuate", "physics", "sense", "radio")  # a tick's, in order
 
 
@@ -64,6 +65,14 @@ def _from_interrupt(exc: Optional[BaseException]) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
+
+
+def _try_step(need, integrate) -> int:
+    """``try_integrate`` of a bounded dynamics that has none: −k, or 1/0 after integrating."""
+    k = need()
+    if k > 1:
+        return -k
+    return 1 if integrate() else 0
 
 
 class Simulation:
@@ -124,6 +133,7 @@ class Simulation:
         self._classes = [self._controller_class(gi, g) for gi, g in enumerate(self.groups)]
         self._make_controllers()
         self._initial = self.world.snapshot()
+        self._restart()
         self._started = False
         self._tick_generation = None  # the thread settings the tick was prepared for
         self._plan()
@@ -187,6 +197,7 @@ class Simulation:
     def _make_controllers(self) -> None:
         """Fresh controller instances and their views (``init`` is called by ``start``)."""
         b = self.world.bodies
+        self._robots = []  # (group, row, view) of every robot view made (script controllers')
         for g, cls, port in zip(self.groups, self._classes, self.ports):
             g.controllers, g.views = [], []
             if cls is None:
@@ -203,19 +214,25 @@ class Simulation:
                 if isinstance(cls, tuple) and cls[-1] == "lua":
                     from swarmstack.controllers.lua import LuaController
 
-                    g.controllers = [LuaController(g, cls[0], cls[1], self._robot_views(g, port),
+                    g.controllers = [LuaController(g, cls[0], cls[1], self._views_of(g, port),
                                                    port, self.on_log, self.strict)]
                 elif isinstance(cls, tuple):
                     from swarmstack.controllers.buzz import BuzzController
 
                     path, text = cls
-                    g.controllers = [BuzzController(g, path, text, self._robot_views(g, port),
+                    g.controllers = [BuzzController(g, path, text, self._views_of(g, port),
                                                     port, self.on_log, self.strict)]
                 else:
                     g.controllers = [self._instantiate(g, cls)]
                 continue
-            g.views = self._robot_views(g, port)
+            g.views = self._views_of(g, port)
             g.controllers = [self._instantiate(g, cls) for _ in range(sl.n)]
+
+    def _views_of(self, g: Group, port) -> list:
+        """:meth:`_robot_views`, remembered so that :meth:`_restart` can restart them."""
+        views = self._robot_views(g, port)
+        self._robots.extend((g, i, v) for i, v in enumerate(views))
+        return views
 
     def _instantiate(self, g: Group, cls):
         """``cls()``; a constructor that raises (or exits) is the file's error, named."""
@@ -270,22 +287,25 @@ class Simulation:
         self._sense = [bound(getattr(update, "__self__", None), "bind",
                              (w, group, keys, out, state), update)
                        for update, group, keys, out, state in self._sense_calls]
-        # per group, its dynamics' ``try_integrate`` (integrates unless the tick needs
-        # sub-steps, then returns −k) or, lacking one, its ``integrate``; ``_measure``
-        # (``physics.substeps.measure``) when some group has no ``try_integrate``
-        from swarmstack.physics.substeps import measure
+        # per group whose dynamics bounds its bodies (``physics.substeps.bounded``): its
+        # ``try_integrate`` (integrates unless the tick needs sub-steps, then returns −k) and
+        # its ``needed_substeps``; the others' ``integrate`` in ``_trials``, with ``_measure``
+        # (``physics.substeps.measure``) to tell what their trial moved
+        from swarmstack.physics.substeps import bounded, measure
 
-        self._motion, unbounded = [], False
+        self._bounded, self._trials = [], []
         for integrate, start, stop, drive in self._dynamics_calls:
             owner = getattr(integrate, "__self__", None)
+            args = (b, start, stop, drive, w.scene.dt)
+            if not bounded(owner):
+                self._trials.append(partial(integrate, *args))
+                continue
+            need = bound(owner, "bind_need", args, owner.needed_substeps)
             step = getattr(owner, "try_integrate", None)
-            unbounded |= step is None
-            if step is None:
-                self._motion.append(partial(integrate, b, start, stop, drive, w.scene.dt))
-            else:
-                self._motion.append(bound(owner, "bind_try", (b, start, stop, drive, w.scene.dt),
-                                          step))
-        self._measure = measure if unbounded else None
+            try_step = (bound(owner, "bind_try", args, step) if step is not None else
+                        partial(_try_step, need, partial(integrate, *args)))
+            self._bounded.append((try_step, need))
+        self._measure = measure if self._trials else None
         em = w.emitters
         self._place_emitters = (bind_lit_emitters(b.x, b.y, b.z, b.yaw, em.local, em.rgb,
                                                   em.world) if self._needs_emitters else None)
@@ -383,10 +403,7 @@ class Simulation:
         self._started = True
         try:
             self._warm_up()
-            self._refresh_emitters()
-            self.sense()
-            self.radio()
-            self._call_controllers("init")
+            self._begin("init")
         finally:
             process.resume_collector()  # the start is over, even a failed one (swarmstack.process)
 
@@ -402,6 +419,48 @@ class Simulation:
         self.world.restore(snap)
         self._clear_collisions()
 
+    def _begin(self, hook: str) -> None:
+        """Tick 0 of the runs, after the start or a reset: lit emitters placed, the first
+        readings and the first delivery, then every controller's ``hook`` (``init``, or
+        ``reset`` for a replay)."""
+        self._refresh_emitters()
+        self.sense()
+        self.radio()
+        self._call_controllers(hook)
+
+    def _restart(self) -> None:
+        """Every piece of state a run changes back to what construction made: the world's
+        arrays (poses, drive states, emitters, tick: ``World.snapshot``), collision counters,
+        safe commands, fresh readings and device states, the radio and what its ports were
+        told, each robot view's random stream and host-function memory, no run stopped.
+        Construction calls it too, so a reset simulation starts exactly as a new one; state
+        added to a run must be set back here."""
+        self.stop_tick[:] = NOT_STOPPED
+        self.stopped_any = False
+        self.run_errors = []
+        self._hold = []
+        self.world.restore(self._initial)
+        self._clear_collisions()
+        for g in self.groups:
+            for c in g.robot_type.commands:
+                g.commands[c.name][...] = c.safe
+            for dev in g.devices.values():
+                np.copyto(g.readings[dev.name], dev.allocate(g.slice.n))
+                state = g.states[dev.name]
+                if isinstance(state, np.ndarray):
+                    state[...] = dev.make_state(g.slice.n)
+                else:
+                    g.states[dev.name] = dev.make_state(g.slice.n)
+            for view in g.views if g.batched else ():
+                view._new_tick()
+        if self.medium is not None:
+            self.medium.reset()
+        for port in self.ports:
+            if port is not None:
+                port.reset()
+        for g, i, view in self._robots:
+            view._restart(self._controller_rng(g, i))
+
     def _clear_collisions(self) -> None:
         self._pushed[:] = False
         self._collisions[:] = 0
@@ -415,7 +474,7 @@ class Simulation:
         if len(seeds) != self.runs:
             raise ValueError(f"seeds: expected one per run ({self.runs}), found {len(seeds)}")
         types = [g.robot_type for g in self.groups]
-        pose = self._initial["pose"]
+        pose = self._initial["bodies"]["pose"]
         one = builder.layout(self.cfg, 1)
         for k, s in enumerate(seeds):
             poses = builder.place(self.cfg, self.world.arena, types, int(s), 1, self.source)
@@ -423,12 +482,11 @@ class Simulation:
             for g, sl1, kk in zip(self.groups, one, keys):
                 n = g.slice.per_run
                 rows = np.arange(g.slice.start + k * n, g.slice.start + (k + 1) * n)
-                src = poses[sl1.start:sl1.stop]
-                pose[0, rows], pose[1, rows], pose[5, rows] = src[:, 0], src[:, 1], src[:, 2]
+                pose[np.ix_(PLACED, rows)] = poses[sl1.start:sl1.stop].T
                 g.keys[k * n:(k + 1) * n] = kk
                 if self.medium is not None:
                     self.medium.params.keys[rows] = kk[:, STREAM["radio"]]
-        self._initial["prev_pose"][...] = pose
+        self._initial_from_poses()
 
     def reset(self, seed: Optional[int] = None, params: Optional[Sequence[dict]] = None) -> None:
         """Back to tick 0, then sense and hand the controllers the first readings.
@@ -438,13 +496,14 @@ class Simulation:
         and each controller's ``reset`` called. With ``seed`` (run k then uses ``seed + k``)
         and/or ``params`` (one dict per run, as in the constructor) new runs start: robots are
         placed anew from the new seed, every stream is re-keyed, and fresh controller instances
-        get ``init`` with their run's parameters. Arrays keep their identity either way.
+        get ``init`` with their run's parameters (as they do at a reset before the start, their
+        ``init`` never having run). Either way the world, devices, radio and random streams
+        start exactly as in a simulation built anew with that seed (:meth:`_restart`), whatever
+        ran before; so do the robots, unless a replayed controller's ``reset`` keeps something
+        its ``init`` would not. Arrays keep their identity.
         """
-        fresh = seed is not None or params is not None
-        self.stop_tick[:] = NOT_STOPPED  # every run restarts
-        self.stopped_any = False
-        self.run_errors = []
-        self._hold = []
+        # new runs, or controllers whose ``init`` never ran (a reset before the start)
+        fresh = seed is not None or params is not None or not self._started
         if seed is not None:
             if isinstance(seed, bool) or not 0 <= int(seed) < 2 ** 63:
                 raise ValueError(f"seed must be an integer 0 ≤ seed < 2⁶³, found {seed!r}")
@@ -454,18 +513,7 @@ class Simulation:
             per_group = builder.run_params(self.cfg, self.runs, params)
             for g, p in zip(self.groups, per_group):
                 g.params = p
-        self.world.restore(self._initial)
-        self._clear_collisions()
-        for g in self.groups:
-            for c in g.robot_type.commands:
-                g.commands[c.name][...] = c.safe
-            for dev in g.devices.values():
-                np.copyto(g.readings[dev.name], dev.allocate(g.slice.n))
-                state = g.states[dev.name]
-                if isinstance(state, np.ndarray):
-                    state[...] = dev.make_state(g.slice.n)
-                else:
-                    g.states[dev.name] = dev.make_state(g.slice.n)
+        self._restart()  # every run restarts, as built
         if fresh:
             self._make_controllers()
         else:
@@ -473,32 +521,36 @@ class Simulation:
                 for c in g.controllers:   # robots of stopped runs step again
                     if getattr(c, "paused", None) is not None:
                         c.paused = None
-                for i, view in enumerate(g.views):
-                    if not g.batched:
-                        view.rng = self._controller_rng(g, i)
         self._plan()
-        self._refresh_emitters()
-        self.sense()
-        if self.medium is not None:
-            self.medium.reset()
-            self.medium.enabled[...] = self.medium.params.range_m > 0
-            self.medium.out_size[...] = np.where(self.medium.enabled, 0, -1)
-        self.radio()
         self._started = True
-        self._call_controllers("init" if fresh else "reset")
+        self._begin("init" if fresh else "reset")
 
     def _reseed(self) -> None:
         w = self.world
         poses = builder.place(self.cfg, w.arena, [g.robot_type for g in self.groups], self.seed,
                               self.runs, self.source)
-        pose = self._initial["pose"]
-        pose[0], pose[1], pose[5] = poses[:, 0], poses[:, 1], poses[:, 2]
-        self._initial["prev_pose"][...] = pose
+        self._initial["bodies"]["pose"][PLACED, :] = poses.T
         keys = builder.stream_keys(self.cfg, list(w.groups), self.seed, self.runs)
         for g, k in zip(self.groups, keys):
             np.copyto(g.keys, k)
             if self.medium is not None:
                 self.medium.params.keys[g.slice.slice] = k[:, STREAM["radio"]]
+        self._initial_from_poses()
+
+    def _initial_from_poses(self) -> None:
+        """``_initial`` as ``build`` makes it for the poses just written into it: previous
+        poses equal to them, drive states made anew, drones placed in the air flying
+        (``builder.start_flying``). The world itself is left as it is."""
+        w = self.world
+        live = w.snapshot()
+        initial = self._initial
+        initial["bodies"]["prev_pose"][...] = initial["bodies"]["pose"]
+        for g, drive in zip(self.groups, initial["drive"]):
+            drive.update(g.robot_type.dynamics.make_state(g.slice.n))
+        w.restore(initial)
+        builder.start_flying(w, list(w.groups), [g.robot_type for g in self.groups])
+        self._initial = w.snapshot()
+        w.restore(live)
 
     # ------------------------------------------------------------------ the tick
     def _make_tick(self) -> None:
@@ -526,8 +578,9 @@ class Simulation:
             "control": control_phase(self._batched, self._per_robot, self._hold,
                                      self._controller_failed),
             "actuate": actuate,
-            "physics": physics_phase(b, tuple(self._motion), self._measure, self._contacts,
-                                     self._substeps, self._place_emitters),
+            "physics": physics_phase(b, tuple(self._bounded), tuple(self._trials),
+                                     self._measure, self._contacts, self._substeps,
+                                     self._place_emitters),
             "sense": sense, "radio": radio}
         replaced = {name: self.__dict__[name] for name in PHASES if name in self.__dict__}
         if replaced:
@@ -579,35 +632,66 @@ class Simulation:
         """Each group's dynamics over the tick, then contacts (only if a body moved).
 
         When a body would travel further this tick than contacts can follow (its safe step,
-        ``physics.substeps``: a fraction of its own smallest half extent), the tick is cut into
-        ``k`` equal sub-steps, each integrated on the tick's drive state and followed by the
-        contacts, so that nothing passes through a wall or another body at any tick rate. At
-        usual rates ``k`` is 1: one integration and one contact pass, as always.
-        ``bodies.prev_pose`` stays the pose before the whole tick.
+        ``physics.substeps``: a fraction of its own smallest half extent), its run's tick is
+        cut into ``k`` equal sub-steps, each integrated on the tick's drive state and followed
+        by the contacts, so that nothing passes through a wall or another body at any tick
+        rate. ``k`` is the run's own: the other runs of a batch are integrated as they would be
+        alone (most in one step), whatever their companions do. At usual rates ``k`` is 1: one
+        integration and one contact pass, as always. ``bodies.prev_pose`` stays the pose before
+        the whole tick.
         """
         self._phases["physics"]()
 
-    def _substeps(self, k: int) -> None:
-        """The tick again in ``k`` sub-steps, from the pose before it (see :meth:`physics`)."""
+    def _substeps(self) -> None:
+        """The tick again from the pose before it, each run in the sub-steps its own bodies
+        need (see :meth:`physics`): run ``r`` in ``k_r`` sub-steps of ``dt / k_r``, with the
+        contacts after each; a run is left alone in the passes after its last sub-step."""
+        from swarmstack.physics.substeps import bounded, measure_by_run
+
         w = self.world
         b = w.bodies
+        dt = w.scene.dt
+        k_run = np.ones(self.runs, dtype=np.int64)
+        for g in self.groups:
+            dyn = g.robot_type.dynamics
+            if bounded(dyn):
+                dyn.substeps_by_run(b, g.slice.start, g.slice.stop, w.drive[g.slice.index], dt,
+                                    k_run)
+        if self._measure is not None:  # what the trial of the other groups moved
+            measure_by_run(b, k_run)
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
-        h = w.scene.dt / k
-        sx, sy, syaw = np.empty_like(b.x), np.empty_like(b.y), np.empty_like(b.yaw)
-        for _ in range(k):
-            np.copyto(sx, b.x)
-            np.copyto(sy, b.y)
-            np.copyto(syaw, b.yaw)
+        # per group, its runs in spans of consecutive runs with the same k: (integrate, first
+        # and end body, the span's rows of the drive state, k)
+        spans = []
+        for g in self.groups:
+            sl = g.slice
+            n = sl.per_run
+            drive = w.drive[sl.index]
+            r = 0
+            while n and r < self.runs:
+                e = r + 1
+                while e < self.runs and k_run[e] == k_run[r]:
+                    e += 1
+                rows = slice(r * n, e * n)
+                spans.append((g.robot_type.dynamics.integrate, sl.start + r * n,
+                              sl.start + e * n, {k: v[rows] for k, v in drive.items()},
+                              int(k_run[r])))
+                r = e
+        before = np.empty_like(b.pose)
+        for s in range(int(k_run.max())):
+            np.copyto(before, b.pose)
             moved = False
-            for integrate, start, stop, drive in self._dynamics_calls:
-                moved |= integrate(b, start, stop, drive, h)
+            for integrate, start, stop, state, k in spans:
+                if s < k:
+                    moved |= bool(integrate(b, start, stop, state, dt / k))
             if moved:
-                self._contacts(sx, sy, syaw)
+                self._contacts(before)
         self._refresh_emitters()
-    def _contacts(self, prev_x, prev_y, prev_yaw) -> None:
-        """Project overlaps out of the current poses; ``prev_*`` the (valid) poses before the
-        step just integrated, where a body that cannot be cleared goes back. Counts the
-        collisions (``physics.collisions``)."""
+
+    def _contacts(self, prev) -> None:
+        """Project overlaps out of the current poses; ``prev`` float64[6, N] the (valid) poses
+        before the step just integrated, where a body that cannot be cleared goes back. Counts
+        the collisions of the runs that moved in the step (``physics.collisions``)."""
         kernels = self._contact_kernels
         if kernels is None:
             # the first tick that moves a body: a run whose bodies never move never imports the
@@ -623,11 +707,11 @@ class Simulation:
         before[...] = b.pose
         bs, bi, cs, ci = w.scene.static
         _, w.cell_start, w.order = resolve(
-            b.x, b.y, b.yaw, b.z, prev_x, prev_y, prev_yaw, b.shape, b.radius,
+            b.x, b.y, b.yaw, b.z, prev[0], prev[1], prev[5], b.shape, b.radius,
             b.half_x, b.half_y, b.height, b.run, w.scene.n_runs, w.scene.arena.boxes,
             w.scene.arena.cylinders, w.scene.bounds, w.scene.grid, bs, bi, cs, ci,
             w.cell_start, w.order, CONTACT_ITERATIONS)
-        count_collisions(b.x, b.y, b.yaw, before[0], before[1], before[5], self._pushed,
+        count_collisions(b.pose, before, prev, b.shape, b.run, w.scene.n_runs, self._pushed,
                          self._collisions)
 
     def _refresh_emitters(self) -> None:

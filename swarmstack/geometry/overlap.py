@@ -259,3 +259,29 @@ def clear_of_static(x, y, yaw, shape, radius, half_x, half_y, z, height, gap, bo
         ex, ey = r, r
     return not (x - ex < bounds[0] or x + ex > bounds[2] or y - ey < bounds[1]
                 or y + ey > bounds[3])
+
+
+@njit(cache=True, error_model="numpy")
+def bodies_overlap(x0, y0, yaw0, shape0, half_x0, half_y0, z0, h0, x1, y1, yaw1, shape1, half_x1,
+                   half_y1, z1, h1, gap):
+    """True when body 0, grown by ``gap`` m on every side, overlaps body 1 (poses x, y m, yaw
+    rad; ``shape`` SHAPE_DISC (radius ``half_x``) or SHAPE_BOX; base ``z`` and height ``h`` m):
+    their true footprints, discs as circles and boxes by the separating-axis theorem, where
+    their height ranges overlap. Touching is not overlapping; a grown box keeps square corners,
+    as in :func:`clear_of_static`."""
+    if not heights_overlap(z0, h0, z1, h1):
+        return False
+    if shape0 != SHAPE_BOX and shape1 != SHAPE_BOX:
+        rr = half_x0 + half_x1 + gap
+        return (x0 - x1) ** 2 + (y0 - y1) ** 2 < rr * rr
+    if shape0 != SHAPE_BOX:  # a box against a disc: the disc grows
+        mx, my = disc_from_box(x0, y0, half_x0 + gap, x1, y1, math.cos(yaw1), math.sin(yaw1),
+                               half_x1, half_y1, 0.0)
+    elif shape1 != SHAPE_BOX:
+        mx, my = disc_from_box(x1, y1, half_x1 + gap, x0, y0, math.cos(yaw0), math.sin(yaw0),
+                               half_x0, half_y0, 0.0)
+    else:
+        mx, my = box_from_box(x0, y0, math.cos(yaw0), math.sin(yaw0), half_x0 + gap,
+                              half_y0 + gap, x1, y1, math.cos(yaw1), math.sin(yaw1), half_x1,
+                              half_y1, 0.0, 1.0)
+    return mx != 0.0 or my != 0.0

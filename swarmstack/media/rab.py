@@ -2,15 +2,20 @@
 
 Every robot with a radio broadcasts one frame per tick (possibly empty: on a range-and-bearing
 board every robot emits every tick, so an empty frame still makes it a neighbour). Receiver
-``j`` hears sender ``i`` of the same run when
+``j`` hears sender ``i`` of the same run when (the rules of ARGoS's range-and-bearing medium,
+by default)
 
-1. the 3-D distance between their antennas (body base ``z`` + ``antenna_m``) is at most the
-   *sender's* ``range_m`` (ranges may be asymmetric);
-2. with ``occlusion``, the segment between the antennas crosses no wall, box or cylinder, and
+1. both radios have the same ``payload_bytes`` (ARGoS's ``msg_size``); with ``mixed_sizes``
+   any sizes link, and the receiver gets the frame as it was sent (frames are as long as
+   their sender made them, at most its ``payload_bytes``: nothing is cut or padded);
+2. the 3-D distance between their antennas (body base ``z`` + ``antenna_m``) is less than the
+   *sender's* ``range_m`` (strictly: a receiver exactly at the range does not hear; ranges
+   may be asymmetric);
+3. with ``occlusion``, the segment between the antennas crosses no wall, box or cylinder, and
    with ``robots_occlude`` no other robot's body (sender and receiver excluded; a body is the
    vertical prism of its bounding disc, as sensors see it);
-3. the receiver's Bernoulli draw with probability ``drop`` does not lose it;
-4. the receiver's ``capacity`` (most receptions per tick, 0 = unlimited) is not exceeded: when
+4. the receiver's Bernoulli draw with probability ``drop`` does not lose it;
+5. the receiver's ``capacity`` (most receptions per tick, 0 = unlimited) is not exceeded: when
    more arrive it keeps the nearest (true distance; ties: the lower body index), the rest
    count as dropped.
 
@@ -74,7 +79,8 @@ class RadioParams:
     ``bearing_noise_rad`` (Gaussian std on azimuth and on elevation), ``capacity`` (most
     receptions per tick, 0 = unlimited), ``keys`` (the robot's random-stream key).
     ``occlusion``: static shapes block the line between antennas; ``robots_occlude``: robot
-    bodies do too.
+    bodies do too; ``mixed_sizes``: radios of different ``payload_bytes`` hear each other
+    (by default, as in ARGoS, only equal sizes link).
     """
 
     range_m: np.ndarray
@@ -86,7 +92,8 @@ class RadioParams:
     capacity: np.ndarray
     keys: np.ndarray
     occlusion: bool = True
-    robots_occlude: bool = False
+    robots_occlude: bool = True
+    mixed_sizes: bool = False
 
     def __post_init__(self):
         n = int(np.shape(self.range_m)[0]) if np.ndim(self.range_m) == 1 else -1
@@ -99,6 +106,7 @@ class RadioParams:
             setattr(self, name, _column(getattr(self, name), n, dtype, name))
         self.occlusion = bool(self.occlusion)
         self.robots_occlude = bool(self.robots_occlude)
+        self.mixed_sizes = bool(self.mixed_sizes)
         if np.any((self.drop < 0) | (self.drop > 1)):
             raise ValueError("drop probabilities must be in [0, 1]")
         for name in ("payload_bytes", "capacity", "range_noise_m", "bearing_noise_rad"):
@@ -113,16 +121,16 @@ class RadioParams:
     def uniform(cls, n: int, range_m: float, *, antenna_m: float = 0.0, payload_bytes: int = 0,
                 drop: float = 0.0, range_noise_m: float = 0.0, bearing_noise_rad: float = 0.0,
                 capacity: int = 0, keys=None, occlusion: bool = True,
-                robots_occlude: bool = False) -> "RadioParams":
+                robots_occlude: bool = True, mixed_sizes: bool = False) -> "RadioParams":
         """The same values for all ``n`` bodies (``keys`` default to 0 … n-1)."""
         keys = np.arange(n, dtype=np.uint64) if keys is None else keys
         return cls(np.full(n, float(range_m)), antenna_m, payload_bytes, drop, range_noise_m,
-                   bearing_noise_rad, capacity, keys, occlusion, robots_occlude)
+                   bearing_noise_rad, capacity, keys, occlusion, robots_occlude, mixed_sizes)
 
     @classmethod
     def for_world(cls, world, groups: Optional[Mapping[str, Mapping]] = None, *,
                   seed: Optional[int] = None, keys=None, occlusion: bool = True,
-                  robots_occlude: bool = False) -> "RadioParams":
+                  robots_occlude: bool = True, mixed_sizes: bool = False) -> "RadioParams":
         """Per-body parameters from per-group values.
 
         ``groups[name]`` may give any of ``range_m, antenna_m, payload_bytes, drop,
@@ -158,7 +166,8 @@ class RadioParams:
             keys = radio_keys(world, 0 if seed is None else seed)
         return cls(cols["range_m"], cols["antenna_m"], cols["payload_bytes"].astype(np.int64),
                    cols["drop"], cols["range_noise_m"], cols["bearing_noise_rad"],
-                   cols["capacity"].astype(np.int64), keys, occlusion, robots_occlude)
+                   cols["capacity"].astype(np.int64), keys, occlusion, robots_occlude,
+                   mixed_sizes)
 
 
 def static_lists(scene, reach: float):
@@ -411,12 +420,12 @@ class Medium:
         while True:
             most = receive(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
                            b.yaw, b.run, b.robot_id, b.radius, b.height, p.range_m,
-                           p.antenna_m, p.drop, p.range_noise_m, p.bearing_noise_rad,
-                           p.capacity, p.keys, p.occlusion, p.robots_occlude, arena.boxes,
-                           arena.cylinders, aabb, static_start, static_items,
-                           world.scene.grid, world.cell_start, world.order,
-                           world.scene.max_radius, max_top, self._slot_cap, self._snd,
-                           self._dist, self._az, self._el, self._kept, self._lost,
+                           p.antenna_m, p.payload_bytes, p.mixed_sizes, p.drop,
+                           p.range_noise_m, p.bearing_noise_rad, p.capacity, p.keys,
+                           p.occlusion, p.robots_occlude, arena.boxes, arena.cylinders, aabb,
+                           static_start, static_items, world.scene.grid, world.cell_start,
+                           world.order, world.scene.max_radius, max_top, self._slot_cap,
+                           self._snd, self._dist, self._az, self._el, self._kept, self._lost,
                            self._found)
             if most <= self._slot_cap:
                 break
@@ -465,7 +474,7 @@ class Medium:
         full = self.keep_inbox or None in scales
         scales.discard(None)
         p = self.params
-        if len(scales) != 1 or p.robots_occlude or p.capacity.any() or not self._runs_csr[2]:
+        if len(scales) != 1 or p.capacity.any() or not self._runs_csr[2]:
             return None, True
         return float(scales.pop()), full
 
@@ -481,10 +490,12 @@ class Medium:
         run_start, run_bodies, _ = self._runs_csr
         arena = world.scene.arena
         S.sums_small_runs(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
-                          b.yaw, b.run, b.robot_id, p.range_m, p.antenna_m, p.drop,
+                          b.yaw, b.run, b.robot_id, b.radius, b.height, p.range_m,
+                          p.antenna_m, p.payload_bytes, p.mixed_sizes, p.drop,
                           p.range_noise_m, p.bearing_noise_rad, p.keys, p.occlusion,
-                          arena.boxes, arena.cylinders, aabb, static_start, static_items,
-                          world.scene.grid, run_start, run_bodies, per_m, count, pull, lost)
+                          p.robots_occlude, arena.boxes, arena.cylinders, aabb, static_start,
+                          static_items, world.scene.grid, run_start, run_bodies, per_m, count,
+                          pull, lost)
         return count, pull
 
     def _deliver_sums(self, world, tick: int, per_m: float) -> SummedInbox:
@@ -503,8 +514,9 @@ class Medium:
         S.deliver_sums(tick, self.out_size, self.enabled, p.payload_bytes, self.n_runs,
                        self._emits, self._reach, s.sent, s.refused, s.max_bytes, s.delivered,
                        s.dropped, b.x, b.y, b.z, b.roll, b.pitch, b.yaw, b.run, b.robot_id,
-                       p.range_m, p.antenna_m, p.drop, p.range_noise_m, p.bearing_noise_rad,
-                       p.keys, p.occlusion, arena.boxes, arena.cylinders, aabb, static_start,
+                       b.radius, b.height, p.range_m, p.antenna_m, p.mixed_sizes, p.drop,
+                       p.range_noise_m, p.bearing_noise_rad, p.keys, p.occlusion,
+                       p.robots_occlude, arena.boxes, arena.cylinders, aabb, static_start,
                        static_items, world.scene.grid, run_start, run_bodies, per_m, count,
                        pull, self._lost)
         self.inbox = SummedInbox(count, pull, per_m)

@@ -8,10 +8,11 @@ A tick is three calls:
     receiver of that run has to look).
 ``receive_serial`` / ``receive_parallel``
     for every receiver, the senders it hears. A first pass walks the grid cells within its
-    run's largest range and keeps the senders within their own range (3-D distance between
-    antennas); sorted by body index, a second pass tests their sight lines against static
-    shapes (and robots), draws the drops and measures distance and bearings; then come the
-    capacity and the measurement noise. Each receiver writes only its own slot of
+    run's largest range and keeps the senders of the receiver's payload size (unless sizes
+    may mix) closer than their own range (3-D distance between antennas); sorted by body
+    index, a second pass tests their sight lines against static shapes (and robots), draws
+    the drops and measures distance and bearings; then come the capacity and the
+    measurement noise. Each receiver writes only its own slot of
     ``slot_cap`` rows, so the result depends neither on the order receivers are visited in
     nor on the number of threads. A receiver with more than ``slot_cap`` senders in range
     only reports how many; the caller retries with larger slots.
@@ -130,10 +131,10 @@ def _shape_hit(x0, y0, z0, dx, dy, dz, boxes, cylinders, k):
 
 @njit(cache=True, error_model="numpy")
 def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id,
-                   radius, height, range_m, antenna_m, drop, range_noise, bearing_noise,
-                   capacity, keys, occlusion, robots_occlude, boxes, cylinders, aabb,
-                   static_start, static_items, gparams, cell_start, order, max_radius, max_top,
-                   slot_cap, snd, dist, az, el, kept, lost, found):
+                   radius, height, range_m, antenna_m, payload_bytes, mixed_sizes, drop,
+                   range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude, boxes,
+                   cylinders, aabb, static_start, static_items, gparams, cell_start, order,
+                   max_radius, max_top, slot_cap, snd, dist, az, el, kept, lost, found):
     """Receivers ``lo … hi-1``: fill their slot rows ``j * slot_cap …`` and
     ``kept/lost/found[j]``. One loop with no call per receiver or per pair on the common path:
     passing arrays to a Numba function (inlined or not) costs reference counting that would
@@ -178,6 +179,7 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
             n_static = static_start[c + 1] - i0
         p_drop = drop[j]
         key = keys[j]
+        size_j = payload_bytes[j]
         base = j * slot_cap
         n = 0
         n_lost = 0
@@ -192,6 +194,8 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
                 i = order[s]
                 if i == j or not emits[i]:
                     continue
+                if not mixed_sizes and payload_bytes[i] != size_j:
+                    continue  # ARGoS links equal message sizes only
                 dx = x[i] - xj
                 dy = y[i] - yj
                 zi = z[i] + antenna_m[i]
@@ -201,8 +205,8 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
                 if d2 > r_i * r_i * 1.0000001:
                     continue
                 d = math.sqrt(d2)
-                if d > r_i:
-                    continue  # the sender's range decides
+                if d >= r_i:
+                    continue  # the sender's range decides, strictly (as ARGoS)
                 if n < slot_cap:
                     snd[base + n] = i
                 n += 1
@@ -293,14 +297,15 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
 
 @njit(cache=True, error_model="numpy")
 def receive_serial(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
-                   height, range_m, antenna_m, drop, range_noise, bearing_noise, capacity, keys,
-                   occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
-                   static_items, gparams, cell_start, order, max_radius, max_top, slot_cap, snd,
-                   dist, az, el, kept, lost, found):
+                   height, range_m, antenna_m, payload_bytes, mixed_sizes, drop, range_noise,
+                   bearing_noise, capacity, keys, occlusion, robots_occlude, boxes, cylinders,
+                   aabb, static_start, static_items, gparams, cell_start, order, max_radius,
+                   max_top, slot_cap, snd, dist, az, el, kept, lost, found):
     """Every receiver in turn; returns the largest number of senders one receiver heard.
 
     Bodies: pose ``x … yaw``, ``run``, ``robot_id``, ``radius``, ``height`` (float64[N] or
-    int64[N]) and the radio parameters per body; ``emits``/``reach`` from :func:`prepare`.
+    int64[N]) and the radio parameters per body (``mixed_sizes``: senders of another
+    ``payload_bytes`` are heard too); ``emits``/``reach`` from :func:`prepare`.
     Static shapes: ``boxes`` [B, 8], ``cylinders`` [C, 4], ``aabb`` float64[B + C, 4] their
     footprints' bounding boxes, and ``static_start``/``static_items`` a CSR list per grid cell
     of the shapes (boxes 0 … B-1, cylinders B + k) within the largest range of the cell.
@@ -308,10 +313,10 @@ def receive_serial(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id,
     highest body top, z + height). Slots: ``slot_cap`` rows per receiver in ``snd, dist, az,
     el``; per receiver ``kept``, ``lost`` (drops, capacity) and ``found``."""
     _receive_range(0, x.shape[0], tick, emits, reach, x, y, z, roll, pitch, yaw, run,
-                   robot_id, radius, height, range_m, antenna_m, drop, range_noise,
-                   bearing_noise, capacity, keys, occlusion, robots_occlude, boxes, cylinders,
-                   aabb, static_start, static_items, gparams, cell_start, order, max_radius,
-                   max_top, slot_cap, snd, dist, az, el, kept, lost, found)
+                   robot_id, radius, height, range_m, antenna_m, payload_bytes, mixed_sizes,
+                   drop, range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude,
+                   boxes, cylinders, aabb, static_start, static_items, gparams, cell_start,
+                   order, max_radius, max_top, slot_cap, snd, dist, az, el, kept, lost, found)
     most = 0
     for j in range(x.shape[0]):
         most = max(most, found[j])
@@ -320,20 +325,21 @@ def receive_serial(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id,
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def receive_parallel(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
-                     height, range_m, antenna_m, drop, range_noise, bearing_noise, capacity,
-                     keys, occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
-                     static_items, gparams, cell_start, order, max_radius, max_top, slot_cap,
-                     snd, dist, az, el, kept, lost, found, chunk):
+                     height, range_m, antenna_m, payload_bytes, mixed_sizes, drop, range_noise,
+                     bearing_noise, capacity, keys, occlusion, robots_occlude, boxes,
+                     cylinders, aabb, static_start, static_items, gparams, cell_start, order,
+                     max_radius, max_top, slot_cap, snd, dist, az, el, kept, lost, found,
+                     chunk):
     """:func:`receive_serial` over chunks of receivers on all threads (the same result)."""
     n = x.shape[0]
     n_chunks = (n + chunk - 1) // chunk
     for c in prange(n_chunks):
         _receive_range(c * chunk, min(n, (c + 1) * chunk), tick, emits, reach, x, y, z, roll,
-                       pitch, yaw, run, robot_id, radius, height, range_m, antenna_m, drop,
-                       range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude,
-                       boxes, cylinders, aabb, static_start, static_items, gparams,
-                       cell_start, order, max_radius, max_top, slot_cap, snd, dist, az, el,
-                       kept, lost, found)
+                       pitch, yaw, run, robot_id, radius, height, range_m, antenna_m,
+                       payload_bytes, mixed_sizes, drop, range_noise, bearing_noise, capacity,
+                       keys, occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
+                       static_items, gparams, cell_start, order, max_radius, max_top,
+                       slot_cap, snd, dist, az, el, kept, lost, found)
     most = 0
     for j in range(n):
         most = max(most, found[j])

@@ -5,20 +5,22 @@ neighbours and moves towards or away from them (AutoMoDe's Chocolate modules).
 ``sums_small_runs``
     the definition, straight from the bodies: for every receiver, the bodies of its run in
     body order (``run_start``/``run_bodies``, CSR per run, each run's bodies sorted), each
-    tested and measured with the arithmetic of ``rab_kernels._receive_range`` (range, sight
-    line past static shapes, drop, distance, noise) and added to the sums in that order — the
-    order of the inbox. An exact bearing enters as the unit vector towards the sender in the
-    receiver's frame (no atan2, no sin/cos: the kernel's largest cost); a noisy one as the
-    angle, drawn and wrapped as the full delivery draws it. No grid walk, no sort, no slots,
-    no packing: for runs of a few tens of robots a receiver looks at every robot of its run
-    faster than it walks the grid. It cannot do what only changes *which* receptions are
-    kept among many (a receiver's ``capacity``) or robots that occlude.
+    tested and measured with the arithmetic of ``rab_kernels._receive_range`` (payload size,
+    range, sight line past static shapes and robots, drop, distance, noise) and added to the
+    sums in that order — the order of the inbox. An exact bearing enters as the unit vector
+    towards the sender in the receiver's frame (no atan2, no sin/cos: the kernel's largest
+    cost); a noisy one as the angle, drawn and wrapped as the full delivery draws it. No grid
+    walk, no sort, no slots, no packing: for runs of a few tens of robots a receiver looks at
+    every robot of its run faster than it walks the grid. Robots that occlude are tested one
+    by one among the bodies of the run (the exact test of the grid walk of
+    ``geometry.rays.hit_robots``). It cannot do what only changes *which* receptions are kept
+    among many (a receiver's ``capacity``).
 ``sums_from_inbox``
     the same sums from a full :class:`~swarmstack.media.rab.Inbox` (its receptions in sender
     order, bearings as angles), for the configurations the other cannot serve (a receiver
-    capacity, robots that occlude, runs of more than ``SUMS_MAX_RUN_BODIES`` bodies, readers
-    asking for different scales): the same receptions and counts, the vector equal to within
-    rounding (bit for bit when bearings are noisy).
+    capacity, runs of more than ``SUMS_MAX_RUN_BODIES`` bodies, readers asking for different
+    scales): the same receptions and counts, the vector equal to within rounding (bit for bit
+    when bearings are noisy).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import math
 import numpy as np
 
 from swarmstack.geometry.grid import cell_xy
+from swarmstack.geometry.rays import _disk_hit
 from swarmstack.kernels import njit
 from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS_PER_SENDER, \
     _shape_hit, prepare
@@ -55,10 +58,11 @@ def sums_from_inbox(start, distance_m, azimuth_rad, per_m, count, pull):
 
 
 @njit(cache=True, error_model="numpy")
-def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, range_m,
-                    antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
-                    cylinders, aabb, static_start, static_items, gparams, run_start,
-                    run_bodies, per_m, count, pull, lost):
+def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
+                    height, range_m, antenna_m, payload_bytes, mixed_sizes, drop, range_noise,
+                    bearing_noise, keys, occlusion, robots_occlude, boxes, cylinders, aabb,
+                    static_start, static_items, gparams, run_start, run_bodies, per_m, count,
+                    pull, lost):
     """Every receiver's ``count``, ``pull`` and ``lost`` (drops); the arguments are those of
     ``rab_kernels.receive_serial`` (``emits``/``reach`` from ``prepare``)."""
     nx = int(gparams[3])
@@ -94,6 +98,7 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
             n_static = static_start[c + 1] - i0
         p_drop = drop[j]
         key = keys[j]
+        size_j = payload_bytes[j]
         sd = range_noise[j]
         sb = bearing_noise[j]
         n = 0
@@ -104,6 +109,8 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
             i = run_bodies[q]
             if i == j or not emits[i]:
                 continue
+            if not mixed_sizes and payload_bytes[i] != size_j:
+                continue
             dx = x[i] - xj
             dy = y[i] - yj
             zi = z[i] + antenna_m[i]
@@ -112,13 +119,13 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
             d2 = dx * dx + dy * dy + dz * dz
             if d2 > r_i * r_i * 1.0000001:
                 continue
-            if math.sqrt(d2) > r_i:
+            if math.sqrt(d2) >= r_i:
                 continue
+            sx0 = min(xj, x[i])
+            sx1 = max(xj, x[i])
+            sy0 = min(yj, y[i])
+            sy1 = max(yj, y[i])
             if n_static > 0:
-                sx0 = min(xj, x[i])
-                sx1 = max(xj, x[i])
-                sy0 = min(yj, y[i])
-                sy1 = max(yj, y[i])
                 blocked = False
                 for m in range(i0, i0 + n_static):
                     k = static_items[m]
@@ -126,6 +133,24 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
                             or sy0 > aabb[k, 3]:
                         continue
                     if _shape_hit(xj, yj, zj, dx, dy, dz, boxes, cylinders, k):
+                        blocked = True
+                        break
+                if blocked:
+                    continue
+            if robots_occlude:
+                blocked = False
+                for q2 in range(run_start[rj], run_start[rj + 1]):
+                    k = run_bodies[q2]
+                    if k == i or k == j:
+                        continue
+                    # footprints away from the segment's bounding box cannot meet it (a
+                    # nanometre of slack: the exact test decides the rest)
+                    rk = radius[k] + 1e-9
+                    if x[k] + rk < sx0 or x[k] - rk > sx1 or y[k] + rk < sy0 \
+                            or y[k] - rk > sy1:
+                        continue
+                    if _disk_hit(xj, yj, zj, dx, dy, dz, x[k], y[k], radius[k], z[k],
+                                 z[k] + height[k]) <= 1.0:
                         blocked = True
                         break
                 if blocked:
@@ -169,18 +194,20 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
 @njit(cache=True, error_model="numpy")
 def deliver_sums(tick, out_size, enabled, payload_bytes, n_runs, emits, reach, sent, refused,
                  max_bytes, delivered, dropped, x, y, z, roll, pitch, yaw, run, robot_id,
-                 range_m, antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
-                 cylinders, aabb, static_start, static_items, gparams, run_start, run_bodies,
-                 per_m, count, pull, lost):
+                 radius, height, range_m, antenna_m, mixed_sizes, drop, range_noise,
+                 bearing_noise, keys, occlusion, robots_occlude, boxes, cylinders, aabb,
+                 static_start, static_items, gparams, run_start, run_bodies, per_m, count, pull,
+                 lost):
     """A whole tick in one call: ``rab_kernels.prepare``, :func:`sums_small_runs`, then the
     per-run delivered/dropped counters and the outbox sizes reset for the next tick (as
     ``rab_kernels.finish`` does)."""
     prepare(out_size, enabled, range_m, payload_bytes, run, n_runs, emits, reach, sent,
             refused, max_bytes)
-    sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, range_m,
-                    antenna_m, drop, range_noise, bearing_noise, keys, occlusion, boxes,
-                    cylinders, aabb, static_start, static_items, gparams, run_start,
-                    run_bodies, per_m, count, pull, lost)
+    sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
+                    height, range_m, antenna_m, payload_bytes, mixed_sizes, drop, range_noise,
+                    bearing_noise, keys, occlusion, robots_occlude, boxes, cylinders, aabb,
+                    static_start, static_items, gparams, run_start, run_bodies, per_m, count,
+                    pull, lost)
     for j in range(count.shape[0]):
         delivered[run[j]] += count[j]
         dropped[run[j]] += lost[j]

@@ -151,12 +151,13 @@ def _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile,
-                 boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
-                 cell_start, order, max_r, scratch, corr_x, corr_y):
+def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
+                 mobile, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
+                 cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y):
     """One Jacobi pass over bodies ``start … stop − 1``: each mobile body's correction, from the
     poses as they stand (read only), into its own ``corr_x[i]``, ``corr_y[i]``. True when some
-    body touched anything. Both forms of ``resolve`` share it; ``scratch`` is the caller's."""
+    body touched anything. Both forms of ``resolve`` share it; ``scratch`` is the caller's;
+    ``rank`` a body's place among the bodies of its run."""
     nx = int(gparams[3])
     moved = False
     for i in range(start, stop):
@@ -206,8 +207,9 @@ def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, heigh
             rr = radius[i] + radius[j]
             d = math.sqrt(ddx * ddx + ddy * ddy)
             if d < 1e-12:
-                # coincident centres: separate along a direction fixed by the indices
-                ang = 2.399963229728653 * (i if i < j else j)
+                # coincident centres: separate along a direction fixed by the pair's places
+                # in their run (the same in a batch as alone)
+                ang = 2.399963229728653 * (rank[i] if i < j else rank[j])
                 ddx, ddy, d = math.cos(ang), math.sin(ang), 1.0
                 if i > j:
                     ddx, ddy = -ddx, -ddy
@@ -222,9 +224,9 @@ def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, heigh
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile, boxes,
-                     cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
-                     cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
+def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank, mobile,
+                     boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
+                     cyl_items, cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
     """``_jacobi_pass`` on the thread pool: ``_jacobi_rows`` over all ``n`` bodies in chunks of
     at least ``chunk`` bodies, each chunk with its own scratch (``scratch`` is not used).
     Every body writes only its own correction from poses nobody writes during the pass, so the
@@ -236,9 +238,9 @@ def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run
     for c in prange(n_chunks):
         lo = c * size
         touched[c] = _jacobi_rows(lo, min(n, lo + size), x, y, yaw, z, shape, radius, half_x,
-                                  half_y, height, run, mobile, boxes, cylinders, bounds, gparams,
-                                  box_start, box_items, cyl_start, cyl_items, cell_start, order,
-                                  max_r, scratch[c], corr_x, corr_y)
+                                  half_y, height, run, rank, mobile, boxes, cylinders, bounds,
+                                  gparams, box_start, box_items, cyl_start, cyl_items,
+                                  cell_start, order, max_r, scratch[c], corr_x, corr_y)
     moved = False
     for c in range(n_chunks):
         moved |= touched[c]
@@ -262,15 +264,15 @@ def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, hal
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile, boxes,
-                 cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+def _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank, mobile,
+                 boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
                  cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
     """One Jacobi pass over all ``n`` bodies: the corrections ``corr_x, corr_y`` from the
     poses as they stand; whether any body overlapped. On this thread (``chunk`` is not used;
     ``resolve_bodies_parallel`` runs ``_jacobi_parallel`` in its place)."""
-    return _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, mobile,
-                        boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
-                        cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y)
+    return _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
+                        mobile, boxes, cylinders, bounds, gparams, box_start, box_items,
+                        cyl_start, cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -371,6 +373,12 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
         return 0, grid_start, grid_order
     corr_x = np.zeros(n)
     corr_y = np.zeros(n)
+    # each body's place among the bodies of its run: a run's own order, the same as alone
+    rank = np.empty(n, dtype=np.int64)
+    seen = np.zeros(n_runs, dtype=np.int64)
+    for i in range(n):
+        rank[i] = seen[run[i]]
+        seen[run[i]] += 1
     max_r = 0.0
     for i in range(n):
         max_r = max(max_r, radius[i])
@@ -380,7 +388,7 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     for it in range(iterations):
         if it > 0:
             cell_start, order = build_grid(gparams, x, y, run, n_runs)
-        moved = _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+        moved = _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
                              mobile, boxes, cylinders, bounds, gparams, box_start, box_items,
                              cyl_start, cyl_items, cell_start, order, max_r, corr_x, corr_y,
                              scratch, chunk)

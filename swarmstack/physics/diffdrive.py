@@ -93,6 +93,17 @@ def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, t
     return k
 
 
+@njit(cache=True, error_model="numpy")
+def substeps_by_run_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves,
+                          run, k_run):
+    """``substeps_range`` run by run: raises ``k_run[run[i]]`` to what body i needs."""
+    for i in range(start, stop):
+        k = _substeps_rows(start, i, i + 1, wheel_speed, axle_m, dt, half_x, half_y,
+                           turning_moves)
+        if k > k_run[run[i]]:
+            k_run[run[i]] = k
+
+
 # Without the runtime's reference counting (``_nrt=False``): nothing here allocates, and
 # unboxing its arrays costs a fifth as much (the bound call of every small group).
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -189,6 +200,28 @@ class DiffDrive:
                                     CHUNK))
         return kernel(start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
                       self.turning_moves, bodies.half_x, bodies.half_y)
+
+    def needed_substeps(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
+        """Sub-steps (``physics.substeps``) bodies ``start … stop − 1`` need over ``dt`` at
+        their wheel speeds; moves nothing."""
+        return substeps_range(start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
+                              bodies.half_y, self.turning_moves)
+
+    def bind_need(self, bodies, start: int, stop: int, state: dict, dt: float):
+        """:meth:`needed_substeps` of bodies ``start … stop − 1`` over ``dt`` as a call without
+        arguments, bound to the compiled kernel."""
+        from functools import partial
+
+        args = (start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
+                bodies.half_y, self.turning_moves)
+        return partial(jit.compiled(substeps_range, *args), *args)
+
+    def substeps_by_run(self, bodies, start: int, stop: int, state: dict, dt: float,
+                        k_run: np.ndarray) -> None:
+        """Raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of run ``r`` among
+        ``start … stop − 1`` need over ``dt``; moves nothing."""
+        substeps_by_run_range(start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
+                              bodies.half_y, self.turning_moves, bodies.run, k_run)
 
     def bind_try(self, bodies, start: int, stop: int, state: dict, dt: float):
         """:meth:`try_integrate` of bodies ``start … stop − 1`` over ``dt`` as a call without

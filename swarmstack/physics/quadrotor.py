@@ -241,6 +241,17 @@ def substeps_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, g
     return k
 
 
+@njit(cache=True, error_model="numpy")
+def substeps_by_run_range(start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
+                          int_limit, max_speed, half_x, half_y, gravity, run, k_run):
+    """``substeps_range`` run by run: raises ``k_run[run[i]]`` to what drone i needs."""
+    for i in range(start, stop):
+        k = _substeps_rows(start, i, i + 1, pose, velocity, mode, target, velocity_cmd, gains,
+                           dt, int_limit, max_speed, half_x, half_y, gravity)
+        if k > k_run[run[i]]:
+            k_run[run[i]] = k
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _substeps_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
                    int_limit, max_speed, half_x, half_y, gravity):
@@ -286,6 +297,7 @@ class Quadrotor:
     int_band: float = PID_INTEGRAL_BAND_M
     # drive-state counters the run summary totals per group and run
     counters = ("clamped", "rejected")
+    flies = True   # bodies may start above the floor (see ``start_flying``)
 
     def make_state(self, n: int) -> dict[str, np.ndarray]:
         gains = np.empty((n, 4))
@@ -296,6 +308,12 @@ class Quadrotor:
                 "clamped": np.zeros(n, dtype=np.int64), "rejected": np.zeros(n, dtype=np.int64),
                 "battery": np.ones(n), "dead": np.zeros(n, dtype=np.int8)}
 
+    def start_flying(self, state: dict, rows, pose) -> None:
+        """Drone rows ``rows`` start in the air: motors on, holding ``pose`` (float64[k, 4]:
+        x, y, z m, yaw rad) in position mode, as after a take-off to that height."""
+        state["mode"][rows] = POSITION
+        state["target"][rows] = pose
+
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
         kernel = threads.pick(stop - start, fly_range, fly_parallel, PARALLEL_MIN, CHUNK)
         return kernel(start, stop, bodies.pose, state["velocity"], state["mode"],
@@ -304,14 +322,28 @@ class Quadrotor:
                       self.tau_yaw, self.max_speed, self.max_yaw_rate, self.height_m,
                       LAND_SPEED_M_S, LAND_MIN_SPEED_M_S, GRAVITY_M_S2, MAX_STEP_S)
 
+    def needed_substeps(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
+        """Sub-steps (``physics.substeps``) drones ``start … stop − 1`` may need over ``dt``
+        at this tick's drive state; moves nothing."""
+        kernel = threads.pick(stop - start, substeps_range, substeps_parallel, PARALLEL_MIN,
+                              CHUNK)
+        return kernel(start, stop, bodies.pose, state["velocity"], state["mode"],
+                      state["target"], state["velocity_cmd"], state["gains"], dt, self.int_limit,
+                      self.max_speed, bodies.half_x, bodies.half_y, GRAVITY_M_S2)
+
+    def substeps_by_run(self, bodies, start: int, stop: int, state: dict, dt: float,
+                        k_run: np.ndarray) -> None:
+        """Raises ``k_run[r]`` (int64[runs]) to the sub-steps the drones of run ``r`` among
+        ``start … stop − 1`` may need over ``dt``; moves nothing."""
+        substeps_by_run_range(start, stop, bodies.pose, state["velocity"], state["mode"],
+                              state["target"], state["velocity_cmd"], state["gains"], dt,
+                              self.int_limit, self.max_speed, bodies.half_x, bodies.half_y,
+                              GRAVITY_M_S2, bodies.run, k_run)
+
     def try_integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
         """``integrate`` (1 a body moved, else 0) unless a body may travel further than its
         safe step this tick: then nothing moves and the result is −k (k sub-steps)."""
-        kernel = threads.pick(stop - start, substeps_range, substeps_parallel, PARALLEL_MIN,
-                              CHUNK)
-        k = kernel(start, stop, bodies.pose, state["velocity"], state["mode"], state["target"],
-                   state["velocity_cmd"], state["gains"], dt, self.int_limit, self.max_speed,
-                   bodies.half_x, bodies.half_y, GRAVITY_M_S2)
+        k = self.needed_substeps(bodies, start, stop, state, dt)
         if k > 1:
             return -k
         return 1 if self.integrate(bodies, start, stop, state, dt) else 0

@@ -9,18 +9,23 @@ of the contacts (along the line from the nearest point, or the separating axis, 
 then sends each body back to the side it came from. Two bodies closing on each other head-on
 cover together less than ``SAFE_FRACTION · (e_i + e_j)`` and cannot swap places either.
 
-A tick of ``dt`` is therefore integrated in ``k`` equal sub-steps of ``dt / k``, with the
-contacts after each, where ``k`` is the smallest count that keeps every body within its safe
-step this tick (1 whenever that already holds: an E-Puck2 at full speed and 10 ticks/s covers
-15.4 mm, its safe step is 21 mm). The thickness of the obstacles does not enter the rule.
+A tick of ``dt`` is therefore integrated, run by run, in ``k`` equal sub-steps of ``dt / k``,
+with the contacts after each, where ``k`` is the smallest count that keeps every body *of that
+run* within its safe step this tick (1 whenever that already holds: an E-Puck2 at full speed
+and 10 ticks/s covers 15.4 mm, its safe step is 21 mm). The thickness of the obstacles does not
+enter the rule. Each run of a batch has its own ``k``: a fast body in one run never changes how
+the bodies of another are integrated, so each run moves exactly as it would alone.
 
-A dynamics may bound its own bodies through an optional
-``try_integrate(bodies, start, stop, state, dt)``: it integrates the tick and returns 1 (a body
-moved) or 0, or, when some body needs k > 1 sub-steps at this tick's drive state, moves nothing
-and returns −k (``physics.diffdrive.DiffDrive`` does: arcs are longer than their chords, and one
-kernel call both checks and integrates). For a dynamics without it, the tick measures what a
-trial integration of the whole tick moved (``measure``): exact for motion along straight lines.
-The drive state is set once per tick; every sub-step reuses it.
+A dynamics may bound its own bodies. With ``needed_substeps(bodies, start, stop, state, dt)``
+(the largest ``k`` of bodies ``start … stop − 1``) and ``substeps_by_run(bodies, start, stop,
+state, dt, k_run)`` (raises ``k_run[r]`` to the ``k`` the bodies of run ``r`` in the range
+need), both moving nothing, it may also offer ``try_integrate(bodies, start, stop, state, dt)``:
+it integrates the tick and returns 1 (a body moved) or 0, or, when some body needs k > 1
+sub-steps at this tick's drive state, moves nothing and returns −k (``physics.diffdrive`` and
+``physics.quadrotor`` do: one kernel call both checks and integrates). For a dynamics without
+them, the tick measures what a trial integration of the whole tick moved (``measure``,
+``measure_by_run``): exact for motion along straight lines. The drive state is set once per
+tick; every sub-step reuses it.
 """
 
 from __future__ import annotations
@@ -52,6 +57,20 @@ def substeps_for(travel, half_x, half_y):
     return int(math.ceil(ratio))
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
+                  box_shape):
+    dx = x[i] - prev_x[i]
+    dy = y[i] - prev_y[i]
+    travel = math.sqrt(dx * dx + dy * dy)
+    if shape[i] == box_shape:
+        turn = abs(yaw[i] - prev_yaw[i])
+        if turn > math.pi:  # the short way round
+            turn = abs(2.0 * math.pi - turn)
+        travel += turn * radius[i]
+    return substeps_for(travel, half_x[i], half_y[i])
+
+
 @njit(cache=True, error_model="numpy")
 def measured_substeps(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                       box_shape):
@@ -59,16 +78,20 @@ def measured_substeps(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x
     displacement, plus, for shapes equal to ``box_shape``, a corner's sweep by the turn."""
     k = 1
     for i in range(x.shape[0]):
-        dx = x[i] - prev_x[i]
-        dy = y[i] - prev_y[i]
-        travel = math.sqrt(dx * dx + dy * dy)
-        if shape[i] == box_shape:
-            turn = abs(yaw[i] - prev_yaw[i])
-            if turn > math.pi:  # the short way round
-                turn = abs(2.0 * math.pi - turn)
-            travel += turn * radius[i]
-        k = max(k, substeps_for(travel, half_x[i], half_y[i]))
+        k = max(k, _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x,
+                                 half_y, box_shape))
     return k
+
+
+@njit(cache=True, error_model="numpy")
+def measured_substeps_by_run(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
+                             box_shape, run, k_run):
+    """``measured_substeps`` per run: raises ``k_run[run[i]]`` to what body i needs."""
+    for i in range(x.shape[0]):
+        k = _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
+                          box_shape)
+        if k > k_run[run[i]]:
+            k_run[run[i]] = k
 
 
 def measure(bodies) -> int:
@@ -77,3 +100,18 @@ def measure(bodies) -> int:
     return measured_substeps(bodies.x, bodies.y, bodies.yaw, bodies.prev_x, bodies.prev_y,
                              bodies.prev_yaw, bodies.shape, bodies.radius, bodies.half_x,
                              bodies.half_y, SHAPE_BOX)
+
+
+def measure_by_run(bodies, k_run) -> None:
+    """``measure`` run by run: raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of
+    run ``r`` need for what they moved since ``prev_pose``."""
+    measured_substeps_by_run(bodies.x, bodies.y, bodies.yaw, bodies.prev_x, bodies.prev_y,
+                             bodies.prev_yaw, bodies.shape, bodies.radius, bodies.half_x,
+                             bodies.half_y, SHAPE_BOX, bodies.run, k_run)
+
+
+def bounded(dynamics) -> bool:
+    """Whether ``dynamics`` bounds its own bodies' sub-steps (``needed_substeps`` and
+    ``substeps_by_run``); the others are measured after a trial integration."""
+    return (callable(getattr(dynamics, "needed_substeps", None))
+            and callable(getattr(dynamics, "substeps_by_run", None)))

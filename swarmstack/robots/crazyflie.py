@@ -9,10 +9,12 @@ the battery in ``power/crazyflie.py``.
 
 A drone starts on the floor with its motors off. ``takeoff(h)`` rises to ``h`` metres above
 the floor; then ``goto``/``move_by`` (position mode) or ``set_velocity``/``set_yaw_rate``
-(velocity mode) fly it, and ``land()`` brings it down. A position or velocity command before
-take-off is an error naming the robot and the tick. Batched controllers write the commands
-``mode`` (int8[n, 1]: one per drone), ``target`` and ``velocity`` directly
-(``actuators/flight.py``).
+(velocity mode) fly it, and ``land()`` brings it down. The commands of one control step are
+applied in order: ``takeoff(1.0)`` then ``goto(x, y, z)`` takes off and flies to (x, y, z). A
+command the drone cannot obey (a position or velocity command on the floor or while landing, a
+velocity command in the step of a take-off) is an error naming the robot and the tick. Batched
+controllers write the commands ``mode`` (int8[n, 1]: one per drone), ``target`` and
+``velocity`` directly (``actuators/flight.py``).
 
 Group options (``flight = { … }``): ``position_controller = "pd"`` (default, tuned to the
 paper's Table 2) or ``"pid"`` (an integral term and explicit damping: the final errors of
@@ -134,74 +136,162 @@ def _emitter_layout():
 
 
 # --- host API: Python views, Buzz and Lua alike ---------------------------------------------------
-def _not_flying(robot, what: str):
+# The commands a controller gives in one control step are applied in order, as one set-point
+# (the command arrays hold one per drone): a take-off followed by goto, move_by or set_yaw
+# takes off and flies to that set-point; move_by after this step's goto or take-off moves from
+# the point they set; goto after move_by replaces it. A command the drone cannot obey raises a
+# ValueError naming the robot and the tick: a position or velocity command on the floor or while
+# landing (land() then goto() included), and a velocity command in the step of a take-off from
+# the floor (it would replace the take-off before the drone leaves the floor). Whether the drone
+# flies is the flight model's own state, so a reset or a landing never leaves a controller
+# sending commands the model ignores. A drone whose battery is empty obeys nothing any more
+# (``actuators/flight.py``): commands to it are taken and have no effect.
+_POSITION_FAMILY = (fl.CMD_POSITION, fl.MOVE_BY, fl.TAKEOFF)
+
+
+def _model(robot) -> tuple:
+    """(the drone's group's drive state, its row there, its body's index in the world)."""
+    m = robot.host_state.get("model")
+    if m is None:
+        world = robot._clock
+        g = world.group(robot._group)
+        m = robot.host_state["model"] = (world.drive[g.index], robot._index,
+                                         g.start + robot._index)
+    return m
+
+
+def _this_step(robot) -> int:
+    """The command mode this step's host calls wrote so far (``HOLD``: none yet)."""
+    if robot.host_state.get("tick") != robot.tick:
+        return fl.HOLD
+    return int(robot.commands["mode"][0])
+
+
+def _write(robot, mode: int) -> None:
+    robot.commands["mode"][0] = mode
+    robot.host_state["tick"] = robot.tick
+
+
+def _refused(robot, what: str, why: str) -> ValueError:
     return ValueError(f"robot {robot.id} of group {robot._group!r}: {what} at tick {robot.tick} "
-                      "before takeoff()")
+                      f"{why}")
+
+
+def _rising(robot, what: str, position: bool) -> bool:
+    """Raises unless the drone can obey ``what`` after this step's earlier commands; True when
+    this step took off from the floor (a position set-point then goes with the take-off)."""
+    drive, row, _ = _model(robot)
+    if drive["dead"][row]:
+        return False  # the battery is empty: nothing is obeyed any more
+    step = _this_step(robot)
+    if step == fl.CMD_LAND:
+        raise _refused(robot, what, "after land() in the same step: the drone is landing "
+                       "(call takeoff() first)")
+    mode = int(drive["mode"][row])
+    airborne = mode == qr.POSITION or mode == qr.VELOCITY
+    if step == fl.TAKEOFF and not airborne:
+        if position:
+            return True
+        raise _refused(robot, what, "in the same step as takeoff(): a velocity set-point would "
+                       "replace the take-off before the drone leaves the floor (give it from "
+                       "the next step, or fly there with goto/move_by)")
+    if mode == qr.LAND:
+        raise _refused(robot, what, "while the drone is landing (call takeoff() first)")
+    if not airborne:
+        raise _refused(robot, what, "before takeoff(): the drone is on the floor")
+    return False
+
+
+def _setpoint(robot, step: int) -> tuple:
+    """(x, y, z, yaw) of the position set-point this step's commands so far give (``step``
+    one of ``_POSITION_FAMILY``), as the flight actuator will work it out."""
+    drive, row, i = _model(robot)
+    pose = robot._clock.bodies.pose[:, i]
+    here = (pose[0], pose[1], pose[2], pose[5])
+    base = tuple(drive["target"][row]) if drive["mode"][row] == qr.POSITION else here
+    t = robot.commands["target"]
+    if step == fl.MOVE_BY:
+        xyz = tuple(here[k] + t[k] if t[k] == t[k] else base[k] for k in range(3))
+    else:
+        xyz = tuple(t[k] if t[k] == t[k] else base[k] for k in range(3))
+    return (*xyz, t[3] if t[3] == t[3] else base[3])
 
 
 def takeoff(robot, height_m: float) -> None:
-    """Take off (motors on) and rise to ``height_m`` metres above the floor, where it holds."""
+    """Take off (motors on) and rise to ``height_m`` metres above the floor, where it holds;
+    after a goto or move_by of the same step, to that point at this height."""
     c = robot.commands
-    c["mode"][0] = fl.TAKEOFF
-    c["target"][:] = (math.nan, math.nan, float(height_m), math.nan)
-    robot.host_state["flying"] = True
+    step = _this_step(robot)
+    if step == fl.TAKEOFF:
+        c["target"][2] = float(height_m)
+    elif step in _POSITION_FAMILY:
+        x, y, _, yaw = _setpoint(robot, step)
+        c["target"][:] = (x, y, float(height_m), yaw)
+    else:
+        c["target"][:] = (math.nan, math.nan, float(height_m), math.nan)
+    _write(robot, fl.TAKEOFF)
 
 
 def land(robot) -> None:
     """Descend where it is and stop the motors on the floor."""
-    robot.commands["mode"][0] = fl.CMD_LAND
-    robot.host_state["flying"] = False
-
-
-def _position(robot, what: str, x: float, y: float, z: float, relative: bool) -> None:
-    if not robot.host_state.get("flying"):
-        raise _not_flying(robot, what)
-    c = robot.commands
-    c["mode"][0] = fl.MOVE_BY if relative else fl.CMD_POSITION
-    t = c["target"]
-    t[0], t[1], t[2] = float(x), float(y), float(z)
+    _write(robot, fl.CMD_LAND)
 
 
 def goto(robot, x_m: float, y_m: float, z_m: float) -> None:
-    """Fly to the absolute position (x, y, z) in metres (position mode)."""
-    _position(robot, "goto", x_m, y_m, z_m, False)
+    """Fly to the absolute position (x, y, z) in metres (position mode); right after
+    ``takeoff()`` in the same step, take off and fly there."""
+    rising = _rising(robot, "goto", True)
+    t = robot.commands["target"]
+    if _this_step(robot) not in _POSITION_FAMILY:
+        t[3] = math.nan  # the heading: this step's set_yaw, else the current one
+    t[0], t[1], t[2] = float(x_m), float(y_m), float(z_m)
+    _write(robot, fl.TAKEOFF if rising else fl.CMD_POSITION)
 
 
 def move_by(robot, dx_m: float, dy_m: float, dz_m: float) -> None:
-    """Fly by (dx, dy, dz) metres from where the drone is (position mode)."""
-    _position(robot, "move_by", dx_m, dy_m, dz_m, True)
+    """Fly by (dx, dy, dz) metres from where the drone is (position mode), or from the point
+    this step's earlier goto, move_by or take-off set."""
+    rising = _rising(robot, "move_by", True)
+    step = _this_step(robot)
+    t = robot.commands["target"]
+    if step in _POSITION_FAMILY:
+        x, y, z, yaw = _setpoint(robot, step)
+        t[:] = (x + float(dx_m), y + float(dy_m), z + float(dz_m), yaw)
+        _write(robot, fl.TAKEOFF if rising else fl.CMD_POSITION)
+        return
+    t[:] = (float(dx_m), float(dy_m), float(dz_m), math.nan)
+    _write(robot, fl.MOVE_BY)
 
 
 def set_velocity(robot, vx_m_s: float, vy_m_s: float, vz_m_s: float) -> None:
     """Fly at (vx, vy, vz) m/s in the world frame (velocity mode; the yaw rate is kept)."""
-    if not robot.host_state.get("flying"):
-        raise _not_flying(robot, "set_velocity")
-    c = robot.commands
-    c["mode"][0] = fl.CMD_VELOCITY
-    v = c["velocity"]
+    _rising(robot, "set_velocity", False)
+    v = robot.commands["velocity"]
     v[0], v[1], v[2] = float(vx_m_s), float(vy_m_s), float(vz_m_s)
+    _write(robot, fl.CMD_VELOCITY)
 
 
 def set_yaw(robot, yaw_rad: float) -> None:
-    """Turn to the heading ``yaw_rad`` (CCW from +x) holding the position (position mode)."""
-    if not robot.host_state.get("flying"):
-        raise _not_flying(robot, "set_yaw")
+    """Turn to the heading ``yaw_rad`` (CCW from +x) holding the position (position mode), or
+    the set-point this step's earlier goto, move_by or take-off gave."""
+    _rising(robot, "set_yaw", True)
+    step = _this_step(robot)
     c = robot.commands
-    if int(c["mode"][0]) not in (fl.CMD_POSITION, fl.TAKEOFF):
+    if step not in _POSITION_FAMILY:
         c["target"][:3] = math.nan  # hold where it is
-    c["mode"][0] = fl.CMD_POSITION
+        step = fl.CMD_POSITION
     c["target"][3] = float(yaw_rad)
+    _write(robot, step)
 
 
 def set_yaw_rate(robot, rate_rad_s: float) -> None:
     """Turn at ``rate_rad_s`` (velocity mode; the linear velocity command is kept)."""
-    if not robot.host_state.get("flying"):
-        raise _not_flying(robot, "set_yaw_rate")
+    _rising(robot, "set_yaw_rate", False)
     c = robot.commands
     if int(c["mode"][0]) != fl.CMD_VELOCITY:
         c["velocity"][:3] = 0.0
-    c["mode"][0] = fl.CMD_VELOCITY
     c["velocity"][3] = float(rate_rad_s)
+    _write(robot, fl.CMD_VELOCITY)
 
 
 def set_leds(robot, *rgb) -> None:

@@ -44,6 +44,7 @@ class BatchTask:
     seeds: list[int]
     params: list[dict]         # per run: {group name: controller parameters}
     points: list[dict]         # per run: swept key path -> value (for its summary)
+    timeout_s: Optional[float] = None   # wall-clock budget of each run (None: none)
 
 
 def _now() -> str:
@@ -147,9 +148,12 @@ class PerRunWriter:
         self._ticks = 0
 
 
-def _error(exc: BaseException) -> dict:
+def _error(exc: BaseException, timeout_s: Optional[float] = None) -> dict:
     from swarmstack.controllers.api import ControllerError
+    from swarmstack.experiments.watchdog import budget_text, is_timeout
 
+    if timeout_s is not None and is_timeout(exc):   # before the simulation was built
+        return {"type": "timeout", "message": f"timeout: {budget_text(timeout_s)}"}
     if isinstance(exc, ControllerError):
         return {"type": "ControllerError", "message": str(exc).splitlines()[0],
                 "group": exc.group, "robot": exc.robot_id, "tick": getattr(exc, "tick", None),
@@ -173,6 +177,7 @@ def run_batch(task: BatchTask) -> list[dict]:
     """Run every run of ``task``; returns one result per run: ``run_id``, ``status``
     (``completed`` or ``failed``), ``error`` (or None) and ``summary`` (the run's
     ``summary.json``). A run's folder is in place (renamed) before this returns."""
+    from swarmstack.experiments import watchdog
     from swarmstack.experiments.config import ConfigError, parse_experiment
     from swarmstack.experiments.results import RunLogs, write_json_atomic
 
@@ -193,30 +198,43 @@ def run_batch(task: BatchTask) -> list[dict]:
     done = 0
     ticks = 0
     robots = 0
+    timed_out = False
     try:
-        cfg = parse_experiment(task.data, task.source)
-        robots = sum(g.n for g in cfg.robots)
-        ticks = cfg.simulation.total_ticks if task.ticks is None else int(task.ticks)
-        sim = make_simulation(cfg, task.seeds, task.params, Path(task.base_dir), task.source,
-                              on_log=lambda group, run, rid, tick, text:
-                              logs[run].write(group, 0, rid, tick, text))
-        sim.start()
-        writer = PerRunWriter(sim, tmp, cfg)
-        every = cfg.output.every
-        writer.log()
-        for t in range(ticks):
-            if sim.all_stopped:
-                break
-            sim.step()
-            done = t + 1
-            if done % every == 0:
+        with watchdog.Watchdog(task.timeout_s) as budget:
+            try:
+                cfg = parse_experiment(task.data, task.source)
+                robots = sum(g.n for g in cfg.robots)
+                ticks = cfg.simulation.total_ticks if task.ticks is None else int(task.ticks)
+                sim = make_simulation(cfg, task.seeds, task.params, Path(task.base_dir),
+                                      task.source, on_log=lambda group, run, rid, tick, text:
+                                      logs[run].write(group, 0, rid, tick, text))
+                budget.sim = sim
+                sim.start()
+                writer = PerRunWriter(sim, tmp, cfg)
+                every = cfg.output.every
                 writer.log()
-        writer.flush()
-    except (Exception, ConfigError) as exc:   # the whole batch: every run not failed already
-        error = exc
+                for t in range(ticks):
+                    if sim.all_stopped:
+                        break
+                    sim.step()
+                    done = t + 1
+                    if done % every == 0:
+                        writer.log()
+            except BaseException as exc:
+                if sim is None or not watchdog.is_timeout(exc):
+                    raise
+                timed_out = True
+        if timed_out:   # the budget ran out outside a run's own controller: every run going
+            watchdog.stop_all(sim, task.timeout_s)
+        if writer is not None:
+            writer.flush()
+    except (Exception, ConfigError, watchdog.BudgetSpent) as exc:
+        error = exc   # the whole batch: every run not failed already
     wall = time.perf_counter() - t0
     for lg in logs:
         lg.close()
+    if sim is not None:
+        watchdog.mark(sim)
     errors = {e["run"]: e for e in (sim.run_errors if sim is not None else [])}
     radio = sim.radio_stats()["per_run"] if sim is not None else [{}] * k
     counters = sim.drive_counters() if sim is not None else {}
@@ -226,12 +244,13 @@ def run_batch(task: BatchTask) -> list[dict]:
         stopped = sim is not None and sim.stop_tick[r] != np.iinfo(np.int64).max
         if stopped:
             e = errors.get(r, {})
-            status, err = "failed", {"type": "ControllerError", "message": e.get("error"),
-                                     **{k_: v for k_, v in e.items() if k_ not in ("run",
-                                                                                   "error")}}
+            kind = "timeout" if e.get("kind") == "timeout" else "ControllerError"
+            status, err = "failed", {"type": kind, "message": e.get("error"),
+                                     **{k_: v for k_, v in e.items()
+                                        if k_ not in ("run", "error", "kind")}}
             run_ticks = int(min(sim.stop_tick[r], done))
         elif error is not None:
-            status, err, run_ticks = "failed", _error(error), done
+            status, err, run_ticks = "failed", _error(error, task.timeout_s), done
         else:
             status, err, run_ticks = "completed", None, done
         summary = {

@@ -33,13 +33,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
+from swarmstack.experiments.results import ResultsWriteError, write_file_atomic
 from swarmstack.media.rab import SummedInbox
 
 FORMAT = "swarmstack-recording"
@@ -59,11 +60,9 @@ def recording_dir(out_dir: Path) -> Path:
 
 
 def _write_atomic(path: Path, data) -> None:
-    """Write through a temporary name and a rename: a reader never sees part of a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
+    """Write through a temporary name and a rename: a reader never sees part of a file. A
+    failure leaves no temporary file and raises ResultsWriteError (the file and the cause)."""
+    write_file_atomic(path, data)
 
 
 # ------------------------------------------------------------------------------------ layout
@@ -203,7 +202,10 @@ class Recorder:
         self.sim = sim
         self.every = int(every)
         self.folder = recording_dir(out_dir)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ResultsWriteError(self.folder, exc.strerror or str(exc)) from None
         rows, leds = [], []
         for g in sim.groups:
             sl = g.slice
@@ -368,6 +370,156 @@ class RecordingError(ValueError):
     """No usable recording (the message says what is missing)."""
 
 
+def _inside(folder: Path, name: str) -> tuple[Optional[str], str]:
+    """(real path, "") of ``folder/name`` when it is a regular file that resolves inside
+    ``folder`` (a symbolic link is followed only to a file in ``folder``); else (None, what it
+    is instead)."""
+    root = os.path.realpath(folder)
+    path = os.path.join(root, name)
+    real = os.path.realpath(path)
+    if real == root or os.path.commonpath([root, real]) != root:
+        return None, "points outside the recording folder"
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return None, "is a symbolic link to nothing" if os.path.islink(path) else "is missing"
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return None, "is a folder, not a file"
+    if not stat.S_ISREG(mode):
+        return None, "is not a regular file"
+    return real, ""
+
+
+def read_inside(folder: Path, name: str, size: Optional[int] = None,
+                offset: int = 0) -> Optional[bytes]:
+    """``size`` bytes (all when None) from ``offset`` of ``folder/name`` when it is a regular
+    file that resolves inside ``folder``; None otherwise (missing, a folder, a device, or a
+    link out of ``folder``)."""
+    real, _ = _inside(folder, name)
+    if real is None:
+        return None
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(real, flags)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):   # replaced since it was looked at
+                return None
+            fh.seek(offset)
+            return fh.read() if size is None else fh.read(size)
+        except OSError:
+            return None
+
+
+def _shown(value) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return json.dumps(value)
+
+
+def _check_header(h, head: Path) -> None:
+    """RecordingError naming the first key of header ``h`` (read from ``head``) that a reader or
+    the page cannot use."""
+    def wrong(path: str, value, expected: str):
+        return RecordingError(f"{head}: {path} is {_shown(value)}, expected {expected}")
+
+    def get(obj: dict, path: str, key: str, kind: type, expected: str, optional=False):
+        if key not in obj:
+            if optional:
+                return None
+            raise RecordingError(f"{head}: {path}{key} is missing")
+        value = obj[key]
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)) or \
+                kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                   or value != value or value in (float("inf"), float("-inf"))) \
+                or kind not in (int, float) and not isinstance(value, kind):
+            raise wrong(path + key, value, expected)
+        return value
+
+    def whole(obj: dict, path: str, key: str, least: int, optional=False) -> int:
+        value = get(obj, path, key, int, f"a whole number ≥ {least}", optional)
+        if value is not None and value < least:
+            raise wrong(path + key, value, f"a whole number ≥ {least}")
+        return value or 0
+
+    if not isinstance(h, dict):
+        raise wrong("the header", h, "an object")
+    if h.get("format") != FORMAT or h.get("version") != VERSION:
+        raise RecordingError(f"{head} is not a {FORMAT} version {VERSION} header")
+    frame = get(h, "", "frame", dict, "an object")
+    fb = whole(frame, "frame.", "frame_bytes", 1)
+    fields = get(frame, "frame.", "fields", list, "a list")
+    named = {f["name"]: f for f in fields
+             if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    for name in ("pose", "leds"):
+        if name not in named:
+            raise RecordingError(f"{head}: frame.fields has no {name!r} field")
+        whole(named[name], f"frame.fields[{name}].", "offset", 0)
+    whole(h, "", "chunk_frames", 1)
+    whole(h, "", "record_every", 1)
+    dt = get(h, "", "dt_s", float, "a number > 0")
+    if dt <= 0:
+        raise wrong("dt_s", dt, "a number > 0")
+    robots, leds = whole(h, "", "robots", 0), whole(h, "", "leds", 0)
+    rays = whole(h, "", "rays", 0, optional=True)
+    need = FrameLayout(robots, leds, rays).rays_offset + rays
+    if fb < need:
+        raise RecordingError(f"{head}: frame.frame_bytes is {fb}, less than the {need} bytes "
+                             f"of {robots} robots, {leds} LEDs and {rays} rays")
+    arena = get(h, "", "arena", dict, "an object")
+    bounds = get(arena, "arena.", "bounds", list, "[x0, y0, x1, y1]")
+    if len(bounds) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                   and abs(v) < float("inf") for v in bounds):
+        raise wrong("arena.bounds", bounds, "[x0, y0, x1, y1] (4 numbers)")
+    for key in ("boxes", "cylinders", "lights"):
+        get(arena, "arena.", key, list, "a list")
+    get(arena, "arena.", "floor", dict, "an object")
+    groups = get(h, "", "groups", list, "a list")
+    for i, g in enumerate(groups):
+        if not isinstance(g, dict):
+            raise wrong(f"groups[{i}]", g, "an object")
+        first, count = whole(g, f"groups[{i}].", "first_row", 0), whole(g, f"groups[{i}].",
+                                                                         "count", 0)
+        if first + count > robots:
+            raise RecordingError(f"{head}: groups[{i}] has rows {first} … {first + count - 1}, "
+                                 f"beyond the {robots} robots of a frame")
+        get(g, f"groups[{i}].", "body", dict, "an object")
+
+
+def _read_json(folder: Path, name: str):
+    """The JSON in ``folder/name`` (RecordingError naming the file when it cannot be had)."""
+    path = Path(folder) / name
+    real, why = _inside(folder, name)
+    data = read_inside(folder, name) if real is not None else None
+    if data is None:
+        raise RecordingError(f"{path} {why or 'cannot be read'}")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise RecordingError(f"{path} is not usable JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise RecordingError(f"{path} is not valid JSON: {exc}") from None
+
+
+def _check_end(end, path: Path) -> None:
+    if not isinstance(end, dict):
+        raise RecordingError(f"{path} is {_shown(end)}, expected an object")
+    for key in ("chunks", "frames"):
+        v = end.get(key, 0)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise RecordingError(f"{path}: {key} is {_shown(v)}, expected a whole number ≥ 0")
+    if not isinstance(end.get("status", ""), (str, type(None))):
+        raise RecordingError(f"{path}: status is {_shown(end['status'])}, expected a string")
+
+
 @dataclass
 class Recording:
     """A recording on disk as far as it can be replayed: its header, its complete frames
@@ -390,24 +542,28 @@ class Recording:
     def last_tick(self) -> int:
         """The tick of the last frame that can be replayed."""
         k = len(self.chunk_sizes) - 1
-        fb = self.frame_bytes
-        with open(self.folder / f"chunk-{k:06d}.bin", "rb") as fh:
-            fh.seek((self.chunk_sizes[k] - 1) * fb)
-            return int(np.frombuffer(fh.read(4), "<i4")[0])
+        name = f"chunk-{k:06d}.bin"
+        data = read_inside(self.folder, name, 4, (self.chunk_sizes[k] - 1) * self.frame_bytes)
+        if data is None or len(data) < 4:
+            raise RecordingError(f"{self.folder / name} cannot be read any more")
+        return int(np.frombuffer(data, "<i4")[0])
 
     def overlay(self, kind: str, k: int) -> Optional[bytes]:
         """Chunk ``k``'s ``links`` (binary) or ``text`` (JSON) file; None when absent."""
         name = f"links-{k:06d}.bin" if kind == "links" else f"text-{k:06d}.json"
-        try:
-            return (self.folder / name).read_bytes()
-        except OSError:
+        data = read_inside(self.folder, name)
+        if data is None:
             return b"[]" if kind == "text" and 0 <= k < len(self.chunk_sizes) else None
+        return data
 
     def chunk(self, k: int) -> bytes:
-        """Chunk ``k``'s whole frames (a truncated file: the whole frames it holds)."""
-        n = self.chunk_sizes[k]
-        with open(self.folder / f"chunk-{k:06d}.bin", "rb") as fh:
-            return fh.read(n * self.frame_bytes)
+        """Chunk ``k``'s whole frames (a truncated file: the whole frames it holds);
+        RecordingError when it can no longer be read as a file of the recording."""
+        name = f"chunk-{k:06d}.bin"
+        data = read_inside(self.folder, name, self.chunk_sizes[k] * self.frame_bytes)
+        if data is None:
+            raise RecordingError(f"{self.folder / name} cannot be read any more")
+        return data
 
     def frames_array(self, k: int) -> dict:
         """Chunk ``k`` as arrays: ``tick`` int32[F], ``pose`` float32[F, N, 6], ``leds``
@@ -415,7 +571,7 @@ class Recording:
         fb = self.frame_bytes
         raw = np.frombuffer(self.chunk(k), dtype=np.uint8).reshape(-1, fb)
         h = self.header
-        lo = FrameLayout(int(h["robots"]), int(h["leds"]), int(h["rays"]))
+        lo = FrameLayout(int(h["robots"]), int(h["leds"]), int(h.get("rays", 0)))
         return {"tick": raw[:, :4].copy().view("<i4")[:, 0],
                 "pose": raw[:, lo.pose_offset:lo.leds_offset].copy().view("<f4")
                 .reshape(-1, lo.robots, 6),
@@ -438,30 +594,32 @@ def open_recording(out_dir: Path) -> Recording:
     out_dir = Path(out_dir)
     folder = out_dir if (out_dir / "header.json").is_file() else recording_dir(out_dir)
     head = folder / "header.json"
-    if not head.is_file():
+    if not head.exists() and not head.is_symlink():
         raise RecordingError(f"{out_dir} has no recording ({head} is missing): run the "
                              "experiment with --record, or [output] record = true")
-    try:
-        header = json.loads(head.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RecordingError(f"{head} cannot be read: {exc}") from None
-    if header.get("format") != FORMAT or header.get("version") != VERSION:
-        raise RecordingError(f"{head} is not a {FORMAT} version {VERSION} header")
-    fb = int(header["frame"]["frame_bytes"])
-    cf = int(header["chunk_frames"])
+    header = _read_json(folder, "header.json")
+    _check_header(header, head)
+    fb = header["frame"]["frame_bytes"]
+    cf = header["chunk_frames"]
     end = None
+    if _inside(folder, "end.json")[1] != "is missing":
+        end = _read_json(folder, "end.json")
+        _check_end(end, folder / "end.json")
     try:
-        end = json.loads((folder / "end.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        end = None
-    present = sorted(int(m.group(1)) for m in map(_CHUNK.fullmatch, os.listdir(folder)) if m)
+        names = os.listdir(folder)
+    except OSError as exc:
+        raise RecordingError(f"{folder} cannot be listed: {exc.strerror or exc}") from None
+    present = sorted(int(m.group(1)) for m in map(_CHUNK.fullmatch, names) if m)
     sizes: list[int] = []
     stops = None
     expected = end.get("chunks") if end else None
     for k in range(len(present)):
         if k not in present:
             break
-        size = (folder / f"chunk-{k:06d}.bin").stat().st_size
+        real, why = _inside(folder, f"chunk-{k:06d}.bin")
+        if real is None:
+            raise RecordingError(f"{folder / f'chunk-{k:06d}.bin'} {why}")
+        size = os.stat(real).st_size
         whole = min(cf, size // fb)
         sizes.append(whole)
         if size != whole * fb or (whole < cf and (expected is None or k != expected - 1)):

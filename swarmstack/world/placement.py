@@ -1,5 +1,10 @@
 """Placing robot groups at the start of a run: explicit, uniform or gaussian, never overlapping.
 
+Bodies are checked by their true shapes (a disc as its circle, a box as its rotated rectangle)
+against walls, boxes, cylinders, the arena border and the bodies placed before them, where
+their height ranges overlap. Random placements put bodies on the floor; explicit poses
+``[x, y, z, yaw]`` may start a flying robot at a height ``z`` (its base above the floor).
+
 Set-up code (runs once per run), so plain Python with a coarse occupancy dictionary is fine.
 Failures raise :class:`PlacementError` with a message the config layer turns into
 ``FILE: robots[i].placement: …``.
@@ -12,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.geometry.overlap import SHAPE_DISC, clear_of_static
+from swarmstack.geometry.overlap import SHAPE_BOX, SHAPE_DISC, bodies_overlap, clear_of_static
 
 MAX_ATTEMPTS = 2000
 
@@ -24,11 +29,24 @@ class PlacementError(ValueError):
 
 
 @dataclass
+class Placed:
+    """A body placed so far: pose, true shape and height range."""
+
+    x: float
+    y: float
+    z: float
+    yaw: float
+    body: object       # robots.base.Body
+    label: str         # how an error names it: "robot 2 of group 'rvr'"
+
+
+@dataclass
 class Occupancy:
-    """Discs placed so far in one run, bucketed in cells for quick overlap tests."""
+    """Bodies placed so far in one run, bucketed in cells (by their bounding circles) for quick
+    overlap tests; the test itself compares true shapes."""
 
     cell: float
-    discs: dict
+    bodies: dict
 
     @staticmethod
     def empty(cell: float) -> "Occupancy":
@@ -37,41 +55,96 @@ class Occupancy:
     def _key(self, x, y):
         return (math.floor(x / self.cell), math.floor(y / self.cell))
 
-    def free(self, x: float, y: float, r: float, gap: float) -> bool:
+    def overlapping(self, x: float, y: float, z: float, yaw: float, body, gap: float):
+        """The first placed body that the body at (x, y, z, yaw), grown by ``gap`` m,
+        overlaps; None when it is clear of all."""
+        shape = SHAPE_BOX if body.shape == "box" else SHAPE_DISC
         kx, ky = self._key(x, y)
         for gx in range(kx - 2, kx + 3):
             for gy in range(ky - 2, ky + 3):
-                for ox, oy, orad in self.discs.get((gx, gy), ()):
-                    rr = r + orad + gap
-                    if (x - ox) ** 2 + (y - oy) ** 2 < rr * rr:
-                        return False
-        return True
+                for o in self.bodies.get((gx, gy), ()):
+                    b = o.body
+                    if bodies_overlap(x, y, yaw, shape, body.half_x, body.half_y, z,
+                                      body.height_m, o.x, o.y, o.yaw,
+                                      SHAPE_BOX if b.shape == "box" else SHAPE_DISC, b.half_x,
+                                      b.half_y, o.z, b.height_m, gap):
+                        return o
+        return None
 
-    def add(self, x: float, y: float, r: float) -> None:
-        self.discs.setdefault(self._key(x, y), []).append((x, y, r))
-
-
-def _clear_of_static(x, y, r, gap, arena) -> bool:
-    # bodies are placed on the floor by their (bounding) disc, which every static shape reaches
-    return clear_of_static(x, y, 0.0, SHAPE_DISC, r, r, r, 0.0, math.inf, gap, arena.boxes,
-                           arena.cylinders, np.asarray(arena.bounds, dtype=np.float64))
+    def add(self, placed: Placed) -> None:
+        self.bodies.setdefault(self._key(placed.x, placed.y), []).append(placed)
 
 
-def place_group(index: int, name: str, n: int, radius: float, placement, arena, occupancy,
-                rng: np.random.Generator) -> np.ndarray:
-    """Poses float64[n, 3] (x, y, yaw) for one group in one run; updates ``occupancy``."""
+def _clear_of_static(x, y, z, yaw, body, gap, arena) -> bool:
+    shape = SHAPE_BOX if body.shape == "box" else SHAPE_DISC
+    return clear_of_static(x, y, yaw, shape, body.radius_m, body.half_x, body.half_y, z,
+                           body.height_m, gap, arena.boxes, arena.cylinders,
+                           np.asarray(arena.bounds, dtype=np.float64))
+
+
+def _static_overlap(x, y, z, yaw, body, arena) -> str:
+    """What the body at (x, y, z, yaw) overlaps among the static shapes, for an error."""
+    shape = SHAPE_BOX if body.shape == "box" else SHAPE_DISC
+    anywhere = np.array([-math.inf, -math.inf, math.inf, math.inf])
+    no_boxes, no_cylinders = np.zeros((0, 8)), np.zeros((0, 4))
+
+    def clear(boxes, cylinders, bounds):
+        return clear_of_static(x, y, yaw, shape, body.radius_m, body.half_x, body.half_y, z,
+                               body.height_m, 0.0, boxes, cylinders, bounds)
+
+    for k in range(arena.boxes.shape[0]):
+        if not clear(arena.boxes[k:k + 1], no_cylinders, anywhere):
+            return (f"the wall or box centred at ({arena.boxes[k, 0]:g}, "
+                    f"{arena.boxes[k, 1]:g})")
+    for k in range(arena.cylinders.shape[0]):
+        if not clear(no_boxes, arena.cylinders[k:k + 1], anywhere):
+            return (f"the cylinder centred at ({arena.cylinders[k, 0]:g}, "
+                    f"{arena.cylinders[k, 1]:g})")
+    return "the arena border"
+
+
+def _pose_text(x, y, z, yaw) -> str:
+    return f"({x:g}, {y:g}" + (f", z {z:g} m" if z else "") + f", yaw {yaw:g} rad)"
+
+
+def _yaw(placement, rng) -> float:
+    if placement.yaw == "uniform":
+        return rng.uniform(-math.pi, math.pi)
+    if placement.yaw_std:
+        return rng.normal(placement.yaw, placement.yaw_std)
+    return float(placement.yaw)
+
+
+def place_group(index: int, name: str, n: int, body, placement, arena, occupancy,
+                rng: np.random.Generator, can_fly: bool = False,
+                type_name: str = "robot") -> np.ndarray:
+    """Poses float64[n, 4] (x, y, z, yaw) for one group in one run; updates ``occupancy``.
+
+    ``body`` (``robots.base.Body``) is checked by its true shape: a disc as a circle, a box
+    as its rotated rectangle. Explicit poses may give a height ``z`` (the body's base above the
+    floor) only when ``can_fly``."""
     gap = placement.clearance
-    poses = np.empty((n, 3))
+    radius = body.radius_m
+    poses = np.empty((n, 4))
     if placement.kind == "explicit":
-        for k, (x, y, yaw) in enumerate(placement.poses):
-            if not _clear_of_static(x, y, radius, 0.0, arena):
-                raise PlacementError(index, f"pose {k} ({x:g}, {y:g}) of group {name!r} "
-                                            "overlaps a wall, an obstacle or the arena border")
-            if not occupancy.free(x, y, radius, 0.0):
-                raise PlacementError(index, f"pose {k} ({x:g}, {y:g}) of group {name!r} "
-                                            "overlaps another robot")
-            occupancy.add(x, y, radius)
-            poses[k] = (x, y, yaw)
+        for k, pose in enumerate(placement.poses):
+            x, y, yaw = pose[0], pose[1], pose[-1]
+            z = pose[2] if len(pose) == 4 else 0.0
+            where = f"robot {k} of group {name!r} at {_pose_text(x, y, z, yaw)}"
+            if z < 0.0:
+                raise PlacementError(index, f"{where}: z = {z:g} m is below the floor")
+            if z > 0.0 and not can_fly:
+                raise PlacementError(index, f"{where}: {type_name} robots cannot fly and start "
+                                            "on the floor; give [x, y, yaw] (a height z is for "
+                                            "flying robots only)")
+            if not _clear_of_static(x, y, z, yaw, body, 0.0, arena):
+                raise PlacementError(index, f"{where} overlaps "
+                                            f"{_static_overlap(x, y, z, yaw, body, arena)}")
+            other = occupancy.overlapping(x, y, z, yaw, body, 0.0)
+            if other is not None:
+                raise PlacementError(index, f"{where} overlaps {other.label}")
+            occupancy.add(Placed(x, y, z, yaw, body, f"robot {k} of group {name!r}"))
+            poses[k] = (x, y, z, yaw)
         return poses
 
     x0, y0, x1, y1 = arena.bounds
@@ -91,6 +164,9 @@ def place_group(index: int, name: str, n: int, radius: float, placement, arena, 
                 index, f"cannot fit {n} robots of group {name!r} (radius {radius:g} m) in "
                        f"{area:.3g} m²: they need {needed:.3g} m²; enlarge the area or place "
                        "fewer robots")
+    # a disc's footprint does not turn: its yaw is drawn once it is placed; a box is tried
+    # at each drawn pose with its own yaw
+    is_box = body.shape == "box"
     for k in range(n):
         for _ in range(MAX_ATTEMPTS):
             if placement.kind == "uniform":
@@ -98,18 +174,17 @@ def place_group(index: int, name: str, n: int, radius: float, placement, arena, 
                 y = rng.uniform(y0 + radius, y1 - radius)
             else:
                 x, y = rng.normal(placement.mean, placement.std)
-            if _clear_of_static(x, y, radius, gap, arena) and occupancy.free(x, y, radius, gap):
+            yaw = _yaw(placement, rng) if is_box else 0.0
+            if _clear_of_static(x, y, 0.0, yaw, body, gap, arena) and \
+                    occupancy.overlapping(x, y, 0.0, yaw, body, gap) is None:
                 break
         else:
             raise PlacementError(
                 index, f"could not place robot {k} of {n} of group {name!r} after "
                        f"{MAX_ATTEMPTS} attempts: the placement area is too crowded")
-        if placement.yaw == "uniform":
-            yaw = rng.uniform(-math.pi, math.pi)
-        elif placement.yaw_std:
-            yaw = rng.normal(placement.yaw, placement.yaw_std)
-        else:
-            yaw = float(placement.yaw)
-        occupancy.add(x, y, radius)
-        poses[k] = (x, y, math.atan2(math.sin(yaw), math.cos(yaw)))
+        if not is_box:
+            yaw = _yaw(placement, rng)
+        yaw = math.atan2(math.sin(yaw), math.cos(yaw))
+        occupancy.add(Placed(x, y, 0.0, yaw, body, f"robot {k} of group {name!r}"))
+        poses[k] = (x, y, 0.0, yaw)
     return poses

@@ -127,20 +127,29 @@ class World:
         return self.scene.group(name)
 
     def snapshot(self) -> dict:
-        """Copies of every dynamic array (poses, drive states, emitter colours, tick)."""
-        return {"pose": self.bodies.pose.copy(), "prev_pose": self.bodies.prev_pose.copy(),
-                "rgb": self.emitters.rgb.copy(), "emit": self.emitters.world.copy(),
+        """Copies of everything a run changes: every array of the bodies (poses, previous
+        poses …), of the emitters and of the drive states, and the tick. The robot grid is
+        not kept: :meth:`restore` rebuilds it from the poses."""
+        return {"bodies": _arrays(self.bodies), "emitters": _arrays(self.emitters),
                 "drive": [{k: v.copy() for k, v in d.items()} for d in self.drive],
                 "tick": self.tick}
 
     def restore(self, snap: dict) -> None:
         """Back to a :meth:`snapshot`, in place (views on these arrays stay valid)."""
-        np.copyto(self.bodies.pose, snap["pose"])
-        np.copyto(self.bodies.prev_pose, snap["prev_pose"])
-        np.copyto(self.emitters.rgb, snap["rgb"])
-        np.copyto(self.emitters.world, snap["emit"])
+        for obj, saved in ((self.bodies, snap["bodies"]), (self.emitters, snap["emitters"])):
+            for name, value in saved.items():
+                np.copyto(getattr(obj, name), value)
         for d, saved in zip(self.drive, snap["drive"]):
             for k, v in saved.items():
                 np.copyto(d[k], v)
         self.tick = snap["tick"]
         self.refresh_grid()
+
+
+def _arrays(obj) -> dict:
+    """Copies of the arrays ``obj`` holds, but not of those that are views of another one
+    (``bodies.x`` is a row of ``bodies.pose``): restoring those would undo changes made to the
+    copy of the array they view."""
+    arrays = {k: v for k, v in vars(obj).items() if isinstance(v, np.ndarray)}
+    held = [id(v) for v in arrays.values()]
+    return {k: v.copy() for k, v in arrays.items() if id(v.base) not in held}

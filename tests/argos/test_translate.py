@@ -227,7 +227,7 @@ def test_sensor_noise_battery_and_radio_options(argos):
 def test_media_occlusions(argos):
     _, data = _imp(argos(tail='<media><range_and_bearing id="rab" check_occlusions="false" />'
                               '<led id="leds" /></media>'))
-    assert data["radio"] == {"occlusion": False}
+    assert data["radio"] == {"occlusion": False, "robots_occlude": False}
 
 
 def test_distributed_obstacles_do_not_overlap_and_are_listed(argos):

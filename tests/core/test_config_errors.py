@@ -51,7 +51,8 @@ def test_good_file_is_valid(tmp_path):
     (GOOD.replace("proximity = true", "battery = { model = 'linear', data_file = 'nope.csv' }"),
      "robots[0].sensors.battery: "),
     (GOOD.replace("count = 3", "placement = { kind = 'explicit', poses = [[0, 0, 0], [0.01, 0, 0]] }"),
-     "robots[0].placement: pose 1 (0.01, 0) of group 'e' overlaps another robot"),
+     "robots[0].placement: robot 1 of group 'e' at (0.01, 0, yaw 0 rad) overlaps robot 0 of "
+     "group 'e'"),
 ])
 def test_bad_files_name_the_place(tmp_path, text, expected):
     path, result = _validate(tmp_path, text)

@@ -2,12 +2,12 @@
 
 import math
 from dataclasses import replace
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from swarmstack.actuators import flight as fl
+from swarmstack.controllers.views import robot_view_class
 from swarmstack.experiments.simulation import Simulation
 from swarmstack.physics import quadrotor as qr
 from swarmstack.robots import base, crazyflie
@@ -31,9 +31,10 @@ def _takeoff(sim, h=1.0, seconds=5.0):
 
 
 def _robot(sim, i=0):
-    c = sim.commands("cf")
-    return SimpleNamespace(id=i, _group="cf", tick=sim.tick, host_state={},
-                           commands={k: v[i] for k, v in c.items()})
+    """Robot ``i`` of group cf as its controller sees it (the host functions take it)."""
+    g = sim.group("cf")
+    return robot_view_class(g.robot_type)("cf", i, i, 0, g.readings, g.commands,
+                                          np.random.default_rng(0), sim.world)
 
 
 def test_registered_with_the_paper_body_and_radio():

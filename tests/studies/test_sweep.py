@@ -188,37 +188,38 @@ def test_a_pool_worker_killed_mid_run_has_its_runs_redone(experiment, tmp_path):
                        ).fetchone() == (6, 6 * 4 * 11)
 
 
-def test_a_pool_that_breaks_between_hand_outs_is_replaced(experiment, tmp_path, monkeypatch):
-    """A worker dies after the driver last looked and before it hands out the next batch:
-    the hand-out fails with the pool, and the driver goes on with a new pool."""
-    from concurrent.futures import ProcessPoolExecutor
-
+def test_a_worker_that_dies_between_hand_outs_is_replaced(experiment, tmp_path, monkeypatch):
+    """A worker dies while idle, after the driver last looked and before it hands out the next
+    batch: the pool replaces it, the sweep goes on and no run is tried twice."""
     import swarmstack.studies.runner as runner
     from swarmstack.studies.executors import make_executor
 
-    pools = []
-
-    class BreaksOnSecondHandOut(ProcessPoolExecutor):
-        def submit(self, fn, /, *args, **kwargs):
-            self.hand_outs = getattr(self, "hand_outs", 0) + 1
-            if self.hand_outs == 2 and len(pools) == 1:
-                os.kill(next(iter(self._processes)), signal.SIGKILL)
-                while not self._broken:
-                    time.sleep(0.01)
-            return super().submit(fn, *args, **kwargs)
+    replaced = []
 
     def make(workers=None, ray=None):
         ex = make_executor(workers, ray)
-        ex.__class__ = BreaksOnSecondHandOut
-        pools.append(ex)
+        submit = ex.submit
+
+        def kill_before_second(fn, *args, **kwargs):
+            if len(replaced) == 0 and getattr(ex, "hand_outs", 0) == 1:
+                victim = ex.pids[-1]
+                os.kill(victim, signal.SIGKILL)
+                while victim in ex.pids:
+                    time.sleep(0.01)
+                replaced.append(victim)
+            ex.hand_outs = getattr(ex, "hand_outs", 0) + 1
+            return submit(fn, *args, **kwargs)
+
+        ex.submit = kill_before_second
         return ex
 
     monkeypatch.setattr(runner, "make_executor", make)
     path = experiment(ticks=10)
     spec = study(path, ["robots.0.controller.params.speed=0.02,0.04"], seeds=2)
     out = run_study(spec, tmp_path / "s", workers=2, batch_runs=1, progress=False)
-    assert len(pools) == 2 and out.ok and out.done == 4
+    assert replaced and out.ok and out.done == 4
     con = results.open(tmp_path / "s")
+    assert con.execute("select max(attempts) from runs").fetchone() == (1,)
     assert con.execute("select count(distinct run_id), count(*) from trajectories"
                        ).fetchone() == (4, 4 * 4 * 11)
 

@@ -13,8 +13,8 @@ Topologies (``spec`` strings accepted by :func:`make_topology`; ``n`` robots, id
     ``(i + 1) mod n``.
 ``random:R``
     a random geometric graph: positions uniform in the unit square (1 m x 1 m, drawn from the
-    seed); two robots are linked when they are at most ``R`` metres apart. It may be
-    disconnected for small ``R``.
+    seed); two robots are linked when they are less than ``R`` metres apart (as in ARGoS's
+    range-and-bearing medium). It may be disconnected for small ``R``.
 ``star``
     robot 0 at the centre, the others on a circle of radius ``spacing`` around it; every
     robot hears every other (thesis §4.6.2 "circle" configuration: all readers at the same
@@ -50,7 +50,7 @@ class Topology:
 
     positions: list[Vec3]
     links: Optional[list[list[int]]] = None  # fixed graph: links[i] = robots that hear i
-    range_m: Optional[float] = None  # otherwise: link when distance <= range_m
+    range_m: Optional[float] = None  # otherwise: link when distance < range_m
     name: str = "custom"
     _cache: Optional[list[list[tuple[int, float, float, float]]]] = field(default=None, repr=False)
 
@@ -116,7 +116,7 @@ class Topology:
         else:
             dz = dz[ii, jj]
             dist, el = np.sqrt(hd * hd + dz * dz), np.arctan2(dz, hd)
-        keep = dist <= self.range_m  # the same test as before, on the distance itself
+        keep = dist < self.range_m  # strictly closer than the range, on the distance itself
         # as Python numbers in bulk: indexing numpy arrays one pair at a time is slow
         for i, j, d, a, e in zip(ii[keep].tolist(), jj[keep].tolist(), dist[keep].tolist(),
                                  np.arctan2(dy, dx)[keep].tolist(), el[keep].tolist()):
