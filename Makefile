@@ -10,7 +10,6 @@ $(STAMP): pyproject.toml swarmstack/viewer/web/package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[test]"
-	$(BIN)/swarmstack compile
 	command -v chromium >/dev/null || { $$(test "$$(id -u)" = 0 || echo sudo) apt-get update -q && \
 		$$(test "$$(id -u)" = 0 || echo sudo) apt-get install -y -q chromium; }
 	cd swarmstack/viewer/web && npm ci --no-audit --no-fund && npm run build

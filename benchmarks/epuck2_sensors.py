@@ -38,10 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swarmstack import process, threads  # noqa: E402
-
-if __name__ == "__main__":
-    process.pause_collector()  # as `swarmstack run` does, until the simulation has started
+from swarmstack import threads  # noqa: E402
 from swarmstack.experiments.simulation import Simulation  # noqa: E402
 
 SENSORS = ("none", "proximity", "light", "ground", "tof", "encoders", "camera", "battery")

@@ -69,24 +69,6 @@ def machine_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# what OpenBLAS (NumPy's BLAS) reads for its thread count, in its order of precedence
-BLAS_ENV_VARS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
-
-
-def single_thread_blas() -> None:
-    """Have NumPy's BLAS start on one thread, unless the environment sets its thread count or
-    NumPy is already imported.
-
-    No kernel calls BLAS, and the kernels' threads are chosen by :func:`set_threads`. On
-    import, OpenBLAS starts one thread per core, which spin while they wait for work: on two
-    cores that doubled NumPy's import (0.05 → 0.1 s of CPU) and takes a core from whatever
-    else runs. A controller doing large linear algebra can ask for more threads by setting
-    ``OPENBLAS_NUM_THREADS`` itself."""
-    if "numpy" in sys.modules or any(v in os.environ for v in BLAS_ENV_VARS):
-        return
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"
-
-
 def set_threads(n: Optional[int]) -> int:
     """Use ``n`` threads in the kernels (0: every usable core); returns the count.
 

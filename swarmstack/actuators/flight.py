@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from swarmstack import threads
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.physics.quadrotor import LAND, OFF, POSITION, VELOCITY
 
 HOLD, CMD_POSITION, CMD_VELOCITY, CMD_LAND, TAKEOFF, MOVE_BY = 0, 1, 2, 3, 4, 5

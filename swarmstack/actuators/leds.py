@@ -15,8 +15,8 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 
 # robots per work item of the parallel forms, and the counts from which they pay: placing a
 # robot's emitters costs tens of nanoseconds, copying its LED commands a few
@@ -78,8 +78,7 @@ def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
     if threads.stays_serial(n, PARALLEL_MIN_EMITTERS) and rgb.flags.c_contiguous:
         flat = rgb.reshape(-1)  # a view: the colours written each tick show through
         # every argument is the same array each tick: a partial, cheaper to call than a closure
-        return partial(jit.compiled(lit_emitters_flat, x, y, z, yaw, local, rgb, flat,
-                                    world_out), x, y, z, yaw, local, rgb, flat, world_out)
+        return partial(lit_emitters_flat, x, y, z, yaw, local, rgb, flat, world_out)
 
     def place():
         threads.pick(n, lit_emitters_serial, lit_emitters_parallel, PARALLEL_MIN_EMITTERS,
@@ -93,10 +92,7 @@ def lit_emitters_serial(x, y, z, yaw, local, rgb, world_out):
     _lit_emitter_rows(0, x.shape[0], x, y, z, yaw, local, rgb, world_out)
 
 
-# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
-# the call and nothing here allocates, so unboxing them skips making a reference-counted
-# wrapper for each (a third of this call's cost for a small world).
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def lit_emitters_flat(x, y, z, yaw, local, rgb, rgb_flat, world_out):
     """:func:`lit_emitters_serial`, given ``rgb`` also as one row of bytes (``rgb_flat``, a
     view of it: flattening here would need the reference counting)."""
@@ -203,10 +199,7 @@ def _copy_led_rows(lo, hi, cmd_rows, src, rgb_out, start):
                 rgb_out[start + i, e, ch] = cmd_rows[i, b] if b >= 0 else 0
 
 
-# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
-# the call and nothing here allocates, so unboxing them skips making a reference-counted
-# wrapper for each; the slot table comes made (:func:`led_sources`).
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def led_commands_flat(cmd_rows, cmd_flat, src, rgb_out, rgb_flat, start):
     """:func:`apply_led_commands` for a group whose kernel stays serial, given its commands
     as one row of bytes per robot (``cmd_rows`` uint8[n, 3·L]) and as one row in all
@@ -257,8 +250,8 @@ class Leds:
             rows, flat, rgb_flat = cmd.reshape(len(cmd), -1), cmd.reshape(-1), rgb.reshape(-1)
             src = led_sources(owner, channels)
             args = (rows, flat, src, rgb, rgb_flat, start)
-            return partial(jit.compiled(led_commands_flat, *args), *args)
-        kernel = jit.compiled(apply_led_commands, cmd, owner, channels, rgb, start)
+            return partial(led_commands_flat, *args)
+        kernel = apply_led_commands
 
         def apply_bound():
             kernel(cmd, owner, channels, rgb, start)

@@ -7,8 +7,8 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -18,9 +18,7 @@ CHUNK = 8192
 PARALLEL_MIN = 131072
 
 
-# Without the runtime's reference counting (``_nrt=False``): nothing here allocates, and
-# unboxing its arrays costs a fifth as much (the bound call of every small group).
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def _apply(cmd, max_speed, kind, level, keys, tick, out, clamped):
     _apply_rows(0, cmd.shape[0], cmd, max_speed, kind, level, keys, tick, out, clamped)
 
@@ -85,7 +83,7 @@ class Wheels:
         max_speed, kind, level = self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level
         key = keys[:, STREAM["wheels"]]
         out = drive["wheel_speed"]
-        kernel = jit.compiled(_apply, cmd, max_speed, kind, level, key, world.tick, out, clamped)
+        kernel = _apply
         if kind == NOISE_NONE:  # the tick only keys the noise: none, no Python frame a tick
             return partial(kernel, cmd, max_speed, kind, level, key, 0, out, clamped)
 

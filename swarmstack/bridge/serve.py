@@ -64,9 +64,8 @@ class Ros2Server:
                 self.robots.append((g, row, name, node, pubs, pending))
         self._held = [dict() for _ in self.robots]
         self._next = None
-        self._control, self._sense = sim.control, sim.sense
-        sim.control = self.control
-        sim.sense = self.sense
+        sim.hooks.after("control", self.control)
+        sim.hooks.after("sense", self.sense)
 
     def _on_command(self, pending: dict, ct, unit: str):
         def on_msg(msg, att) -> None:
@@ -83,9 +82,8 @@ class Ros2Server:
     def names(self) -> list[str]:
         return [r[2] for r in self.robots]
 
-    def control(self) -> None:
-        """The experiment's controllers, then the commands ROS 2 nodes sent (they win)."""
-        self._control()
+    def control(self, sim) -> None:
+        """After the experiment's controllers: the commands ROS 2 nodes sent (they win)."""
         for k, (g, row, name, node, pubs, pending) in enumerate(self.robots):
             with self._lock:
                 new = dict(pending)
@@ -99,9 +97,9 @@ class Ros2Server:
                 else:
                     target[part] = values.reshape(target[part].shape)
 
-    def sense(self) -> None:
-        """Readings of the new tick, published; then wait for the tick's end in real time."""
-        self._sense()
+    def sense(self, sim) -> None:
+        """After sensing: the readings of the new tick published; then wait for the tick's end
+        in real time."""
         stamp = self.sim.tick * self.sim.cfg.simulation.dt
         for g, row, name, node, pubs, pending in self.robots:
             rows = {r: g.readings[r][row:row + 1] for r in g.readings}
@@ -117,7 +115,8 @@ class Ros2Server:
                 time.sleep(delay)
 
     def close(self) -> None:
-        self.sim.control, self.sim.sense = self._control, self._sense
+        self.sim.hooks.remove("control", self.control)
+        self.sim.hooks.remove("sense", self.sense)
         for r in self.robots:
             r[3].close()
         self.session.close()

@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
         columns = (TextColumn("design"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("runs"), TimeElapsedColumn(), TimeRemainingColumn())
         try:
-            with Progress(*columns, console=err, disable=quiet) as bar:
+            with Progress(*columns, console=err, disable=quiet, transient=True) as bar:
                 task = bar.add_task("design", total=None)
 
                 def progress(done, total):

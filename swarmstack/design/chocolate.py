@@ -1,6 +1,6 @@
 """AutoMoDe-Chocolate's modules for the E-Puck2, vectorised over every robot of every run.
 
-Behaviours (Francesca et al. 2014, 2015): exploration (``rwm`` τ ∈ {0…100}), stop,
+Behaviours (Francesca et al. 2014, 2015): exploration (``rwm`` τ ∈ {1…100}), stop,
 phototaxis, anti-phototaxis, attraction (``att`` α ∈ [1, 5]), repulsion (``rep`` α ∈ [1, 5]).
 Conditions: black, gray and white floor (``p`` β ∈ [0, 1]), neighbour count and inverted
 neighbour count (``p`` ξ ∈ {0…10}, ``w`` η ∈ [0, 20]), fixed probability (``p`` β). Ids are those
@@ -48,7 +48,7 @@ BLACK, GRAY, WHITE, NEIGHBOURS, INVERTED_NEIGHBOURS, FIXED = range(6)
 _BETA = Param("p", 0.0, 1.0)
 CHOCOLATE = Flavour(
     "chocolate",
-    behaviours=(Module(EXPLORATION, "exploration", (Param("rwm", 0, 100, integer=True),)),
+    behaviours=(Module(EXPLORATION, "exploration", (Param("rwm", 1, 100, integer=True),)),
                 Module(STOP, "stop"),
                 Module(PHOTOTAXIS, "phototaxis"),
                 Module(ANTI_PHOTOTAXIS, "anti-phototaxis"),

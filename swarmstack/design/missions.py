@@ -27,7 +27,7 @@ import numpy as np
 
 from swarmstack.design.chocolate import BLACK_BELOW, WHITE_ABOVE
 from swarmstack.design.watermelon import COLOURS, colour_index
-from swarmstack.kernels import njit
+from numba import njit
 from swarmstack.world.floor import LUMA
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "design"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 
 # module ids shared by both flavours (chocolate.py)
 _EXPLORATION, _STOP, _PHOTOTAXIS, _ANTI_PHOTOTAXIS, _ATTRACTION, _REPULSION = range(6)

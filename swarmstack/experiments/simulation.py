@@ -1,6 +1,6 @@
 """Step a built world: the tick as a visible sequence of calls.
 
-    control → actuators → dynamics → contacts (→ emitters) → sense → radio
+    control → actuate → dynamics → contacts (→ emitters) → tick + 1 → sense → radio
 
 Controllers read the readings and what the radio delivered at the end of the last tick, and
 write commands and the frames the radio delivers at the end of this one.
@@ -23,7 +23,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from swarmstack import process, threads
+from swarmstack import threads
 from swarmstack.actuators.leds import bind_lit_emitters
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.radio import RadioPort
@@ -32,13 +32,12 @@ from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.experiments import build as builder
 from swarmstack.experiments.build import Group
 from swarmstack.experiments.config import ConfigError, ExperimentCfg, one_line, parse_experiment
-from swarmstack.experiments.phases import control_phase, physics_phase
 from swarmstack.world.rng import STREAM
 
 CONTACT_ITERATIONS = 4
 NOT_STOPPED = np.iinfo(np.int64).max  # stop_tick of a run that is still running
 PLACED = (0, 1, 2, 5)  # the pose rows ``builder.place`` gives: x, y, z, yaw
-PHASES = ("control", "actuate", "physics", "sense", "radio")  # a tick's, in order
+PHASES = ("control", "actuate", "dynamics", "contacts", "sense", "radio")  # a tick's, in order
 
 
 def controller_error(group: str, run: Optional[int], robot_id: Optional[int], tick: int,
@@ -73,6 +72,76 @@ def _try_step(need, integrate) -> int:
     if k > 1:
         return -k
     return 1 if integrate() else 0
+
+
+class Hooks:
+    """Functions a simulation calls around the phases of its tick (``sim.hooks``).
+
+    ``before(phase, fn)`` and ``after(phase, fn)`` have every ``step()`` call ``fn(sim)``
+    just before or just after ``phase`` (one of :data:`PHASES`), in the order registered;
+    ``remove(phase, fn)`` stops the calls. The hooks of ``sense`` and ``radio`` also run at
+    tick 0, when ``start()`` or ``reset()`` senses and delivers for the first time. A hook
+    observes a phase or adds to it (publishes readings, overwrites commands); the phase itself
+    always runs. Calling a phase method by hand (``sim.sense()``) calls no hook.
+
+    ``calls`` is what ``step()`` calls, one per phase in order: the simulation's method, or
+    for a phase with hooks, a call of the method between them. Registering or removing a hook
+    makes it anew; a hook that does so while a phase runs takes effect from the next call.
+    """
+
+    def __init__(self, sim: "Simulation"):
+        self._sim = sim
+        self._before: dict[str, tuple] = {p: () for p in PHASES}
+        self._after: dict[str, tuple] = {p: () for p in PHASES}
+        self._make_calls()
+
+    @staticmethod
+    def _check(phase: str) -> None:
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}: expected one of {', '.join(PHASES)}")
+
+    def before(self, phase: str, fn: Callable[["Simulation"], None]) -> None:
+        self._check(phase)
+        self._before[phase] += (fn,)
+        self._make_calls()
+
+    def after(self, phase: str, fn: Callable[["Simulation"], None]) -> None:
+        self._check(phase)
+        self._after[phase] += (fn,)
+        self._make_calls()
+
+    def remove(self, phase: str, fn: Callable[["Simulation"], None]) -> None:
+        """Stop calling ``fn`` around ``phase`` (before and after); ValueError if it is not
+        registered there."""
+        self._check(phase)
+        if fn not in self._before[phase] and fn not in self._after[phase]:
+            raise ValueError(f"{fn!r} is not a hook of phase {phase!r}")
+        for hooks in (self._before, self._after):
+            hooks[phase] = tuple(h for h in hooks[phase] if h != fn)
+        self._make_calls()
+
+    def call(self, phase: str) -> None:
+        """``phase`` between its hooks, now."""
+        self.calls[PHASES.index(phase)]()
+
+    def _make_calls(self) -> None:
+        self.calls = tuple(self._call_of(phase) for phase in PHASES)
+
+    def _call_of(self, phase: str) -> Callable[[], None]:
+        sim = self._sim
+        method = getattr(sim, phase)
+        before, after = self._before[phase], self._after[phase]
+        if not (before or after):
+            return method
+
+        def call() -> None:
+            for fn in before:
+                fn(sim)
+            method()
+            for fn in after:
+                fn(sim)
+
+        return call
 
 
 class Simulation:
@@ -135,7 +204,7 @@ class Simulation:
         self._initial = self.world.snapshot()
         self._restart()
         self._started = False
-        self._tick_generation = None  # the thread settings the tick was prepared for
+        self.hooks = Hooks(self)
         self._plan()
 
     # ------------------------------------------------------------------ construction helpers
@@ -268,9 +337,9 @@ class Simulation:
 
     def _bind(self) -> None:
         """The tick's kernel calls as calls without arguments: for a group too small to go
-        parallel, the phase's own ``bind`` (``bind_try`` for dynamics) ties it to the compiled
-        serial kernel, skipping the Python method and the dispatcher's type checks (about
-        half of a small group's fixed cost); otherwise its method with the arguments bound.
+        parallel, the phase's own ``bind`` (``bind_try`` for dynamics) ties its arguments to
+        the serial kernel, skipping the Python method; otherwise its method with the arguments
+        bound.
         Redone when the thread settings change (``threads.generation``), so that a group that
         may now go parallel is handed back to its method, which chooses the form."""
         w = self.world
@@ -309,7 +378,6 @@ class Simulation:
         em = w.emitters
         self._place_emitters = (bind_lit_emitters(b.x, b.y, b.z, b.yaw, em.local, em.rgb,
                                                   em.world) if self._needs_emitters else None)
-        self._make_tick()
 
     # ------------------------------------------------------------------ controllers
     def _call_controllers(self, method: str) -> None:
@@ -379,7 +447,6 @@ class Simulation:
             self.medium.out_size[rows] = -1
         self._per_robot = [(g, [(c, v) for c, v in pairs if v.run != run])
                            for g, pairs in self._per_robot]
-        self._make_tick()
 
     @property
     def all_stopped(self) -> bool:
@@ -401,31 +468,29 @@ class Simulation:
         if self._started:
             return
         self._started = True
-        try:
-            self._warm_up()
-            self._begin("init")
-        finally:
-            process.resume_collector()  # the start is over, even a failed one (swarmstack.process)
+        self._warm_up()
+        self._begin("init")
 
     def _warm_up(self) -> None:
-        """One actuate + physics pass on the safe commands, undone: Numba compiles (or loads)
-        the kernels here rather than inside the first timed tick. The contact pass is left to
-        the first tick that moves a body: a run whose robots never move (or that stops before)
-        never loads it, nor the thread pool its parallel loop starts (20 ms of a 1-robot
-        run's start)."""
+        """One actuate + dynamics + contacts pass on the safe commands (without hooks), undone:
+        Numba compiles (or loads) the kernels here rather than inside the first timed tick. The
+        contact pass itself is left to the first tick that moves a body: a run whose robots
+        never move (or that stops before) never loads it, nor the thread pool its parallel loop
+        starts (20 ms of a 1-robot run's start)."""
         snap = self.world.snapshot()
         self.actuate()
-        self.physics()
+        self.dynamics()
+        self.contacts()
         self.world.restore(snap)
         self._clear_collisions()
 
     def _begin(self, hook: str) -> None:
         """Tick 0 of the runs, after the start or a reset: lit emitters placed, the first
-        readings and the first delivery, then every controller's ``hook`` (``init``, or
-        ``reset`` for a replay)."""
+        readings and the first delivery (with the hooks of ``sense`` and ``radio``), then every
+        controller's ``hook`` (``init``, or ``reset`` for a replay)."""
         self._refresh_emitters()
-        self.sense()
-        self.radio()
+        self.hooks.call("sense")
+        self.hooks.call("radio")
         self._call_controllers(hook)
 
     def _restart(self) -> None:
@@ -439,6 +504,7 @@ class Simulation:
         self.stopped_any = False
         self.run_errors = []
         self._hold = []
+        self._moved = False  # dynamics moved a body that the contacts have yet to clear
         self.world.restore(self._initial)
         self._clear_collisions()
         for g in self.groups:
@@ -553,98 +619,124 @@ class Simulation:
         w.restore(live)
 
     # ------------------------------------------------------------------ the tick
-    def _make_tick(self) -> None:
-        """Each phase as a closure over what this simulation holds (``experiments.phases``),
-        and the whole tick as one more. Rebuilt whenever what they hold changes: ``_bind``
-        (thread settings, a reset), ``stop_run``, and a phase method replaced on the instance
-        (``--serve`` wraps ``control`` and ``sense``; the tick then calls the replacements)."""
-        w = self.world
-        b = w.bodies
-        actuators, sensors, medium = tuple(self._actuate), tuple(self._sense), self.medium
+    def step(self) -> None:
+        """One tick: control → actuate → dynamics → contacts, the tick count, then sense and
+        radio on the new state; each phase a method, called between its hooks if it has some
+        (:class:`Hooks`).
 
-        def actuate() -> None:
-            for apply in actuators:
-                apply()
+        Readings therefore always describe the current world: after ``start()`` those of tick
+        0, after k steps those of tick k — the ones the controllers will see next. The first
+        step starts the simulation; a step after the thread settings changed binds the
+        kernels' calls anew (``threads.generation``).
+        """
+        if not self._started:
+            self.start()
+        if self._threads_seen != threads.generation:
+            self._bind()
+        # each phase's method, or a call of it between its hooks
+        control, actuate, dynamics, contacts, sense, radio = self.hooks.calls
+        control()
+        actuate()
+        dynamics()
+        contacts()
+        self.world.tick += 1
+        sense()
+        radio()
 
-        def sense() -> None:
-            for update in sensors:
-                update()
-
-        def radio() -> None:
-            if medium is not None:
-                medium.inbox = medium.deliver(w)
-
-        self._phases = {
-            "control": control_phase(self._batched, self._per_robot, self._hold,
-                                     self._controller_failed),
-            "actuate": actuate,
-            "physics": physics_phase(b, tuple(self._bounded), tuple(self._trials),
-                                     self._measure, self._contacts, self._substeps,
-                                     self._place_emitters),
-            "sense": sense, "radio": radio}
-        replaced = {name: self.__dict__[name] for name in PHASES if name in self.__dict__}
-        if replaced:
-            control, actuate, physics, sense, radio = (replaced.get(name, self._phases[name])
-                                                       for name in PHASES)
-
-            def tick() -> None:
-                control()
-                actuate()
-                physics()
-                w.tick += 1
-                sense()
-                radio()
-        else:
-            control, physics = self._phases["control"], self._phases["physics"]
-
-            def tick() -> None:
-                control()
-                for apply in actuators:
-                    apply()
-                physics()
-                w.tick += 1
-                for update in sensors:
-                    update()
-                if medium is not None:
-                    medium.inbox = medium.deliver(w)
-
-        self._tick = tick
-
-    def __setattr__(self, name: str, value) -> None:
-        object.__setattr__(self, name, value)
-        if name in PHASES and "_tick" in self.__dict__:  # a phase replaced: the tick calls it
-            self._make_tick()
-
-    def __delattr__(self, name: str) -> None:
-        object.__delattr__(self, name)
-        if name in PHASES:  # a replacement removed: the tick calls the method again
-            self._make_tick()
+    def run(self, ticks: int) -> None:
+        for _ in range(ticks):
+            self.step()
 
     def control(self) -> None:
         """Every live controller steps on the current readings; the stopped runs' robots then
-        hold their safe commands."""
-        self._phases["control"]()
+        hold their safe commands, whatever a batched controller wrote for them."""
+        for g, ctrl, view in self._batched:
+            view._new_tick()
+            try:
+                ctrl.step(view)
+            except Exception:
+                self._controller_failed(g, view)
+        for g, pairs in self._per_robot:
+            while pairs:
+                k = 0
+                try:
+                    for k, (ctrl, view) in enumerate(pairs):
+                        ctrl.step(view)
+                    break
+                except Exception:
+                    run = pairs[k][1].run
+                    self._controller_failed(g, pairs[k][1])  # raises unless isolate_runs
+                    # the run is stopped: the rest of the group steps without its robots
+                    pairs = [p for p in pairs[k + 1:] if p[1].run != run]
+        for arr, rows, safe in self._hold:
+            arr[rows] = safe
 
     def actuate(self) -> None:
-        self._phases["actuate"]()
+        """Each group's actuators turn its commands into drive states and LED colours."""
+        for apply in self._actuate:
+            apply()
 
-    def physics(self) -> None:
-        """Each group's dynamics over the tick, then contacts (only if a body moved).
+    def dynamics(self) -> None:
+        """Each group's dynamics moves its bodies over the tick, from the pose before it
+        (kept in ``bodies.prev_pose``).
 
         When a body would travel further this tick than contacts can follow (its safe step,
         ``physics.substeps``: a fraction of its own smallest half extent), its run's tick is
         cut into ``k`` equal sub-steps, each integrated on the tick's drive state and followed
-        by the contacts, so that nothing passes through a wall or another body at any tick
-        rate. ``k`` is the run's own: the other runs of a batch are integrated as they would be
-        alone (most in one step), whatever their companions do. At usual rates ``k`` is 1: one
-        integration and one contact pass, as always. ``bodies.prev_pose`` stays the pose before
-        the whole tick.
+        by a contact pass, so that nothing passes through a wall or another body at any tick
+        rate (:meth:`_substeps`). ``k`` is the run's own: the other runs of a batch are
+        integrated as they would be alone (most in one step), whatever their companions do.
+        At usual rates every ``k`` is 1: one integration here, one contact pass in
+        :meth:`contacts`.
         """
-        self._phases["physics"]()
+        b = self.world.bodies
+        b.prev_pose[...] = b.pose
+        moved = self._integrate_once()
+        if moved is None:
+            self._substeps()  # contacts included
+            moved = False
+        self._moved = moved
+
+    def _integrate_once(self) -> Optional[bool]:
+        """Every group over the whole tick in one step: whether a body moved; or None when some
+        run needs sub-steps (then the poses are left for :meth:`_substeps` to overwrite).
+
+        The groups whose dynamics bounds its own bodies (``_bounded``: ``(try_step, need)``)
+        are asked first whether one step fits (``need``), all but the last, which checks and
+        integrates in one call (``try_step``: 1 moved, 0 not, −k needs k sub-steps); the others
+        then integrate with theirs. The other dynamics (``_trials``) integrate a trial of the
+        whole tick, measured after the fact (``_measure``)."""
+        moved = False
+        if self._trials:
+            for integrate in self._trials:
+                moved |= bool(integrate())
+            if self._measure(self.world.bodies) > 1:
+                return None
+        if not self._bounded:
+            return moved
+        *first, (try_last, _) = self._bounded
+        for _, need in first:
+            if need() > 1:
+                return None
+        r = try_last()
+        if r < 0:
+            return None
+        for try_step, _ in first:
+            moved |= try_step() > 0
+        return moved or r > 0
+
+    def contacts(self) -> None:
+        """Overlaps projected out of the poses the dynamics just gave, if a body moved (a run
+        cut into sub-steps has had its contact passes already); then the lit emitters placed
+        on the bodies where they now are."""
+        if self._moved:
+            self._resolve_contacts(self.world.bodies.prev_pose)
+            self._moved = False
+        self._refresh_emitters()
 
     def _substeps(self) -> None:
         """The tick again from the pose before it, each run in the sub-steps its own bodies
-        need (see :meth:`physics`): run ``r`` in ``k_r`` sub-steps of ``dt / k_r``, with the
+        need (see :meth:`dynamics`): run ``r`` in ``k_r`` sub-steps of ``dt / k_r``, with the
         contacts after each; a run is left alone in the passes after its last sub-step."""
         from swarmstack.physics.substeps import bounded, measure_by_run
 
@@ -685,10 +777,9 @@ class Simulation:
                 if s < k:
                     moved |= bool(integrate(b, start, stop, state, dt / k))
             if moved:
-                self._contacts(before)
-        self._refresh_emitters()
+                self._resolve_contacts(before)
 
-    def _contacts(self, prev) -> None:
+    def _resolve_contacts(self, prev) -> None:
         """Project overlaps out of the current poses; ``prev`` float64[6, N] the (valid) poses
         before the step just integrated, where a body that cannot be cleared goes back. Counts
         the collisions of the runs that moved in the step (``physics.collisions``)."""
@@ -719,36 +810,14 @@ class Simulation:
             self._place_emitters()
 
     def sense(self) -> None:
-        self._phases["sense"]()
+        """Every device of every group refreshes its readings in place."""
+        for update in self._sense:
+            update()
 
     def radio(self) -> None:
         """Deliver the frames sent this tick, from where the robots now are."""
-        self._phases["radio"]()
-
-    def step(self) -> None:
-        """One tick: control → actuate → physics, then sense the new state (the phases'
-        methods, or what replaced one on this instance).
-
-        Readings therefore always describe the current world: after ``start()`` those of tick
-        0, after k steps those of tick k — the ones the controllers will see next.
-        """
-        if self._tick_generation != threads.generation:
-            self._prepare_tick()
-        self._tick()
-
-    def _prepare_tick(self) -> None:
-        """Before the first tick, and after the thread settings changed: start if not yet
-        started, and bind the kernels anew if the settings changed since they were bound."""
-        if not self._started:
-            self.start()
-        if self._threads_seen != threads.generation:
-            self._bind()
-        self._tick_generation = threads.generation
-
-    def run(self, ticks: int) -> None:
-        step = self.step
-        for _ in range(ticks):
-            step()
+        if self.medium is not None:
+            self.medium.inbox = self.medium.deliver(self.world)
 
     def finish(self) -> None:
         """The run is over: script controllers run their end hook (a Lua script's

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 
 
 def grid_params(bounds, cell_m: float) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from swarmstack.geometry.grid import cell_span
-from swarmstack.kernels import njit
+from numba import njit
 
 
 @njit(cache=True, error_model="numpy", inline="always")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from swarmstack.kernels import njit
+from numba import njit
 
 SHAPE_DISC = 0  # vertical cylinder: radius r, half_x = half_y = r
 SHAPE_BOX = 1   # oriented rectangle: half extents half_x (forward), half_y (left)

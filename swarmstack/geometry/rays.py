@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from swarmstack.geometry.grid import cell_xy
-from swarmstack.kernels import njit
+from numba import njit
 
 NO_HIT = 2.0
 _EPS = 1e-12

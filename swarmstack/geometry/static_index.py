@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 
 
 @njit(cache=True, error_model="numpy", inline="always")

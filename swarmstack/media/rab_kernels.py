@@ -35,7 +35,7 @@ import numpy as np
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.rays import box_interval, disk_interval, hit_robots
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.world.rng import gaussian, uniform01
 
 CH_DROP = 0

@@ -31,7 +31,7 @@ import numpy as np
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.rays import _disk_hit
-from swarmstack.kernels import njit
+from numba import njit
 from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS_PER_SENDER, \
     _shape_hit, prepare
 from swarmstack.world.rng import gaussian, uniform01

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from swarmstack.geometry.overlap import SHAPE_BOX
-from swarmstack.kernels import njit
+from numba import njit
 
 
 @njit(cache=True, error_model="numpy")

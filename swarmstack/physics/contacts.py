@@ -26,7 +26,7 @@ from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
                                          disc_from_box, disc_from_static, heights_overlap,
                                          keep_inside)
-from swarmstack.kernels import njit, prange, with_callees
+from numba import njit, prange
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
@@ -268,8 +268,13 @@ def _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, ra
                  boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
                  cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
     """One Jacobi pass over all ``n`` bodies: the corrections ``corr_x, corr_y`` from the
-    poses as they stand; whether any body overlapped. On this thread (``chunk`` is not used;
-    ``resolve_bodies_parallel`` runs ``_jacobi_parallel`` in its place)."""
+    poses as they stand; whether any body overlapped. On the thread pool in chunks of at least
+    ``chunk`` bodies (``_jacobi_parallel``) when ``chunk`` > 0, else on this thread."""
+    if chunk > 0:
+        return _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                                rank, mobile, boxes, cylinders, bounds, gparams, box_start,
+                                box_items, cyl_start, cyl_items, cell_start, order, max_r,
+                                corr_x, corr_y, scratch, chunk)
     return _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
                         mobile, boxes, cylinders, bounds, gparams, box_start, box_items,
                         cyl_start, cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y)
@@ -280,8 +285,13 @@ def _flags_pass(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y
                 boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
                 box_items, cyl_start, cyl_items, flags, scratch, chunk):
     """``flags[i]``: ``_overlaps(i)`` for every mobile body not yet put back, from the poses as
-    they stand (read only). On this thread (``chunk`` is not used;
-    ``resolve_bodies_parallel`` runs ``_overlap_flags`` in its place)."""
+    they stand (read only). On the thread pool in chunks of at least ``chunk`` bodies
+    (``_overlap_flags``) when ``chunk`` > 0, else on this thread."""
+    if chunk > 0:
+        _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height,
+                       run, boxes, cylinders, bounds, gparams, cell_start, order, max_r,
+                       box_start, box_items, cyl_start, cyl_items, flags, scratch, chunk)
+        return
     _overlap_flag_rows(0, n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y,
                        height, run, boxes, cylinders, bounds, gparams, cell_start, order,
                        max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch)
@@ -323,9 +333,9 @@ def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_
     result either way."""
     chunk = (threads.chunk(CHUNK) if x.shape[0] >= threads.floor
              and threads.go_parallel(x.shape[0], PARALLEL_MIN) else 0)
-    if chunk and not threads._layer_ready:  # (loading parallel loops starts a layer)
+    if not threads._layer_ready:  # (loading the pass's parallel loops starts a layer)
         threads.prepare_layer()
-    return (resolve_bodies_parallel if chunk else resolve_bodies)(
+    return resolve_bodies(
         x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height, run,
         n_runs, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
         grid_start, grid_order, iterations, chunk)
@@ -355,9 +365,8 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     Returns ``(blocked, cell_start, order)``: how many bodies were put back to their previous
     pose this tick, and the robot grid of the final positions (reusable by the caller).
 
-    ``resolve_bodies_parallel`` (the same code) runs the Jacobi passes (where a large world
-    spends its time) on the thread pool, in chunks of at least ``chunk`` bodies; this one
-    keeps to the calling thread and holds no parallel code.
+    With ``chunk`` > 0 the Jacobi passes (where a large world spends its time) run on the
+    thread pool, in chunks of at least ``chunk`` bodies; with 0 they keep to the calling thread.
     The pass that puts bodies back keeps its order (whether a body still overlaps depends on
     who was put back before it): only its tests on the round's starting poses go parallel.
     """
@@ -448,8 +457,3 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
             break
     return blocked, cell_start, order
 
-
-# the contact pass with its Jacobi passes and overlap tests on the thread pool: a kernel of its
-# own, so that ``resolve_bodies`` holds no parallel code (it can be built ahead of time)
-resolve_bodies_parallel = with_callees(resolve_bodies, "resolve_bodies_parallel",
-                                       _jacobi_pass=_jacobi_parallel, _flags_pass=_overlap_flags)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 from swarmstack.physics.substeps import substeps_for
 
 # bodies per work item of the parallel kernels (results do not depend on it); below
@@ -104,9 +104,7 @@ def substeps_by_run_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, 
             k_run[run[i]] = k
 
 
-# Without the runtime's reference counting (``_nrt=False``): nothing here allocates, and
-# unboxing its arrays costs a fifth as much (the bound call of every small group).
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def try_integrate_range(start, stop, pose, wheel_speed, axle_m, dt, turning_moves, half_x,
                         half_y):
     """``integrate_range`` on the rows x, y, yaw of ``pose`` (float64[6, N]) when no body needs
@@ -214,7 +212,7 @@ class DiffDrive:
 
         args = (start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
                 bodies.half_y, self.turning_moves)
-        return partial(jit.compiled(substeps_range, *args), *args)
+        return partial(substeps_range, *args)
 
     def substeps_by_run(self, bodies, start: int, stop: int, state: dict, dt: float,
                         k_run: np.ndarray) -> None:
@@ -232,4 +230,4 @@ class DiffDrive:
             return None
         args = (start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
                 self.turning_moves, bodies.half_x, bodies.half_y)
-        return partial(jit.compiled(try_integrate_range, *args), *args)
+        return partial(try_integrate_range, *args)

@@ -6,7 +6,10 @@ controller of our own tuned to the published behaviour of the Crazyflie plug-in 
 Danoy, arXiv 2401.16948, Table 1 and Table 2) rather than the plug-in's gains:
 
 * velocity loop: first-order tracking ``dv/dt = (v_cmd − v)/τ_v`` per axis and
-  ``dω/dt = (ω_cmd − ω)/τ_ω`` — integrated exactly for a set-point held over a step;
+  ``dω/dt = (ω_cmd − ω)/τ_ω`` — integrated exactly for a set-point held over a step. The lag
+  delays a move but not its extent: a rate ω_cmd held for T turns ω_cmd·T in all (with
+  τ_ω = 0.32 s a 180° turn at 90 or 180 °/s peaks at Table 1's 89.6 and 170.6 °/s and ends at
+  180°);
 * position loop (mode ``POSITION``): ``v_cmd = Kp·(target − p)`` — with the velocity loop's
   lag a PD on position (the paper's default) — or, the ``pid`` controller,
   ``v_cmd = Kp·e + Ki·∫e − Kd·v`` (the error integrated only within ``PID_INTEGRAL_BAND_M``
@@ -40,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from swarmstack import threads
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.physics.substeps import substeps_for
 
 OFF, POSITION, VELOCITY, LAND = 0, 1, 2, 3
@@ -50,12 +53,14 @@ MAX_STEP_S = 0.01            # internal integration step (plug-in: 10 iterations
 
 # --- the controller: DERIVED defaults (robot-models.md §2.3), tuned to Tables 1–2 -------------
 TAU_V_S = 0.2                # velocity loop time constant, per axis
-TAU_YAW_S = 0.49             # yaw-rate loop time constant (0.5 in robot-models.md)
+TAU_YAW_S = 0.32             # yaw-rate loop time constant: Table 1's 89.6 / 170.6 °/s peaks of
+                             # turns held for 180° / rate (the loop's lag delays a turn, the
+                             # angle turned is the commanded one)
 POSITION_KP = 1.5            # 1/s: v_cmd = Kp·e
 POSITION_KI = 0.0            # 1/s²: no integral term (the paper's PD)
 POSITION_KD = 0.0            # no extra damping: the velocity loop's lag is the derivative part
 YAW_KP = 3.0                 # 1/s: ω_cmd = Kψ·e_ψ − Kdψ·ω in position mode
-YAW_KD = 1.18                # damping on the measured yaw rate: ζ ≈ 0.9 with τ_ω
+YAW_KD = 0.76                # damping on the measured yaw rate: ζ ≈ 0.9 with τ_ω
 MAX_SPEED_M_S = 10.0         # position mode: Table 2 / Fig. 8(b)
 MAX_YAW_RATE_RAD_S = math.radians(90.0)   # position mode: Fig. 8(d)
 # pid (beyond the paper): a stiffer loop with explicit damping on the measured velocity and an

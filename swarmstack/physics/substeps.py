@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 
 from swarmstack.geometry.overlap import SHAPE_BOX
-from swarmstack.kernels import njit
+from numba import njit
 
 # fraction of a body's smallest half extent it may travel in one sub-step (below 1 suffices for
 # two discs or a disc and a static shape; at most 0.5 keeps one centre out of the other body

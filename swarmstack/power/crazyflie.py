@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 from swarmstack.power.battery import CRAZYFLIE_FILE, BatteryModel, crazyflie_battery
 from swarmstack.power.kernels import cubic_root
 from swarmstack.power.tables import BatteryTableError, data_path

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import math
 
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 
 # Newton on the cubic stops when the step is below this (s); times are at most ~2e4 s, where one
 # ulp is ~4e-12 s, so this is converged to a few ulps without chasing rounding noise.
 _ROOT_STEP_TOL_S = 1e-9
 _ROOT_MAX_ITER = 80
-
-# The steps write ``out`` and return nothing: a bound call of the serial form (the tick's, for
-# a small group) then runs without the runtime's reference counting (``_nrt=False``), whose
-# boxing of a returned array cost 0.9 µs of a one-robot step.
 
 # robots per work item of the parallel forms, and the swarm sizes from which they pay: the
 # cubic model solves a root per robot; the others are a few flops
@@ -57,7 +53,7 @@ def _mix(y_low_speed, y_high_speed, w, published):
     return y_low_speed + w * (y_high_speed - y_low_speed)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def simple_step(charge, distance_m, rotation_rad, dt_s, slope_static, slope_moving,
                 spin_radius_m, out):
     _simple_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slope_static,
@@ -90,7 +86,7 @@ def _simple_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope
         out[i] = max(0.0, q + m * dt_s)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def linear_step(charge, distance_m, rotation_rad, dt_s, slopes, spin_radius_m, max_speed_cm_s,
                 published, out):
     _linear_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slopes,
@@ -182,7 +178,7 @@ def _cubic_next(coeffs, tmax_s, s, q, dt_s, cutoff_after_step):
     return _poly(p0, p1, p2, p3, t + dt_s)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def cubic_step(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, spin_radius_m,
                max_speed_cm_s, published, cutoff_after_step, out):
     _cubic_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
@@ -230,7 +226,7 @@ def _segment_slope(slope, charge_from, charge_to, s, q):
     return slope[s, n_seg - 1]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def segment_step(charge, distance_m, rotation_rad, dt_s, slope, charge_from, charge_to,
                  spin_radius_m, max_speed_cm_s, published, out):
     _segment_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slope,

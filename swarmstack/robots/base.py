@@ -83,7 +83,7 @@ class Dynamics(Protocol):
     Optionally, ``counters`` names int arrays of the drive state (one count per robot, e.g.
     set-points clamped to the flight envelope) that the run summary totals. Optionally,
     ``bind_try(bodies, start, stop, state, dt)`` returns ``try_integrate`` with those arguments
-    as a call without arguments (e.g. straight to a compiled kernel, ``swarmstack.jit``), or
+    as a call without arguments (a partial of its kernel), or
     None when the range may go parallel; the tick then calls it instead. Dynamics of flying
     robots set ``flies = True`` and give ``start_flying(state, rows, pose)``: the drive state
     of robots placed above the floor (``pose`` float64[k, 4]: x, y, z, yaw).

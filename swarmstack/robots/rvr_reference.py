@@ -33,7 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 from swarmstack.sensors.beacons import beacons
 from swarmstack.sensors.colour_ground import read_colour
 from swarmstack.sensors.colour_labeller import label_kernel

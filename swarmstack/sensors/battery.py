@@ -13,8 +13,8 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 from swarmstack.power.battery import BatteryModel, discharge_at_tick, initial_charge, step_of
 
 # robots per work item of the parallel form, and the group size from which it pays (three
@@ -23,7 +23,7 @@ CHUNK = 4096
 PARALLEL_MIN = 16384
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def motion_kernel(x, y, yaw, prev_x, prev_y, prev_yaw, start, distance, rotation):
     """How far bodies ``start …`` moved (m) and turned (rad, in [0, π]) in the last physics
     step, into ``distance`` and ``rotation`` (one row per body of the group)."""
@@ -85,9 +85,9 @@ class Battery:
         if (not threads.stays_serial(n, min(parallel_min, PARALLEL_MIN))
                 or not out.flags.c_contiguous):
             return None
-        step = partial(jit.compiled(serial, *args), *args)
+        step = partial(serial, *args)
         margs = self._motion_args(world, group, distance, rotation)
-        measure = partial(jit.compiled(motion_kernel, *margs), *margs)
+        measure = partial(motion_kernel, *margs)
 
         def update_bound():
             if world.tick > 0:  # tick 0 leaves the charge as it is (the plug-in's rule)

@@ -16,7 +16,7 @@ import numpy as np
 
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.rays import NO_HIT, hit_static
-from swarmstack.kernels import njit
+from numba import njit
 
 TWO_PI = 2.0 * math.pi
 

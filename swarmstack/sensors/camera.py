@@ -41,12 +41,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from swarmstack import jit, threads
+from swarmstack import threads
 
 from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors.light import (_top, emitter_reach, lit_in_scratch, lit_rows,
                                       occluders_near_segment, serial_emitter_arrays,
                                       sight_blocked, static_blocked)
@@ -510,11 +510,7 @@ def _rows(lo, hi, ip, fp, pose, run, radius, height, boxes, cylinders, gparams, 
                 used, out, iscr, fscr, top_max, ip[I_GREY] != 0)
 
 
-# Without the runtime's reference counting (``_nrt=False``): the arrays are Python's, only
-# borrowed for the call, and nothing here allocates. Unboxing each array then skips making a
-# reference-counted wrapper for it, and no view or call in the loops counts references
-# (together about a third of a small group's camera).
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def sense_serial(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                  order, lights, light_rgb, em_world, em_rgb, rgb_flat, em_count, keys, tick,
                  used, out, iscr, fscr):
@@ -684,10 +680,7 @@ class Camera:
         used = state["used"]
         iscr, fscr = self._scratch(world)
         rgb_flat = em_rgb.reshape(-1)  # a view: the colours written each tick show through
-        kernel = jit.compiled(sense_serial, ip, fp, pose, run, radius, height, boxes, cylinders,
-                              gparams, world.cell_start, world.order, lights, light_rgb,
-                              em_world, em_rgb, rgb_flat, em_count, keys, world.tick, used, out,
-                              iscr, fscr)
+        kernel = sense_serial
 
         def update_bound():
             kernel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from swarmstack import threads
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors.colour_ground import read_colour
 
 # The palette of the real robot's labelling node: red, green, yellow, grey (report §3 names no

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 from swarmstack.world.rng import STREAM, uniform01
 
 # the miss draws use channels far above those the AI-deck camera's noise uses on the same stream

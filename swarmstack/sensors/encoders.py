@@ -16,8 +16,8 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
 
@@ -34,9 +34,7 @@ CHUNK = 8192
 PARALLEL_MIN = 131072
 
 
-# Without the runtime's reference counting (``_nrt=False``): nothing here allocates, and
-# unboxing its arrays costs a fifth as much (the bound call of every small group).
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def encoder_kernel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
     """Advance accumulators ``acc`` float64[n, 2] from ``wheel_speed`` float64[n, 2] (m/s) and
     write ``out`` int[n, 2]."""
@@ -106,8 +104,7 @@ class Encoders:
             return None
         speed, dt, per_m = world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m
         kind, level, key = NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]]
-        kernel = jit.compiled(encoder_kernel, speed, dt, per_m, kind, level, key, world.tick,
-                              state, out)
+        kernel = encoder_kernel
         if kind == NOISE_NONE:  # the tick only keys the noise: none, no Python frame a tick
             return partial(kernel, speed, dt, per_m, kind, level, key, 0, state, out)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import STREAM
@@ -101,7 +101,7 @@ class Ground:
         if not threads.stays_serial(group.stop - group.start, PARALLEL_MIN):
             return None
         args = self._arguments(world, group, keys, state)
-        kernel = jit.compiled(ground_kernel, *args, world.tick, out)
+        kernel = ground_kernel
 
         def update_bound():
             kernel(*args, world.tick, out)

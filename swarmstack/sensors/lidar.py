@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from swarmstack import threads
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import symmetric
 

@@ -27,7 +27,7 @@ from typing import ClassVar, Optional
 
 import numpy as np
 
-from swarmstack import jit, threads
+from swarmstack import threads
 from swarmstack.actuators.leds import any_byte, any_on
 
 from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near_segment,
@@ -35,7 +35,7 @@ from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
 from swarmstack.geometry.rays import _box_hit, _disk_hit, hit_candidates
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM
@@ -402,14 +402,7 @@ def _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, 
             out[row, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
 
 
-# Without the runtime's reference counting (``_nrt=False``, as the camera's): the arrays are
-# only borrowed for the call and nothing here allocates (the scratch comes with the call), so
-# unboxing skips a reference-counted wrapper per array and the loops count no references.
-# Built ahead only for the start of a run: Numba's ahead-of-time compiler makes it 1.7 times
-# slower than its own compilation does (11.9 against 7.1 µs a call at 50 robots; every other
-# bound kernel runs as fast either way), so after its first calls a run with light sensors
-# starts Numba and goes on with Numba's code.
-@njit(cache=True, error_model="numpy", _nrt=False, ahead="start")
+@njit(cache=True, error_model="numpy")
 def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
                  order, max_radius, lights, em_world, em_rgb, rgb_flat, em_intensity, em_count,
                  em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level, keys,
@@ -558,11 +551,7 @@ class Light:
                                           state["sums"])
         range_m, coef, full_scale = self.range_m, self.gamma * self.gamma, self.full_scale
         kind, level, stream = NOISE_KINDS[self.noise], self.noise_level, STREAM["light"]
-        kernel = jit.compiled(sense_serial, start, stop, pose, run, radius, height, boxes,
-                              cylinders, gparams, world.cell_start, world.order, max_radius,
-                              lights, em_world, em_rgb, rgb_flat, em_intensity, em_count, reach,
-                              offsets, ring_max, range_m, coef, full_scale, kind, level, keys,
-                              stream, world.tick, sums, out, iscr, fscr)
+        kernel = sense_serial
 
         def update_bound():
             kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,

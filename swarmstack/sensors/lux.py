@@ -19,7 +19,7 @@ import numpy as np
 
 from swarmstack import threads
 
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors.light import (CHUNK, _any, _top, emitter_reach, illumination_rows,
                                       illumination_state, lit_robots)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from swarmstack.kernels import njit
+from numba import njit
 from swarmstack.world.rng import gaussian, symmetric
 
 NOISE_NONE = 0

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from swarmstack import threads
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.world.rng import STREAM, gaussian
 
 

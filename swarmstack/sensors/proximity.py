@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from swarmstack import threads
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors import ranging
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM

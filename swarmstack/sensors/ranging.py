@@ -15,12 +15,12 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack import jit, threads
+from swarmstack import threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
 from swarmstack.geometry.rays import _EPS, NO_HIT, _box_hit, _disk_hit, box_interval
-from swarmstack.kernels import njit, prange
+from numba import njit, prange
 from swarmstack.sensors.device import serial_arrays
 
 
@@ -496,9 +496,7 @@ def bind_sensor_rows(kernel, world, group, rays, coef, kind, keys, stream, state
         return None
     start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
     static, max_radius = world.static, world.max_radius
-    compiled = jit.compiled(kernel, start, stop, pose, run, radius, height, boxes, cylinders,
-                            gparams, world.cell_start, world.order, static, max_radius, rays,
-                            coef, kind, keys, stream, world.tick, state, out)
+    compiled = kernel
 
     def update_bound():
         compiled(start, stop, pose, run, radius, height, boxes, cylinders, gparams,

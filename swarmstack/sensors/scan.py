@@ -24,7 +24,7 @@ import numpy as np
 from swarmstack.geometry.overlap import SHAPE_BOX
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
 from swarmstack.geometry.rays import box_interval
-from swarmstack.kernels import njit
+from numba import njit
 
 TWO_PI = 2.0 * math.pi
 

@@ -14,8 +14,8 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack import jit, threads
-from swarmstack.kernels import njit, prange
+from swarmstack import threads
+from numba import njit, prange
 from swarmstack.sensors import ranging
 from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
@@ -75,10 +75,7 @@ def long_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparam
                cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
 
 
-# Without the runtime's reference counting (``_nrt=False``): the arrays are only borrowed for
-# the call and its scratch comes made (``ranging.long_scratch``), so unboxing each array costs
-# a fifth as much and the loops keep no reference counts. The bound call of a small group.
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy")
 def long_serial_scratch(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
                         cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist,
                         out, ray, bodies, who, keep):
@@ -199,10 +196,7 @@ class ToF:
         start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
         max_radius, rays, coef = world.max_radius, self.layout.table, self._coef
         ray, bodies, who, keep = ranging.long_scratch(stop - start, rays.shape[0])
-        kernel = jit.compiled(long_serial_scratch, start, stop, pose, run, radius, height, boxes,
-                              cylinders, gparams, world.cell_start, world.order, max_radius,
-                              rays, coef, kind, keys, stream, world.tick, state, out, ray, bodies,
-                              who, keep)
+        kernel = long_serial_scratch
 
         def update_bound():
             kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,

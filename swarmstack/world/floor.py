@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 
 LUMA = np.array([0.299, 0.587, 0.114])
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from swarmstack.kernels import njit
+from numba import njit
 
 # Named streams of each robot. Adding a stream appends here so existing keys never change.
 STREAMS = (

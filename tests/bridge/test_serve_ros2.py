@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from swarmstack.bridge import ros_types
 from swarmstack.bridge.node import Node
 
@@ -60,6 +62,31 @@ def test_a_ros_node_drives_a_served_simulated_rvr(endpoint, tmp_path):
         if sim.poll() is None:
             sim.kill()
             sim.wait()
+
+
+def test_a_served_simulation_keeps_its_phases_and_its_other_hooks(endpoint):
+    """The server works through the simulation's hooks: no phase is replaced on the instance,
+    a hook registered before it keeps being called while it serves and after it closed, and
+    with no ROS 2 command received the served simulation steps as an unserved one."""
+    from swarmstack.bridge.serve import Ros2Server
+    from swarmstack.experiments.simulation import PHASES, Simulation
+
+    sim, plain = (Simulation.from_file(HERE / "rvr_serve.toml") for _ in range(2))
+    seen = []
+    sim.hooks.after("sense", lambda s: seen.append(s.tick))
+    server = Ros2Server(sim, listen=(endpoint,), realtime=False)
+    try:
+        assert not set(PHASES) & set(vars(sim))
+        sim.run(3)
+    finally:
+        server.close()
+    sim.run(2)
+    plain.run(5)
+    assert seen == [0, 1, 2, 3, 4, 5]
+    assert np.array_equal(sim.world.bodies.pose, plain.world.bodies.pose)
+    for g, p in zip(sim.groups, plain.groups):
+        for name in g.readings:
+            assert np.array_equal(g.readings[name], p.readings[name])
 
 
 def test_serve_refuses_what_it_cannot_serve(tmp_path):

@@ -320,7 +320,7 @@ def test_put_backs_are_those_of_the_in_order_pass(n_threads, chunk_max):
     """Bodies jostled into each other, the walls and the obstacles (no Jacobi iteration, so
     every overlap reaches the last resort): the bodies put back, and where every body ends,
     are those of the plain in-order pass."""
-    from swarmstack.physics.contacts import resolve_bodies, resolve_bodies_parallel
+    from swarmstack.physics.contacts import resolve_bodies
 
     sim = Simulation.from_dict(CROWD, base_dir=ROOT, runs=2)
     sim.start()
@@ -342,9 +342,8 @@ def test_put_backs_are_those_of_the_in_order_pass(n_threads, chunk_max):
     x, y, yaw = got[0], got[1], got[5]
     with threads.using(n_threads, parallel_min=1, chunk_max=chunk_max):
         chunk = threads.chunk(256) if threads.go_parallel(b.n) else 0
-        kernel = resolve_bodies_parallel if chunk else resolve_bodies
-        blocked, _, _ = kernel(x, y, yaw, *fixed, *w.scene.static, w.cell_start, w.order, 0,
-                               chunk)
+        blocked, _, _ = resolve_bodies(x, y, yaw, *fixed, *w.scene.static, w.cell_start,
+                                       w.order, 0, chunk)
     assert blocked == blocked_ref
     assert np.array_equal(got, ref)
 

@@ -273,10 +273,10 @@ def test_validation_reference_side_is_literal():
 @pytest.mark.parametrize("row, failing", [
     # A 2 % steeper: the curve, the times to empty and the drop move
     ("0,1.009061,-4.506692e-03,1.582833e-05,-2.394331e-08,427.21,0.1057",
-     "model polynomial at t = 0, 60, 200, 400, 427.21 s"),
+     "A, coefficient of t³ (Fig. 9a; the authors' plug-in source)"),
     # Tmax 10 s short
     ("0,1.009061,-4.506692e-03,1.582833e-05,-2.347383e-08,417.21,0.1793",
-     "maximum flight time Tmax (s)"),
+     "maximum flight time Tmax (§4.3.1)"),
 ])
 def test_validation_fails_with_a_patched_coefficient(tmp_path, monkeypatch, row, failing):
     path = write(tmp_path, [row], name="mutated.csv")
@@ -285,7 +285,7 @@ def test_validation_fails_with_a_patched_coefficient(tmp_path, monkeypatch, row,
     assert not result.ok
     bad = [r.quantity for r in result.rows if not r.ok]
     assert failing in bad
-    assert "time to empty from 25 / 50 / 75 / 100 % (s)" in bad
+    assert any("time to empty" in q for q in bad)
 
 
 def test_validation_flies_registered_drones(tmp_path):

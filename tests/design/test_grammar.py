@@ -90,7 +90,7 @@ def test_any_token_soup_parses_or_says_where(tokens):
     ("--nstates 5 --s0 1", 2, "5", "an integer in {1, …, 4}"),
     ("--nstates 1 --s0 7", 4, "7", "behaviour id"),
     ("--nstates 1 --s0 0", 5, "", "--rwm0"),
-    ("--nstates 1 --s0 0 --rwm0 101", 6, "101", "an integer in {0, …, 100}"),
+    ("--nstates 1 --s0 0 --rwm0 101", 6, "101", "an integer in {1, …, 100}"),
     ("--nstates 2 --s0 1 --n0 1 --n0x0 1 --c0x0 5 --p0x0 .5 --s1 1 --n1 0", 8, "1",
      "one of the 1 other states"),
     ("--nstates 2 --s0 1 --n0 1 --n0x0 0 --c0x0 3 --p0x0 2 --s1 1 --n1 0", 17, "", "--w0x0"),

@@ -53,9 +53,10 @@ def test_batched_radio_equals_runs_alone():
 
 
 def test_per_run_parameters_reach_their_run():
-    # run r puts the value at its own step: the delays stay one step in the circle
-    delays = sim_vs_consensus.consensus_runs("circle", [2, 5, 9], seed=3)
-    assert delays == [[1] * 9] * 3
+    # run r puts the value at its own step: on a loss-free radio every reader has it one
+    # 50 ms step later
+    delays, step_ms = sim_vs_consensus.consensus_runs("circle", [2, 5, 9], seed=3, drop=0.0)
+    assert delays == [[1] * 9] * 3 and step_ms == 50.0
 
 
 # ---------------------------------------------------------------------- mutations
@@ -83,15 +84,7 @@ def test_barrier_fails_with_no_payload(tmp_path):
 def test_vs_consensus_fails_when_range_is_too_short(tmp_path):
     result = sim_vs_consensus.validate(tmp_path, quick=True, range_m=0.3)
     assert not result.ok
-    assert "every reader reaches consensus" in failing(result)
-
-
-def test_vs_consensus_fails_when_every_robot_hears_the_writer(tmp_path):
-    # a 5 m range links the whole chain: the value no longer travels hop by hop
-    result = sim_vs_consensus.validate(tmp_path, quick=True, range_m=5.0)
-    bad = failing(result)
-    assert any(q.startswith("chain, loss-free") for q in bad)
-    assert not any(q.startswith("circle") for q in bad)
+    assert any(q.startswith("§4.6.2: share of readings") for q in failing(result))
 
 
 def test_vs_consensus_fails_with_heavy_loss(tmp_path):
@@ -102,31 +95,36 @@ def test_vs_consensus_fails_with_heavy_loss(tmp_path):
 def test_bidding_fails_with_no_payload(tmp_path):
     result = sim_bidding.validate(tmp_path, quick=True, payload_bytes=0, max_steps=20)
     assert not result.ok
-    assert all(f"{n} robots: all agree on the winner of the bid rule" in failing(result)
-               for n in sim_bidding.SIZES)
+    assert all(f"§4.7.1, {n} drones: share of auctions where every robot picks the bid rule's "
+               "winner (found locally)" in failing(result) for n in sim_bidding.SIZES)
 
 
-def test_bidding_trend_needs_losses(tmp_path):
-    # on a loss-free radio every auction takes the same steps: no growth to find
+def test_bidding_six_drones_need_losses(tmp_path):
+    # on a loss-free radio every auction takes the two steps of its two hops (100 ms): inside
+    # the thesis's 3- and 4-drone spreads, below its 6-drone one, which the lost bids make up
     result = sim_bidding.validate(tmp_path, quick=True, drop=0.0)
-    assert failing(result) == ["auction duration grows with robot count"]
+    assert failing(result) == ["§4.7.1, Fig. 4.8, 6 drones: mean auction duration "
+                               "(tolerance: the thesis's sd)"]
+    assert [r.ours_value for r in result.rows if r.unit == "ms"] == [100.0] * 3
 
 
 def test_bidding_winner_is_the_bid_rule():
-    [(winners, steps)] = sim_bidding.bidding_runs(4, seed=1, tasks=[7], drop=0.0)
+    [(winners, steps)], _ = sim_bidding.bidding_runs(4, seed=1, tasks=[7], drop=0.0)
     assert winners == [sim_bidding.expected_winner(4, 7)] * 4 and all(s > 0 for s in steps)
 
 
-def test_bandwidth_fails_when_frames_exceed_250_bytes(tmp_path):
-    # a radio allowing 1000 B frames: the loaded script goes past the paper's 250 B
-    result = sim_bandwidth.validate(tmp_path, quick=True, payload_bytes=1000)
-    assert not result.ok
-    assert any("largest frame" in q for q in failing(result))
+def test_bandwidth_is_the_same_under_a_larger_radio_frame(tmp_path):
+    # the measurement is uncapped: a 8192 B radio frame changes none of the sizes
+    shipped = sim_bandwidth.validate(tmp_path, quick=True)
+    larger = sim_bandwidth.validate(tmp_path, quick=True, payload_bytes=8192)
+    assert shipped.ok and larger.ok
+    assert [r.ours_value for r in shipped.rows] == [r.ours_value for r in larger.rows]
 
 
 def test_bandwidth_fails_when_nothing_fits(tmp_path):
-    # a 0 B payload: the cap is never approached, so the check would be vacuous
+    # a 0 B payload: every message is refused, nothing measured is what the script needs
     result = sim_bandwidth.validate(tmp_path, quick=True, payload_bytes=0)
     bad = failing(result)
-    assert "stigmergy load: frames are full (the cap binds)" in bad
-    assert "stigmergy load: replicas stay current despite full frames" in bad
+    assert [q for q in bad if q.startswith("Fig. 8: largest frame")] == [
+        f"Fig. 8: largest frame one robot needs in a step, Listing 1's barrier, {p:.0%} loss "
+        "(uncapped radio)" for p in sim_bandwidth.BARRIER_DROPS]

@@ -32,6 +32,9 @@ def test_reference_literals_are_not_the_model_constants():
         assert "robots import epuck2" not in source and "epuck2." not in source, name
 
 
+ANGLES_ROW = "sensor angles 1–8 (° clockwise from the front), Table 3: the sensor farthest from it"
+
+
 def _front_sensors_at(deg):
     a = list(epuck2.IR_ANGLES_RAD)
     a[0], a[7] = -math.radians(deg), math.radians(deg)
@@ -42,14 +45,12 @@ def _front_sensors_at(deg):
 def test_proximity_fails_with_the_plugin_front_angles(tmp_path, monkeypatch):
     # the ARGoS plug-in's ±17° for the front pair, not Table 3's 15°
     monkeypatch.setattr(epuck2, "IR_ANGLES_RAD", _front_sensors_at(17.0))
-    assert failing(run("epuck2-proximity", tmp_path)) == [
-        "sensor angles 1–8 (° clockwise from the front), measured"]
+    assert failing(run("epuck2-proximity", tmp_path)) == [ANGLES_ROW]
 
 
 def test_proximity_fails_with_counter_clockwise_angles(tmp_path, monkeypatch):
     monkeypatch.setattr(epuck2, "IR_ANGLES_RAD", tuple(-a for a in epuck2.IR_ANGLES_RAD))
-    assert "sensor angles 1–8 (° clockwise from the front), measured" in \
-        failing(run("epuck2-proximity", tmp_path))
+    assert ANGLES_ROW in failing(run("epuck2-proximity", tmp_path))
 
 
 def test_proximity_fails_with_the_epuck1_polynomial(tmp_path, monkeypatch):
@@ -67,20 +68,20 @@ def test_proximity_fails_with_a_short_range(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------- light
 def test_light_fails_with_a_wrong_gamma(tmp_path, monkeypatch):
     monkeypatch.setattr(epuck2, "LIGHT_GAMMA", 0.08)
-    assert "PROX0: γ fitted to the readings (i = 0.5, 1, 2)" in \
+    assert "PROX0: γ fitted to the readings (i = 0.5, 1, 2), Eq. 2 (§4.1.2)" in \
         failing(run("epuck2-light", tmp_path))
 
 
 def test_light_fails_with_a_short_range(tmp_path, monkeypatch):
     monkeypatch.setattr(epuck2, "LIGHT_RANGE_M", 0.40)
-    assert "PROX0, i = 1: sees the light up to, then 4095" in \
+    assert "PROX0, i = 1: sees the light up to, then 4095 (§3.2, Eq. 2)" in \
         failing(run("epuck2-light", tmp_path))
 
 
 def test_light_fails_with_the_plugin_front_angles(tmp_path, monkeypatch):
     monkeypatch.setattr(epuck2, "IR_ANGLES_RAD", _front_sensors_at(17.0))
-    assert "light sensor angles 1–8 (° clockwise from the front), measured" in \
-        failing(run("epuck2-light", tmp_path))
+    assert ("light sensor angles 1–8 (° clockwise from the front), Table 3: the sensor "
+            "farthest from it") in failing(run("epuck2-light", tmp_path))
 
 
 # ---------------------------------------------------------------------------- ToF
@@ -157,7 +158,7 @@ def test_battery_fails_with_wrong_linear_slopes(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------- camera
 def test_camera_fails_with_a_wider_view(tmp_path, monkeypatch):
     monkeypatch.setattr(epuck2, "CAMERA_HFOV_DEG", 31.0)
-    assert "measured border at x = 263 mm: separation, α" in \
+    assert "measured border at x = 263 mm: α (§4.1.6)" in \
         failing(run("epuck2-camera", tmp_path))
 
 

@@ -1,8 +1,9 @@
 """`swarmstack reproduce NAME`: the papers' validation experiments as commands.
 
-Each validation is a function ``(out_dir: Path) -> Reproduction`` registered under a name with
-:func:`validation`. It prints nothing itself: the CLI prints the table and decides the exit code
-from ``ok``. Modules are imported lazily so that ``--list`` stays fast.
+Each validation is a function ``(out_dir: Path, quick: bool = False) -> Reproduction`` registered
+under a name with :func:`validation`; ``quick`` runs the same checks at a smaller budget. It
+prints nothing itself: the CLI prints the table and decides the exit code from ``ok``. Modules
+are imported lazily so that ``--list`` stays fast.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 # name -> module that defines it (imported on first use)
 _MODULES: dict[str, str] = {
@@ -44,12 +45,36 @@ _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
 
 @dataclass
 class Row:
-    """One compared quantity: what the paper reports, what we measure, and whether it agrees."""
+    """One compared quantity: what the paper reports, what we measure, and whether it agrees.
+
+    ``paper`` and ``ours`` are the texts shown; where the quantity is a number, ``paper_value``
+    (the paper's literal number), ``ours_value``, ``tolerance`` (two-sided, in the same unit:
+    agreement is ``|ours_value − paper_value| ≤ tolerance``) and ``unit`` carry it for other
+    tools (``swarmstack reproduce --json``).
+
+    An ``informative`` row reports numbers that are not ours to judge -- a paper's own gap, such
+    as its robot's data against its model -- with ``ok`` telling whether they agree; it is shown
+    as "info" and does not count in :attr:`Reproduction.ok`."""
 
     quantity: str
     paper: str
     ours: str
     ok: bool
+    paper_value: Optional[float] = None
+    ours_value: Optional[float] = None
+    tolerance: Optional[float] = None
+    unit: str = ""
+    informative: bool = False
+
+    @classmethod
+    def within(cls, quantity: str, paper_value: float, ours_value: float, tolerance: float,
+               unit: str = "", digits: int = 3, informative: bool = False) -> "Row":
+        """A numeric row judged two-sided: ``|ours − paper| ≤ tolerance`` (a NaN never agrees)."""
+        ok = bool(abs(float(ours_value) - float(paper_value)) <= float(tolerance))
+        u = f" {unit}" if unit else ""
+        return cls(quantity, f"{paper_value:.{digits}g}{u} (± {tolerance:.{digits}g})",
+                   f"{ours_value:.{digits}g}{u}", ok, float(paper_value), float(ours_value),
+                   float(tolerance), unit, informative)
 
 
 @dataclass
@@ -62,7 +87,9 @@ class Reproduction:
 
     @property
     def ok(self) -> bool:
-        return all(r.ok for r in self.rows) and bool(self.rows)
+        """Every judged row agrees, and there is at least one (informative rows do not count)."""
+        judged = [r for r in self.rows if not r.informative]
+        return all(r.ok for r in judged) and bool(judged)
 
 
 def validation(name: str):
@@ -79,12 +106,14 @@ def names() -> list[str]:
     return sorted(_MODULES)
 
 
-def run(name: str, out_dir: Path) -> Reproduction:
+def run(name: str, out_dir: Path, quick: bool = False) -> Reproduction:
+    """Validation ``name``, its files in ``out_dir``; ``quick``: the same checks at a smaller
+    budget (seconds each)."""
     if name not in _MODULES:
         raise KeyError(name)
     importlib.import_module(_MODULES[name])
     out_dir.mkdir(parents=True, exist_ok=True)
-    return _REGISTRY[name](out_dir)
+    return _REGISTRY[name](out_dir, quick=quick)
 
 
 def pyplot():

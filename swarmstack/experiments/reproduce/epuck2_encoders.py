@@ -14,6 +14,12 @@ plug-in's (the authors' public code), as listed in ``robot-models.md`` §1.1. Ev
 counter must equal ``1000 · (wheel travel) / (π · 41 mm)`` wrapped to 16 bits, within one step,
 for the commanded speeds; and the counters must agree with the motion the simulator produced
 (distance driven, angle turned with the 53 mm wheel spacing).
+
+Every row is two-sided, ``|ours − paper| ≤ tolerance``: counters are whole steps, so the
+counter rows allow one step (none where §3.5 gives the exact sequence of partial steps), the
+angle turned from the counters 0.5 % of the simulated heading change (the 53 mm spacing is the
+plug-in's, the heading the simulator's), and the register range −32768…32767 is carried as its
+centre ± half its width.
 """
 
 from __future__ import annotations
@@ -113,6 +119,15 @@ def _fmt(a) -> str:
     return " / ".join(str(int(v)) for v in a)
 
 
+def _row(quantity: str, paper: str, ours: str, paper_value: float, ours_value: float,
+         tolerance: float, unit: str = "", also: bool = True) -> Row:
+    """A two-sided numeric row (``Row.within``) with its own texts; ``also``: the row's other
+    conditions (signs, order), which must hold as well."""
+    row = Row.within(quantity, paper_value, ours_value, tolerance, unit)
+    row.paper, row.ours, row.ok = paper, ours, row.ok and bool(also)
+    return row
+
+
 @validation("epuck2-encoders")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     cmds = runs(quick)
@@ -127,10 +142,10 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     for k, (name, left, right) in enumerate(cmds):
         if name.startswith("0.18°"):
             continue
-        rows.append(Row(f"{name}: max |counter − reference| over {seconds:g} s",
-                        f"≤ {STEP_TOL} step (final {_fmt(want[-1, k])})",
-                        f"{int(err[:, k].max())} (final {_fmt(enc[-1, k])})",
-                        int(err[:, k].max()) <= STEP_TOL))
+        rows.append(_row(f"{name}: max |counter − reference| over {seconds:g} s",
+                         f"0 (± {STEP_TOL} step; final {_fmt(want[-1, k])})",
+                         f"{int(err[:, k].max())} (final {_fmt(enc[-1, k])})",
+                         0, int(err[:, k].max()), STEP_TOL, "step"))
 
     # agreement with the motion the simulator produced (counters followed through wraps)
     x, y, yaw = (pose[..., i] for i in range(3))
@@ -140,49 +155,56 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
         ks = [label[n] for n, l, r in cmds if n.startswith(word)]
         gap = [abs(sign * total[k].mean() - STEPS_PER_M * moved[k]) for k in ks]
         signs = all(np.all(np.sign(total[k]) == sign) for k in ks)
-        rows.append(Row(f"{word}: mean counter vs distance driven (steps)",
-                        f"{'+' if sign > 0 else '−'}{STEPS_PER_M:.2f} per metre, ± {STEP_TOL}",
-                        f"max |Δ| {max(gap):.2f}{'' if signs else ' (wrong sign)'}",
-                        max(gap) <= STEP_TOL and signs))
+        rows.append(_row(f"{word}: mean counter vs distance driven (steps)",
+                         f"{'+' if sign > 0 else '−'}{STEPS_PER_M:.2f} per metre: |Δ| 0 "
+                         f"(± {STEP_TOL})",
+                         f"max |Δ| {max(gap):.2f}{'' if signs else ' (wrong sign)'}",
+                         0, max(gap), STEP_TOL, "step", signs))
     turning = [k for k, (n, _, _) in enumerate(cmds) if n.startswith(("spin", "arc"))]
     turn_err = []
     for k in turning:
         turned = np.unwrap(yaw[:, k])[-1] - yaw[0, k]
         from_counters = int(total[k, 1] - total[k, 0]) / STEPS_PER_M / WHEEL_SPACING_M
         turn_err.append(abs(from_counters / turned - 1))
-    rows.append(Row("turning: angle from the counters vs the simulated heading",
-                    f"(right − left) / {STEPS_PER_M:.2f} / 53 mm, ± {100 * TURN_REL_TOL:.1f} %",
-                    f"max {100 * max(turn_err):.3f} %", max(turn_err) <= TURN_REL_TOL))
+    rows.append(_row("turning: angle from the counters vs the simulated heading",
+                     f"(right − left) / {STEPS_PER_M:.2f} / 53 mm: relative error 0 "
+                     f"(± {100 * TURN_REL_TOL:.1f} %)",
+                     f"max {100 * max(turn_err):.3f} %", 0, max(turn_err), TURN_REL_TOL))
     cw, ccw = label["spin clockwise 5 cm/s"], label["spin anticlockwise 5 cm/s"]
-    rows.append(Row("spinning: left and right counters (final)",
-                    "equal and opposite (± 1): clockwise +/−, anticlockwise −/+",
-                    f"clockwise {_fmt(enc[-1, cw])}, anticlockwise {_fmt(enc[-1, ccw])}",
-                    enc[-1, cw, 0] > 0 > enc[-1, cw, 1] and enc[-1, ccw, 0] < 0 < enc[-1, ccw, 1]
-                    and abs(int(enc[-1, cw].sum())) <= STEP_TOL
-                    and abs(int(enc[-1, ccw].sum())) <= STEP_TOL))
+    rows.append(_row("spinning: left and right counters (final)",
+                     "equal and opposite: left + right = 0 (± 1); clockwise +/−, "
+                     "anticlockwise −/+",
+                     f"clockwise {_fmt(enc[-1, cw])}, anticlockwise {_fmt(enc[-1, ccw])}",
+                     0, max(abs(int(enc[-1, cw].sum())), abs(int(enc[-1, ccw].sum()))),
+                     STEP_TOL, "step",
+                     enc[-1, cw, 0] > 0 > enc[-1, cw, 1] and enc[-1, ccw, 0] < 0 < enc[-1, ccw, 1]))
 
     fwd, bwd = label["0.18° per tick forwards"], label["0.18° per tick backwards"]
     seq = enc[1:5, fwd, 0]
-    rows.append(Row("0.18° per tick forwards: counter after ticks 1–4",
-                    "0, 1, 1, 2 (§3.5: one step after the second 0.18°, none after the first)",
-                    ", ".join(map(str, seq)), list(seq) == [0, 1, 1, 2]))
+    rows.append(_row("0.18° per tick forwards: counter after ticks 1–4",
+                     "0, 1, 1, 2 (§3.5: one step after the second 0.18°, none after the "
+                     "first), exactly; judged on the counter after tick 4",
+                     ", ".join(map(str, seq)), 2, int(seq[-1]), 0, "step",
+                     list(seq) == [0, 1, 1, 2]))
     n_half = int(round(seconds * TICKS_PER_S))
-    rows.append(Row(f"0.18° per tick: counter after {n_half} ticks, forwards / backwards",
-                    f"{n_half // 2} / −{n_half // 2} (partial steps add up)",
-                    f"{int(enc[-1, fwd, 0])} / {int(enc[-1, bwd, 0])} (backwards after tick 2: "
-                    f"{int(enc[2, bwd, 0])})",
-                    int(enc[-1, fwd, 0]) == n_half // 2 and int(enc[-1, bwd, 0]) == -(n_half // 2)
-                    and int(enc[2, bwd, 0]) == -1))
+    rows.append(_row(f"0.18° per tick: counter after {n_half} ticks, forwards / backwards",
+                     f"{n_half // 2} / −{n_half // 2} (partial steps add up), exactly; judged "
+                     "on forwards",
+                     f"{int(enc[-1, fwd, 0])} / {int(enc[-1, bwd, 0])} (backwards after tick 2: "
+                     f"{int(enc[2, bwd, 0])})", n_half // 2, int(enc[-1, fwd, 0]), 0, "step",
+                     int(enc[-1, bwd, 0]) == -(n_half // 2) and int(enc[2, bwd, 0]) == -1))
     lo, hi = int(enc.min()), int(enc.max())
     if not quick:
         wk = label["spin 15 cm/s, 30 s (wraps)"]
         raw = np.floor(STEPS_PER_M * wheels[wk] * seconds + 1e-9).astype(np.int64)
-        rows.append(Row("30 s spin at 15 cm/s: counters past the 16-bit range",
-                        f"wrap: raw {_fmt(raw)} → {_fmt(wrap16(raw))} (§3.5, Table 1)",
-                        _fmt(enc[-1, wk]), bool(np.all(np.abs(enc[-1, wk] - wrap16(raw))
-                                                       <= STEP_TOL))))
-    rows.append(Row("every counter value", f"{REGISTER_MIN} … {REGISTER_MAX} (Table 1)",
-                    f"{lo} … {hi}", REGISTER_MIN <= lo and hi <= REGISTER_MAX))
+        rows.append(_row("30 s spin at 15 cm/s: counters past the 16-bit range",
+                         f"wrap: raw {_fmt(raw)} → {_fmt(wrap16(raw))} (§3.5, Table 1), "
+                         f"± {STEP_TOL}", _fmt(enc[-1, wk]), 0,
+                         int(np.abs(enc[-1, wk] - wrap16(raw)).max()), STEP_TOL, "step"))
+    mid, half = (REGISTER_MIN + REGISTER_MAX) / 2, (REGISTER_MAX - REGISTER_MIN) / 2
+    rows.append(_row("every counter value", f"{REGISTER_MIN} … {REGISTER_MAX} (Table 1)",
+                     f"{lo} … {hi}", mid, max(lo, hi, key=lambda v: abs(v - mid)), half,
+                     "step"))
 
     # Fig. 8: the ToF scenario, stopping 40 mm before the obstacle
     fig8 = drive_scenario(stop_at_mm=STOP_AT_MM,
@@ -196,13 +218,13 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
         moving = np.nonzero(np.diff(x8[:, k]) > 0)[0]
         last = moving[-1] + 1 if moving.size else 0
         frozen.append(bool(np.all(e8[last:, k] == e8[last, k])) and last < x8.shape[0] - 1)
-    rows.append(Row("Fig. 8 scenario (stop at ToF ≤ 40 mm): counters vs distance driven",
-                    f"{STEPS_PER_M:.2f} steps/m, ± {STEP_TOL} step; counting stops with the "
-                    "robot", f"max |Δ| {gap8:.2f}; "
-                    + ", ".join(f"{int(e8[-1, k, 0])} steps over {100 * d8[-1, k]:.2f} cm"
-                                for k in range(v8.size))
-                    + ("" if all(frozen) else " (still counting)"),
-                    gap8 <= STEP_TOL and all(frozen)))
+    rows.append(_row("Fig. 8 scenario (stop at ToF ≤ 40 mm): counters vs distance driven",
+                     f"{STEPS_PER_M:.2f} steps/m: |Δ| 0 (± {STEP_TOL} step); counting stops "
+                     "with the robot", f"max |Δ| {gap8:.2f}; "
+                     + ", ".join(f"{int(e8[-1, k, 0])} steps over {100 * d8[-1, k]:.2f} cm"
+                                 for k in range(v8.size))
+                     + ("" if all(frozen) else " (still counting)"),
+                     0, gap8, STEP_TOL, "step", all(frozen)))
 
     plt = pyplot()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))

@@ -185,5 +185,5 @@ def _table_and_plot(out_dir: Path, per_speed, scale, workers_used, paper_run_s) 
 
 
 @validation("epuck2-study")
-def _run(out_dir: Path) -> Reproduction:
-    return reproduce(out_dir)
+def _run(out_dir: Path, quick: bool = False) -> Reproduction:
+    return reproduce(out_dir, quick)

@@ -85,6 +85,7 @@ FORMATION_SPREAD = 3.0          # formation time "roughly constant" across swarm
 BANDWIDTH_CV = 0.5              # "homogeneous" use across robots
 REDUCED = 0.2                   # below this scale: one arena, two swarm sizes (tests)
 REDUCED_RUNS = 2
+QUICK_SCALE = 0.05              # `--quick`: the reduced study at its smallest
 BITTY_DRONES = 6
 BITTY_ARENA_M = 12.0
 BITTY_TICKS = 600
@@ -480,5 +481,6 @@ def reproduce(out_dir: Path, scale: float = 1.0, workers: Optional[int] = None) 
 
 
 @validation("sar")
-def _run(out_dir: Path, scale: float = 1.0) -> Reproduction:
-    return reproduce(out_dir, scale)
+def _run(out_dir: Path, scale: Optional[float] = None, quick: bool = False) -> Reproduction:
+    """``quick``: the reduced study (scale ``QUICK_SCALE``) unless a ``scale`` is given."""
+    return reproduce(out_dir, scale if scale is not None else QUICK_SCALE if quick else 1.0)
