@@ -271,7 +271,7 @@ def fuzzed(recorded):
         yield Path(tmp) / "run", _header(Path(tmp) / "run")
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_a_mutated_header_opens_or_is_one_clear_line(fuzzed, data):
