@@ -7,7 +7,6 @@ pytest.importorskip("swarmstack.buzz.vm")
 
 from swarmstack.buzz.swarm.topology import InMemoryRadio  # noqa: E402
 from swarmstack.experiments.reproduce import buzz_bidding, sim_bidding  # noqa: E402
-from swarmstack.media.rab import Inbox, Medium  # noqa: E402
 
 SLOW = [f"§4.7.1, Fig. 4.8, {n} drones: mean auction duration (tolerance: the thesis's sd)"
         for n in buzz_bidding.SIZES]
@@ -61,17 +60,7 @@ def test_buzz_bidding_fails_when_frames_arrive_a_step_late(tmp_path, monkeypatch
     assert set(SLOW) <= set(failing(result))
 
 
-def test_sim_bidding_fails_when_frames_arrive_a_tick_late(tmp_path, monkeypatch):
-    original = Medium.deliver
-
-    def deliver(self, world, tick=None):
-        fresh = original(self, world, tick)
-        held = getattr(self, "_held", None)
-        self._held = fresh
-        self.inbox = held if held is not None else Inbox.empty(self.n, self.max_cap)
-        return self.inbox
-
-    monkeypatch.setattr(Medium, "deliver", deliver)
+def test_sim_bidding_fails_when_frames_arrive_a_tick_late(tmp_path, medium_one_tick_late):
     result = sim_bidding.validate(tmp_path, quick=True)
     assert not result.ok
     assert set(SLOW) <= set(failing(result))

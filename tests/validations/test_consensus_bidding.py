@@ -11,7 +11,6 @@ pytest.importorskip("swarmstack.buzz.vm")
 from swarmstack.buzz.swarm.topology import InMemoryRadio  # noqa: E402
 from swarmstack.experiments.reproduce import (buzz_bidding, buzz_vs_consensus,  # noqa: E402
                                               sim_bidding, sim_robots, sim_vs_consensus)
-from swarmstack.media.rab import Inbox, Medium  # noqa: E402
 from tests.validations.quick import failing, run  # noqa: E402
 
 COMMANDS = ["sim-vs-consensus", "buzz-vs-consensus", "sim-bidding", "buzz-bidding"]
@@ -37,19 +36,6 @@ def harness_radio_one_step_late(monkeypatch):
     monkeypatch.setattr(InMemoryRadio, "exchange", exchange)
 
 
-@pytest.fixture
-def medium_one_tick_late(monkeypatch):
-    """The simulated range-and-bearing medium delivers every frame one tick late."""
-    original = Medium.deliver
-
-    def deliver(self, world, tick=None):
-        fresh = original(self, world, tick)
-        held = getattr(self, "_held", None)
-        self._held = fresh
-        self.inbox = held if held is not None else Inbox.empty(self.n, self.max_cap)
-        return self.inbox
-
-    monkeypatch.setattr(Medium, "deliver", deliver)
 
 
 # ---------------------------------------------------------------------- as shipped

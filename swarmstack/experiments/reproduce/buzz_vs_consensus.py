@@ -158,6 +158,21 @@ def summary(steps: dict[str, list[int]], step_ms: float) -> str:
     return "; ".join(parts) + f" ({step_ms:g} ms steps)."
 
 
+def consensus_result(name: str, title: str, robots: str, steps: dict[str, list[int]],
+                     step_ms: float, out_dir: Path, tests: int, range_m: float,
+                     loss: float) -> Reproduction:
+    """The rows, plot and notes of a consensus validation (``buzz-vs-consensus`` and
+    ``sim-vs-consensus`` differ only in the robots that ran it)."""
+    path = consensus_plot(steps, step_ms, out_dir / f"{name.replace('-', '_')}.png",
+                          f"Virtual-stigmergy consensus ({robots})")
+    return Reproduction(
+        name=name, title=title, rows=consensus_rows(steps, step_ms), files=[path],
+        notes=(f"{tests} tests alternating circle/chain; radio range {range_m:g} m, "
+               f"{loss:.1%} frames lost, {PAYLOAD_BYTES} B frames. " + summary(steps, step_ms)
+               + " Robots step in lockstep here, so the thesis's 17–87 ms envelope is judged "
+               "as its 1–2 steps."))
+
+
 @validation("buzz-vs-consensus")
 def reproduce(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
               loss: float = LOSS, step_ms: float = STEP_MS) -> Reproduction:
@@ -167,15 +182,6 @@ def reproduce(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
         steps[layout] = [d for k, put in enumerate(puts)
                          for d in consensus_run(layout, put, seed=1000 * (layout == "chain") + k,
                                                 range_m=range_m, drop=loss)]
-    path = consensus_plot(steps, step_ms, out_dir / "buzz_vs_consensus.png",
-                          "Virtual-stigmergy consensus (Buzz harness)")
-    return Reproduction(
-        name="buzz-vs-consensus",
-        title="virtual-stigmergy consensus, 10 robots 0.5 m apart, one writer, chain and circle",
-        rows=consensus_rows(steps, step_ms),
-        files=[path],
-        notes=(f"{tests} tests alternating circle/chain; radio range {range_m:g} m, "
-               f"{loss:.1%} frames lost, {PAYLOAD_BYTES} B frames. " + summary(steps, step_ms)
-               + " Lockstep robots take whole steps, so the thesis's 17–87 ms envelope is "
-               "judged as its 1–2 steps."),
-    )
+    return consensus_result("buzz-vs-consensus", "virtual-stigmergy consensus, 10 robots 0.5 m "
+                            "apart, one writer, chain and circle", "Buzz harness", steps,
+                            step_ms, out_dir, tests, range_m, loss)

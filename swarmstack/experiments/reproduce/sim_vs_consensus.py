@@ -27,10 +27,9 @@ from pathlib import Path
 
 from swarmstack.experiments.reproduce import Reproduction, validation
 from swarmstack.experiments.reproduce.buzz_vs_consensus import (LOSS, PAYLOAD_BYTES, QUICK_TESTS,
-                                                                RANGE_M, ROBOTS, SPACING_M,
-                                                                TESTS, consensus_plot,
-                                                                consensus_rows, positions,
-                                                                schedule, summary)
+                                                                RANGE_M, ROBOTS, SPACING_M, TESTS,
+                                                                consensus_result, positions,
+                                                                schedule)
 from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
                                                         done, per_run)
 
@@ -68,19 +67,9 @@ def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
         runs, step_ms = consensus_runs(layout, puts, 1 + 1000 * (layout == "chain"), loss,
                                        range_m)
         steps[layout] = [d for run in runs for d in run]
-    path = consensus_plot(steps, step_ms, out_dir / "sim_vs_consensus.png",
-                          "Virtual-stigmergy consensus, simulated E-Puck2")
-    return Reproduction(
-        name="sim-vs-consensus",
-        title="virtual-stigmergy consensus on 10 simulated E-Puck2 robots 0.5 m apart, "
-              "chain and circle",
-        rows=consensus_rows(steps, step_ms),
-        files=[path],
-        notes=(f"{tests} tests alternating circle/chain; radio range {range_m:g} m, "
-               f"{loss:.1%} frames lost, {PAYLOAD_BYTES} B frames. " + summary(steps, step_ms)
-               + " Simulated robots step in lockstep, so the thesis's 17–87 ms envelope is "
-               "judged as its 1–2 steps."),
-    )
+    return consensus_result("sim-vs-consensus", "virtual-stigmergy consensus on 10 simulated "
+                            "E-Puck2 robots 0.5 m apart, chain and circle", "simulated E-Puck2",
+                            steps, step_ms, out_dir, tests, range_m, loss)
 
 
 @validation("sim-vs-consensus")
