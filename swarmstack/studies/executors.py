@@ -164,12 +164,14 @@ class _Worker:
         self.job: Optional[Future] = None
         self.deadline: Optional[float] = None   # monotonic time it is taken for stuck
         self.budget = 0.0
+        self._killing = threading.Lock()   # the pool's thread and terminate() may both kill it
 
     def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
-        self.conn.close()
+        with self._killing:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join()
+            self.conn.close()   # a second close does nothing
 
 
 class WorkerPool(Executor):
