@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swarmstack.experiments.simulation import Simulation  # noqa: E402
+from swarmstack.sim.simulation import Simulation  # noqa: E402
 
 # ARGoS + Buzz (buzz_controller_footbot), 100 foot-bots, 8 × 8 m, 100-byte payload
 ARGOS_ROBOT_TICKS_PER_S = {("flocking", 3.0): 518, ("flocking", 1.0): 2660, ("empty", 3.0): 2200}

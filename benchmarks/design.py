@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.cpu import cpu_seconds  # noqa: E402
-from swarmstack import threads  # noqa: E402
+from swarmstack.sim import threads  # noqa: E402
 from swarmstack.design.chocolate import CHOCOLATE  # noqa: E402
 from swarmstack.design.evaluate import Batch, Mission, evaluate, run_batch  # noqa: E402
 from swarmstack.studies.executors import make_executor  # noqa: E402

@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swarmstack import threads  # noqa: E402
-from swarmstack.experiments.simulation import Simulation  # noqa: E402
+from swarmstack.sim import threads  # noqa: E402
+from swarmstack.sim.simulation import Simulation  # noqa: E402
 
 SENSORS = ("none", "proximity", "light", "ground", "tof", "encoders", "camera", "battery")
 READING = {"tof": "tof_mm"}
@@ -364,6 +364,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from swarmstack.process import exit_now
+    from swarmstack.cli.process import exit_now
 
     exit_now(main())  # like the swarmstack command: no interpreter tear-down

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swarmstack.experiments.simulation import Simulation  # noqa: E402
+from swarmstack.sim.simulation import Simulation  # noqa: E402
 
 SCRIPT = ROOT / "examples" / "lua" / "obstacle_avoidance.lua"
 TARGET = 200_000   # robot-ticks/s on one core, 50 robots

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from swarmstack import threads  # noqa: E402
+from swarmstack.sim import threads  # noqa: E402
 
 
 def busy_wait(seconds: float) -> None:
@@ -50,7 +50,7 @@ def measure(robots: int, n_threads: int, idle_us: list[float], calls: int,
     :data:`TURN_RAD` unless ``turn`` is False), and of one whole tick."""
     from epuck2_sensors import experiment
 
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     threads.set_threads(n_threads)
     sim = Simulation.from_dict(experiment(robots, "proximity", "batched"), seed=1)

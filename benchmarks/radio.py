@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 import numba  # noqa: E402
 
-from swarmstack import threads as kernel_threads  # noqa: E402
-from swarmstack.experiments.simulation import Simulation  # noqa: E402
+from swarmstack.sim import threads as kernel_threads  # noqa: E402
+from swarmstack.sim.simulation import Simulation  # noqa: E402
 from swarmstack.media import Medium, RadioParams  # noqa: E402
 
 # (robots, range m, arena side m): the headline case (about 9 neighbours each), then 100

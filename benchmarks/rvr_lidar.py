@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from swarmstack import BatchedController  # noqa: E402
-from swarmstack.experiments.simulation import Simulation  # noqa: E402
+from swarmstack.sim.simulation import Simulation  # noqa: E402
 
 SPEED_M_S = 0.2
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.cpu import cpu_seconds  # noqa: E402
-from swarmstack.experiments.reproduce.sar import (PAPER_ARENAS_M, PAPER_DRONES,  # noqa: E402
+from swarmstack.validations.sar import (PAPER_ARENAS_M, PAPER_DRONES,  # noqa: E402
                                                   PAPER_RUNS, run_study)
 
 TARGET_S = 600.0   # the full study in at most 10 minutes on the 2-core reference machine

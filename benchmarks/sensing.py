@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.epuck2_sensors import experiment  # noqa: E402
-from swarmstack import threads  # noqa: E402
-from swarmstack.experiments.simulation import Simulation  # noqa: E402
+from swarmstack.sim import threads  # noqa: E402
+from swarmstack.sim.simulation import Simulation  # noqa: E402
 
 SENSORS = ("light", "tof", "camera", "proximity", "none")
 PHASES = ("control", "actuate", "dynamics", "contacts", "sense", "radio")

@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.cpu import cpu_seconds  # noqa: E402
-from swarmstack import threads  # noqa: E402
-from swarmstack.experiments.reproduce.epuck2_study import (PAPER_ROBOTS, PAPER_SEEDS,  # noqa: E402
+from swarmstack.sim import threads  # noqa: E402
+from swarmstack.validations.epuck2_study import (PAPER_ROBOTS, PAPER_SEEDS,  # noqa: E402
                                                             PAPER_SIM_S, TICKS_PER_S, run_study)
 
 ARGOS_S_PER_RUN = 30.28   # ARGoS + E-Puck2 plug-in, 50 robots, proximity, 72 000 ticks, our machine

@@ -70,7 +70,7 @@ def timed_run(cfg, record: bool, on_recorder=None) -> float:
 
 def record_cost(cfg, ticks: int) -> float:
     """Σ Recorder.frame / Σ Simulation.step over ``ticks`` ticks, timed in one loop."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
     from swarmstack.viewer.recording import Recorder
 
     sim = Simulation(cfg, base_dir=ROOT, source="benchmark")

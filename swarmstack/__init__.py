@@ -13,7 +13,7 @@ from swarmstack.controllers.api import BatchedController, Controller  # noqa: E4
 def __getattr__(name):
     # the simulator pulls in Numba kernels: import it only when asked for
     if name == "Simulation":
-        from swarmstack.experiments.simulation import Simulation
+        from swarmstack.sim.simulation import Simulation
 
         return Simulation
     raise AttributeError(name)

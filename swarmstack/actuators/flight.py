@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.physics.quadrotor import LAND, OFF, POSITION, VELOCITY
 

@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 
 # robots per work item of the parallel forms, and the counts from which they pay: placing a

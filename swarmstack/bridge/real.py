@@ -120,7 +120,7 @@ def _control(sim, g, live: np.ndarray) -> None:
     """The group's controllers for this tick: per-robot ones, Buzz VMs and Lua scripts of live
     robots only; a batched Python controller (a PFSM too) sees every robot, and the paused
     robots' commands are reset after it."""
-    from swarmstack.experiments.simulation import controller_error
+    from swarmstack.sim.simulation import controller_error
 
     tick = int(sim.world.tick)
     if g.batched:
@@ -154,7 +154,7 @@ def open_real(cfg, robots: list[str], base_dir: Path | str = ".", source: str = 
               on_event: Optional[Callable[[str, str, str], None]] = None) -> RealRun:
     """Build the experiment for ``robots`` and link them (the caller closes the run)."""
     from swarmstack.bridge.links import check_names
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     try:
         check_names(robots)

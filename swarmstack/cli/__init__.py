@@ -24,7 +24,7 @@ from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
 from swarmstack.cli import study as study_cli
 from swarmstack.cli import view as view_cli
-from swarmstack.process import exit_now
+from swarmstack.cli.process import exit_now
 
 app = typer.Typer(
     name="swarmstack",
@@ -88,7 +88,7 @@ def import_simulator_without_collector() -> bool:
         return False
     gc.disable()
     try:
-        import swarmstack.experiments.simulation  # noqa: F401
+        import swarmstack.sim.simulation  # noqa: F401
     finally:
         gc.freeze()
         gc.enable()

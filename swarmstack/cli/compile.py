@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         import swarmstack.robots  # noqa: F401  (registers the built-in types)
-        from swarmstack.experiments.compile import compile_kernels, plan
+        from swarmstack.sim.warm_cache import compile_kernels, plan
         from swarmstack.robots import base
 
         unknown = [n for n in robot_type or [] if n not in base.ROBOT_TYPES]

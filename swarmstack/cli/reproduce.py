@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 
 from swarmstack.cli import threads_option
-from swarmstack.experiments import reproduce as validations
+from swarmstack import validations
 
 
 def _usage_error(message: str) -> None:

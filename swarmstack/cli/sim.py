@@ -38,7 +38,7 @@ def _untranslated(experiment: Path) -> list[str]:
 
 
 def _status(out: Path) -> Optional[str]:
-    from swarmstack.experiments.results import read_summary
+    from swarmstack.experiments.results_writer import read_summary
 
     summary = read_summary(out)
     return summary.get("status") if summary else None
@@ -76,7 +76,7 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
             f"{summary['setup_time_s']:.2f} s of set-up (kernel compilation included); "
             f"results in {out}/")
     if as_json:
-        from swarmstack.experiments.results import read_summary
+        from swarmstack.experiments.results_writer import read_summary
 
         print(line, file=sys.stderr)
         print(json.dumps(read_summary(out), indent=1))   # what the run wrote, word for word
@@ -212,7 +212,7 @@ def register(app: typer.Typer) -> None:
         Exit status: 0 completed, 1 failed (a controller error, a write error, an unusable
         --out), 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM."""
         from swarmstack.experiments.config import ConfigError, load_experiment
-        from swarmstack.experiments.results import OutputFolderError, ResultsWriteError
+        from swarmstack.experiments.results_writer import OutputFolderError, ResultsWriteError
         from swarmstack.experiments.runner import StopSignals, run_experiment
 
         if serve != "cflib" and (serve_port != 19850 or serve_speed != 1.0):
@@ -295,7 +295,7 @@ def register(app: typer.Typer) -> None:
         make a file invalid; they are printed on standard error."""
         from swarmstack.experiments.checks import warnings_for
         from swarmstack.experiments.config import ConfigError, load_experiment
-        from swarmstack.experiments.simulation import Simulation
+        from swarmstack.sim.simulation import Simulation
 
         problems, warnings = [], []
         try:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from swarmstack import threads
+from swarmstack.sim import threads
 
 HELP = ("threads for the simulation kernels (0: every usable core; default: "
         "SWARMSTACK_THREADS, else 0); worker processes (--workers, --ray) share them out")

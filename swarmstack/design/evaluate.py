@@ -1,7 +1,7 @@
 """Candidate PFSMs × instances evaluated as batched simulations, on any executor.
 
 A :class:`Batch` (picklable) is K (PFSM string, seed) pairs of one mission: one
-:class:`~swarmstack.experiments.simulation.Simulation` of K runs in which run k has seed
+:class:`~swarmstack.sim.simulation.Simulation` of K runs in which run k has seed
 ``seeds[k]`` and runs ``pfsms[k]`` — every robot of every run stepped by one call per tick.
 Run k is bit-identical to the same seed simulated alone, so a score does not depend on what
 else shared its batch. Workers keep their simulations between batches (one per batch size) and
@@ -50,7 +50,7 @@ _SIMS: dict = {}
 
 
 def _simulation(mission: Mission, runs: int):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     k = (mission.experiment, runs)
     if k not in _SIMS:

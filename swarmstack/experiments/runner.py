@@ -14,9 +14,9 @@ further signals are ignored; the handlers in place before the run are restored a
 ``summary.json`` is written atomically when the run starts (``status: running``), rewritten as
 a heartbeat — ``updated_at`` and ``ticks_done`` — after every part written and at least every
 :data:`HEARTBEAT_S` seconds, with the process id and host name, so that a run killed outright
-can be told from a live one (:func:`~swarmstack.experiments.results.run_alive`), and written
+can be told from a live one (:func:`~swarmstack.experiments.results_writer.run_alive`), and written
 one last time with the final status (room for it is set aside on the disk: see
-:class:`~swarmstack.experiments.results.SummaryFile`). Its counts never go beyond what is on
+:class:`~swarmstack.experiments.results_writer.SummaryFile`). Its counts never go beyond what is on
 disk: whatever the ending, no logged tick up to ``ticks_done`` has rows still unwritten.
 """
 
@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from swarmstack import __version__
-from swarmstack.process import host_name
+from swarmstack.cli.process import host_name
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ExperimentCfg
-from swarmstack.experiments.results import (ResultsWriteError, ResultsWriter, RunLogs,
+from swarmstack.experiments.results_writer import (ResultsWriteError, ResultsWriter, RunLogs,
                                             SummaryFile, prepare_output)
 from swarmstack.experiments import watchdog
-from swarmstack.experiments.simulation import NOT_STOPPED, Simulation
+from swarmstack.sim.simulation import NOT_STOPPED, Simulation
 
 HEARTBEAT_S = 5.0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)

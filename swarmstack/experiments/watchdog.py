@@ -33,7 +33,7 @@ import threading
 import time
 from typing import Callable, Optional
 
-from swarmstack.experiments.simulation import NOT_STOPPED
+from swarmstack.sim.simulation import NOT_STOPPED
 
 FOLLOW_UP_S = 1.0
 on_arm: Optional[Callable[[Optional[float]], None]] = None

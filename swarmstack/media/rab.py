@@ -50,7 +50,7 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from swarmstack.geometry.static_index import build_static_index
 from swarmstack.media import rab_kernels as K
 from swarmstack.media import rab_sums as S

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from swarmstack.geometry.grid import build_grid, cell_span, cell_xy
 from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,

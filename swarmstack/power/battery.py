@@ -180,7 +180,7 @@ def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarr
     (angle turned this tick) are 1-D arrays of the same length; the inputs are not modified.
     ``out`` may be given (even ``out is charge``) to avoid allocating. ``pick(items, serial,
     parallel, min_items, chunk_items)`` chooses between a kernel's serial form and its parallel
-    one (``chunk`` bound; the simulator passes ``swarmstack.threads.pick``); the result is the
+    one (``chunk`` bound; the simulator passes ``swarmstack.sim.threads.pick``); the result is the
     same either way. By default the serial form runs.
     """
     q = _as_f64(charge)

@@ -163,7 +163,7 @@ def markdown(rt: RobotType, figure_name: Optional[str] = None) -> str:
 def figure(rt: RobotType, path: Path) -> Path:
     """The robot seen from above: body, sensor elements with their indices and directions,
     LEDs in their colours. Written as PNG."""
-    from swarmstack.experiments.reproduce import pyplot, save_plot
+    from swarmstack.validations import pyplot, save_plot
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(8.4, 6.4))

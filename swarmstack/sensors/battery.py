@@ -13,7 +13,7 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.power.battery import BatteryModel, discharge_at_tick, initial_charge, step_of
 

@@ -41,7 +41,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 
 from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,

@@ -24,7 +24,7 @@ from typing import Any, Optional, Protocol
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 
 
 class Device(Protocol):

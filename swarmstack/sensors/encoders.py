@@ -16,7 +16,7 @@ from functools import partial
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.world.rng import STREAM

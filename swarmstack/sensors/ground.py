@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.world.floor import sample_texture

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.sensors.scan import masts, scan
 from swarmstack.world.rng import symmetric

@@ -27,7 +27,7 @@ from typing import ClassVar, Optional
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from swarmstack.actuators.leds import any_byte, any_on
 
 from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near_segment,

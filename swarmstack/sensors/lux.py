@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 
 from numba import njit, prange
 from swarmstack.sensors.light import (CHUNK, _any, _top, emitter_reach, illumination_rows,

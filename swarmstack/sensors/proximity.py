@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.sensors import ranging
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from numba import njit, prange
 from swarmstack.sensors import ranging
 from swarmstack.sensors.device import serial_arrays

@@ -27,7 +27,7 @@ from typing import Optional
 
 import numpy as np
 
-from swarmstack.process import host_name
+from swarmstack.cli.process import host_name
 
 RUNS_DIR = "runs"
 PART_ROWS = 1_000_000   # rows of one table of the batch buffered before a part is written
@@ -58,7 +58,7 @@ def run_folder(study_dir: Path | str, run_id: str) -> Path:
 def make_simulation(cfg, seeds: list[int], params: list[dict], base_dir: Path, source: str,
                     on_log=None):
     """A batched Simulation whose run ``r`` has seed ``seeds[r]`` and ``params[r]``."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     runs = len(seeds)
     sim = Simulation(cfg, seed=seeds[0], runs=runs, base_dir=base_dir, source=source,
@@ -80,7 +80,7 @@ class PerRunWriter:
         out = cfg.output
         self.trajectories = out.trajectories
         b = sim.world.bodies
-        from swarmstack.experiments.results import TickRows, part_ticks
+        from swarmstack.experiments.results_writer import TickRows, part_ticks
 
         self.chunk_ticks = part_ticks(out.chunk_ticks, b.n)
         self.rows = TickRows(sim, list(out.sensors), out.velocities)
@@ -110,7 +110,7 @@ class PerRunWriter:
         (opening one per part costs more than writing a small part)."""
         import duckdb
 
-        from swarmstack.experiments.results import ResultsWriteError, _cause, _sql_path
+        from swarmstack.experiments.results_writer import ResultsWriteError, _cause, _sql_path
 
         if not self._buf:
             return
@@ -179,7 +179,7 @@ def run_batch(task: BatchTask) -> list[dict]:
     ``summary.json``). A run's folder is in place (renamed) before this returns."""
     from swarmstack.experiments import watchdog
     from swarmstack.experiments.config import ConfigError, parse_experiment
-    from swarmstack.experiments.results import RunLogs, write_json_atomic
+    from swarmstack.experiments.results_writer import RunLogs, write_json_atomic
 
     study = Path(task.study_dir)
     runs_dir = study / RUNS_DIR

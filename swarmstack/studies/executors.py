@@ -20,7 +20,7 @@
   (``max_retries``), so a future fails only when its function raised or every retry was lost.
   Ray is the ``cluster`` extra.
 
-Worker processes share out this process's kernel threads (``swarmstack.threads``): each of N
+Worker processes share out this process's kernel threads (``swarmstack.sim.threads``): each of N
 workers (or Ray CPUs) uses ``max(1, threads // N)``, so a batch never runs more threads than
 the machine was given.
 """
@@ -37,7 +37,7 @@ from concurrent.futures import Executor, Future, InvalidStateError
 from multiprocessing.connection import wait as wait_for
 from typing import Optional
 
-from swarmstack import threads
+from swarmstack.sim import threads
 
 LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"   # "0": Ray's nodes on 127.0.0.1 only
 REACH_MARK = ".reach"

@@ -4,7 +4,7 @@ make.
 Every point of the sweep (one value per swept key path) is run once per seed. Points that
 differ only in controller parameters (``robots.N.controller.params.…``) share an arena and
 robot counts, so their runs — all seeds — go into one batched
-:class:`~swarmstack.experiments.simulation.Simulation` (each run with its own parameters and
+:class:`~swarmstack.sim.simulation.Simulation` (each run with its own parameters and
 its own seed); points that differ in any other key path are separate batches. Large groups are
 cut into batches of at most ``batch_runs`` runs so that workers share the work.
 """
@@ -193,7 +193,7 @@ def validate(spec: StudySpec) -> None:
 
 
 def _check_build(cfg: ExperimentCfg, spec: StudySpec, where: str) -> None:
-    from swarmstack.experiments import build as builder
+    from swarmstack.sim import build as builder
 
     builder.build(cfg, spec.seeds[0], 1, Path(spec.base_dir), where)
 

@@ -40,7 +40,7 @@ from typing import Optional
 
 import numpy as np
 
-from swarmstack.experiments.results import ResultsWriteError, write_file_atomic
+from swarmstack.experiments.results_writer import ResultsWriteError, write_file_atomic
 from swarmstack.media.rab import SummedInbox
 
 FORMAT = "swarmstack-recording"

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from swarmstack.argos import import_argos
 from swarmstack.cli import app
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "argos").glob("*.argos"))

@@ -169,7 +169,7 @@ def test_robots_numbered_from_0_keep_their_argos_ids_in_lua(argos, tmp_path):
     <e-puck2 id="x"><body position="0.5,0.5,0" /><controller config="native" /></e-puck2>"""
     _, data = _imp(argos(arena))
     assert [g["name"] for g in data["robots"]] == ["fb", "native"]
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     sim = Simulation.from_dict(data, base_dir=tmp_path)
     sim.step()

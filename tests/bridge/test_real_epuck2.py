@@ -81,7 +81,7 @@ def test_a_served_epuck2_takes_one_led_per_topic(endpoint, tmp_path):
     """--serve ros2: a command on led3 recolours ring LED 3 only; the others keep what the
     experiment's controller (none here) wrote; the ground readings go out on gs0 … gs2."""
     from swarmstack.bridge.serve import Ros2Server
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     exp = tmp_path / "e.toml"
     exp.write_text('[simulation]\nticks_per_second = 20\nduration = "1 min"\n'

@@ -69,7 +69,7 @@ def test_a_served_simulation_keeps_its_phases_and_its_other_hooks(endpoint):
     a hook registered before it keeps being called while it serves and after it closed, and
     with no ROS 2 command received the served simulation steps as an unserved one."""
     from swarmstack.bridge.serve import Ros2Server
-    from swarmstack.experiments.simulation import PHASES, Simulation
+    from swarmstack.sim.simulation import PHASES, Simulation
 
     sim, plain = (Simulation.from_file(HERE / "rvr_serve.toml") for _ in range(2))
     seen = []

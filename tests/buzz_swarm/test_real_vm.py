@@ -160,7 +160,7 @@ def test_example_flocking():
 
 @pytest.mark.parametrize("n,profile", [(3, "buzz"), (4, "buzz"), (4, "bittybuzz")])
 def test_example_bidding(n, profile):
-    from swarmstack.experiments.reproduce.buzz_bidding import expected_winner
+    from swarmstack.validations.buzz_bidding import expected_winner
 
     run = Harness(load("bidding.bzz"), n, filename="bidding.bzz", profile=profile, payload_cap=24,
                   params={"ROBOTS": n, "TASK": 3}).run(30)

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("swarmstack.buzz.vm")
 
-from swarmstack.experiments import reproduce  # noqa: E402
+from swarmstack import validations as reproduce  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["buzz-barrier", "buzz-vs-consensus", "buzz-bidding"])

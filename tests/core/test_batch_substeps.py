@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.robots.epuck2 import MAX_WHEEL_SPEED_M_S as EPUCK_MAX
 from swarmstack.robots.rvr import MAX_TREAD_SPEED_M_S as RVR_MAX
 from tests.core.robot_types import hoverbox  # noqa: F401  (registers the test type)

@@ -62,7 +62,7 @@ def test_reproduce_all_and_json(tmp_path):
 def test_reproduce_all_runs_every_validation(tmp_path, monkeypatch):
     # every registered validation is run once, in name order, and the exit status is that of
     # the worst (validations replaced by cheap ones: the real ones are tested one by one)
-    from swarmstack.experiments import reproduce as validations
+    from swarmstack import validations
 
     ran = []
 

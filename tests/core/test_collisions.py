@@ -6,7 +6,7 @@ import json
 import numpy as np
 
 from swarmstack import BatchedController
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 
 class Forward(BatchedController):

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 import swarmstack.robots  # noqa: F401
-from swarmstack import threads
-from swarmstack.experiments.compile import compile_kernels, scene
+from swarmstack.sim import threads
+from swarmstack.sim.warm_cache import compile_kernels, scene
 from swarmstack.experiments.config import parse_experiment
 from swarmstack.robots import base
 

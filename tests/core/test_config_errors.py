@@ -230,7 +230,7 @@ def test_painting_many_large_regions_is_bounded(tmp_path):
 
 
 def test_huge_arenas_get_larger_grid_cells_within_bounds():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
     from swarmstack.world.scene import GRID_CELL_M, MAX_CELLS_PER_RUN
 
     def grid(size):
@@ -246,7 +246,7 @@ def test_huge_arenas_get_larger_grid_cells_within_bounds():
 
 
 def test_grid_cells_of_a_batch_are_bounded():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"arena": {"size": [150, 150]}, "robots": [{"name": "e", "count": 1}]}
     with pytest.raises(ConfigError) as err:
@@ -274,7 +274,7 @@ def test_robot_counts_are_bounded(tmp_path):
 
 
 def test_robots_times_runs_is_bounded():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"arena": {"size": [1, 1]}, "robots": [{"name": "e", "count": 150000}]}
     with pytest.raises(ConfigError) as err:
@@ -406,7 +406,7 @@ def test_controller_whose_constructor_raises_is_a_config_error(tmp_path):
 
 
 def test_reset_refuses_a_negative_seed():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     sim = Simulation.from_dict({"arena": {"size": [1.0, 1.0]},
                                 "robots": [{"name": "e", "count": 2}]})

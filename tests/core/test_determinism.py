@@ -3,7 +3,7 @@
 import numpy as np
 
 from swarmstack.experiments.config import parse_experiment
-from swarmstack.experiments.results import read_table
+from swarmstack.experiments.results_writer import read_table
 from swarmstack.experiments.runner import run_experiment
 
 CFG = {

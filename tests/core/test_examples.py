@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from swarmstack.cli import app
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from swarmstack import Controller
 from swarmstack.experiments.config import ConfigError
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.robots import rvr
 
 ARENA_M = 2.0

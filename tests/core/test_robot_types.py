@@ -95,7 +95,7 @@ def test_a_box_at_the_same_height_collides():
 
 
 def test_mixed_types_share_a_world_and_log_z(tmp_path):
-    from swarmstack.experiments.results import read_table
+    from swarmstack.experiments.results_writer import read_table
     from swarmstack.experiments.runner import run_experiment
 
     cfg = parse_experiment({**_cfg({}, {"count": 3, "sensors": {"encoders": True},

@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from swarmstack.cli import app
-from swarmstack.experiments import results
+from swarmstack.experiments import results_writer as results
 from swarmstack.experiments.config import parse_experiment
-from swarmstack.experiments.results import (OutputFolderError, ResultsWriteError, prepare_output,
+from swarmstack.experiments.results_writer import (OutputFolderError, ResultsWriteError, prepare_output,
                                             read_table, write_parquet_atomic)
 from swarmstack.experiments.runner import run_experiment
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swarmstack import threads
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim import threads
+from swarmstack.sim.simulation import Simulation
 from swarmstack.sensors import encoders
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,12 +23,12 @@ from typer.testing import CliRunner
 
 from swarmstack import BatchedController, Controller
 from swarmstack.cli import app
-from swarmstack.experiments import results
+from swarmstack.experiments import results_writer as results
 from swarmstack.experiments.config import parse_experiment
-from swarmstack.experiments.results import (OutputFolderError, prepare_output, read_summary,
+from swarmstack.experiments.results_writer import (OutputFolderError, prepare_output, read_summary,
                                             read_table, run_alive)
 from swarmstack.experiments.runner import RunInterrupted, run_experiment
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 runner = CliRunner()
 HERE = "tests.core.test_stopping"

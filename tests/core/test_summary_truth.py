@@ -26,12 +26,12 @@ from typer.testing import CliRunner
 
 from swarmstack import Controller
 from swarmstack.cli import app
-from swarmstack.experiments import results
+from swarmstack.experiments import results_writer as results
 from swarmstack.experiments import runner as run_module
 from swarmstack.experiments.config import parse_experiment
-from swarmstack.experiments.results import prepare_output, read_summary, read_table, run_alive
+from swarmstack.experiments.results_writer import prepare_output, read_summary, read_table, run_alive
 from swarmstack.experiments.runner import run_experiment
-from swarmstack.process import host_name
+from swarmstack.cli.process import host_name
 
 cli = CliRunner()
 HERE = __name__  # as pytest imported it: a controller of this module is not imported twice

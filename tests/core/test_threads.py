@@ -1,6 +1,6 @@
 """Whole simulations give the same bits on one thread and on two.
 
-The parallel forms of the kernels (``swarmstack.threads``) are forced on small scenes with
+The parallel forms of the kernels (``swarmstack.sim.threads``) are forced on small scenes with
 ``set_parallel_min(1)``, in chunks of a few robots (``set_chunk_max``); each scene is then compared, tick by tick, with the same scene on one
 thread (poses, every reading, every radio reception) and, for the recorded golden scenes, with
 the recording (made on one thread).
@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from swarmstack import BatchedController, Controller, threads
+from swarmstack import BatchedController, Controller
+from swarmstack.sim import threads
 from swarmstack.cli import app
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.robots.epuck2 import RADIUS_M as EPUCK2_RADIUS_M
 from tests.core.golden.scenes import fingerprint, scenes
 

@@ -5,8 +5,9 @@ tick, see the simulation as it is there, and stop when removed."""
 import numpy as np
 import pytest
 
-from swarmstack import Simulation, threads
-from swarmstack.experiments.simulation import PHASES
+from swarmstack import Simulation
+from swarmstack.sim import threads
+from swarmstack.sim.simulation import PHASES
 
 
 def _mixed(ticks_per_second=10.0, **kw):

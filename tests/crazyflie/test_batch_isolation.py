@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 TICKS = 40
 SEED = 7
@@ -111,7 +111,7 @@ def test_swarmstack_run_with_runs_2_gives_run_0_of_the_same_seed_alone(tmp_path)
     from typer.testing import CliRunner
 
     from swarmstack.cli import app
-    from swarmstack.experiments.results import read_table
+    from swarmstack.experiments.results_writer import read_table
 
     (tmp_path / "cf.toml").write_text(CF_TOML)
     rows = {}

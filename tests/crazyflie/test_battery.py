@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from swarmstack.experiments import reproduce
+from swarmstack import validations as reproduce
 from swarmstack.power import battery as power_battery
 from swarmstack.power.analytic import cardano_root
 from swarmstack.robots.options import CrazyflieBatteryOptions

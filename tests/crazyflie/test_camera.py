@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from swarmstack import BatchedController
 from swarmstack.actuators import flight
-from swarmstack.experiments.reproduce import crazyflie_camera as repro
-from swarmstack.experiments.reproduce.crazyflie_camera import camera_world, read_camera
+from swarmstack.validations import crazyflie_camera as repro
+from swarmstack.validations.crazyflie_camera import camera_world, read_camera
 from swarmstack.robots import crazyflie_decks as decks
 from swarmstack.robots import epuck2
 from swarmstack.robots.base import EmitterLayout
@@ -194,7 +194,7 @@ def test_validation_quick_is_inside_tolerance(tmp_path):
 
 
 def test_validation_is_registered():
-    from swarmstack.experiments import reproduce
+    from swarmstack import validations as reproduce
 
     assert "crazyflie-camera" in reproduce.names()
     assert reproduce._MODULES["crazyflie-camera"] == repro.__name__
@@ -249,7 +249,7 @@ class LightAll(BatchedController):
 
 
 def _mixed(height, drone_xy=(0.8, 0.05)):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"arena": {"size": [4.0, 4.0]},
            "robots": [
@@ -284,7 +284,7 @@ def test_epuck2_camera_sees_a_hovering_crazyflie(height, expect):
 
 
 def test_crazyflie_camera_sees_a_lit_epuck2_and_another_drone():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"arena": {"size": [4.0, 4.0]},
            "robots": [
@@ -318,7 +318,7 @@ def test_crazyflie_camera_sees_a_lit_epuck2_and_another_drone():
 
 
 def test_buzz_sees_the_camera_table(tmp_path):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     script = tmp_path / "cam.bzz"
     script.write_text("function init() {\n  takeoff(20)\n}\n"

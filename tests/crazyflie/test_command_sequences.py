@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from swarmstack.actuators import flight as fl
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.views import robot_view_class
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.physics import quadrotor as qr
 from swarmstack.robots import crazyflie
 

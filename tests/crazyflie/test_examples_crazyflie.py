@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import pytest
 
 from swarmstack.actuators import flight as fl
 from swarmstack.controllers.views import robot_view_class
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.physics import quadrotor as qr
 from swarmstack.robots import base, crazyflie
 
@@ -209,13 +209,13 @@ def test_many_drones_in_one_kernel_call():
 
 # --- reproductions and their mutations ------------------------------------------------------------
 def test_velocity_reproduction_is_inside_tolerance(tmp_path):
-    from swarmstack.experiments.reproduce import crazyflie_velocity
+    from swarmstack.validations import crazyflie_velocity
 
     assert crazyflie_velocity.reproduce(tmp_path, quick=True).ok
 
 
 def test_velocity_reproduction_fails_with_a_faster_yaw_loop(tmp_path, monkeypatch):
-    from swarmstack.experiments.reproduce import crazyflie_velocity
+    from swarmstack.validations import crazyflie_velocity
 
     t = base.get("crazyflie")
     monkeypatch.setitem(base.ROBOT_TYPES, "crazyflie",
@@ -224,7 +224,7 @@ def test_velocity_reproduction_fails_with_a_faster_yaw_loop(tmp_path, monkeypatc
 
 
 def test_velocity_reproduction_fails_with_a_slower_velocity_loop(tmp_path, monkeypatch):
-    from swarmstack.experiments.reproduce import crazyflie_velocity
+    from swarmstack.validations import crazyflie_velocity
 
     t = base.get("crazyflie")
     monkeypatch.setitem(base.ROBOT_TYPES, "crazyflie",
@@ -234,21 +234,21 @@ def test_velocity_reproduction_fails_with_a_slower_velocity_loop(tmp_path, monke
 
 @pytest.mark.parametrize("controller", ["pd", "pid"])
 def test_position_reproduction_is_inside_tolerance(tmp_path, controller):
-    from swarmstack.experiments.reproduce import crazyflie_position
+    from swarmstack.validations import crazyflie_position
 
     r = crazyflie_position.reproduce(tmp_path, controller=controller)
     assert r.ok, [row for row in r.rows if not row.ok]
 
 
 def test_position_reproduction_fails_with_a_weaker_position_gain(tmp_path, monkeypatch):
-    from swarmstack.experiments.reproduce import crazyflie_position
+    from swarmstack.validations import crazyflie_position
 
     monkeypatch.setitem(crazyflie.GAINS, "pd", (0.8, 0.0, 0.0))
     assert not crazyflie_position.reproduce(tmp_path).ok
 
 
 def test_position_reproduction_fails_without_yaw_damping(tmp_path, monkeypatch):
-    from swarmstack.experiments.reproduce import crazyflie_position
+    from swarmstack.validations import crazyflie_position
 
     t = base.get("crazyflie")
     monkeypatch.setitem(base.ROBOT_TYPES, "crazyflie",
@@ -257,7 +257,7 @@ def test_position_reproduction_fails_without_yaw_damping(tmp_path, monkeypatch):
 
 
 def test_reference_literals_are_the_papers():
-    from swarmstack.experiments.reproduce import crazyflie_position, crazyflie_velocity
+    from swarmstack.validations import crazyflie_position, crazyflie_velocity
 
     assert crazyflie_velocity.TABLE1["yaw"][1] == (45.0, 89.6, 170.6)
     assert crazyflie_position.MEASURED_M == (0.98, 1.97, 4.92, 9.85, 24.62, 49.93)

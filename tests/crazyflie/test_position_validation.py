@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from swarmstack.experiments.reproduce import crazyflie_position as cp
-from swarmstack.experiments.reproduce import crazyflie_velocity as cv
+from swarmstack.validations import crazyflie_position as cp
+from swarmstack.validations import crazyflie_velocity as cv
 from swarmstack.robots import base, crazyflie
 
 

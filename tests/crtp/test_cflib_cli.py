@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from swarmstack.crtp import protocol as p
-from swarmstack.experiments.results import read_table
+from swarmstack.experiments.results_writer import read_table
 
 EXPERIMENT = """
 [simulation]

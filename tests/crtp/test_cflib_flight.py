@@ -21,7 +21,7 @@ from cflib.crazyflie.syncCrazyflie import SyncCrazyflie  # noqa: E402
 from swarmstack.crtp import protocol as p  # noqa: E402
 from swarmstack.crtp.serve import CflibServer, ServeError, open_server  # noqa: E402
 from swarmstack.experiments.config import parse_experiment  # noqa: E402
-from swarmstack.experiments.results import read_table  # noqa: E402
+from swarmstack.experiments.results_writer import read_table  # noqa: E402
 from swarmstack.experiments.runner import run_experiment  # noqa: E402
 
 SPEED = 8.0   # simulated seconds per second

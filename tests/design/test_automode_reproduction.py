@@ -3,7 +3,7 @@ objective) cannot pass: no design beats chance. That it passes as shipped, at it
 checked with every validation by `tests/validations/test_all_quick.py`."""
 
 
-from swarmstack.experiments.reproduce.automode_aggregation import automode_aggregation
+from swarmstack.validations.automode_aggregation import automode_aggregation
 
 # a race this small still races (50 runs at the least), and with nothing ever on black every
 # score is 0 whatever the budget
@@ -24,6 +24,6 @@ def test_fails_when_the_black_zone_threshold_is_wrong(tmp_path, monkeypatch):
 
 
 def test_registered():
-    from swarmstack.experiments import reproduce
+    from swarmstack import validations as reproduce
 
     assert "automode-aggregation" in reproduce.names()

@@ -14,7 +14,7 @@ import pytest
 from swarmstack.design.evaluate import Batch, Mission, run_batch
 from swarmstack.design.missions import EXAMPLES
 from swarmstack.design.run import DesignError, design
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 AGG = EXAMPLES / "aggregation.toml"

@@ -12,7 +12,7 @@ from swarmstack.design.irace import sample_uniform
 from swarmstack.design.missions import EXAMPLES, OBJECTIVES, grey_at, rgb_at, run_scores
 from swarmstack.design.space import pfsm_space, to_text
 from swarmstack.design.watermelon import COLOURS, colour_index
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.media import Inbox, SummedInbox
 
 # attraction and repulsion follow the summed vector; neighbour counts guard the transitions

@@ -8,7 +8,7 @@ import pytest
 
 from swarmstack.design.missions import EXAMPLES, run_scores
 from swarmstack.experiments.config import parse_experiment
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 STOP = "--nstates 1 --s0 1"
 

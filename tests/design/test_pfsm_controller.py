@@ -9,7 +9,7 @@ from swarmstack.design.chocolate import CHOCOLATE_KIT, DRAWS, Inputs, Memory, st
 from swarmstack.design import grammar
 from swarmstack.design.pfsm import pack
 from swarmstack.experiments.config import ConfigError, load_experiment
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 STOP = "--nstates 1 --s0 1"
 EXPLORE = "--nstates 1 --s0 0 --rwm0 20"

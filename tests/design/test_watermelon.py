@@ -21,7 +21,7 @@ from swarmstack.design.irace import sample_uniform
 from swarmstack.design.watermelon import (WATERMELON, WATERMELON_KIT, RVRInputs, colour_index,
                                           hue_deg)
 from swarmstack.experiments.config import ConfigError
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
 MISSION = EXAMPLES / "rvr_mission.toml"

@@ -169,7 +169,7 @@ def run_python(block: Block, work: Path, namespace: dict) -> None:
 
 def run_toml(block: Block, work: Path) -> None:
     from swarmstack.experiments.config import parse_experiment
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     data = tomllib.loads(block.text)
     if "arena" in data:

@@ -48,7 +48,7 @@ def test_committed_report_is_current(regenerated):
 
 
 def test_every_validation_has_rows_in_the_report(regenerated):
-    from swarmstack.experiments import reproduce
+    from swarmstack import validations as reproduce
 
     commands = {r[1] for r in table(regenerated)}
     assert commands == {f"`swarmstack reproduce {n} --quick`" for n in reproduce.names()}

@@ -20,7 +20,7 @@ pytest.importorskip("mcap_ros2")
 
 from swarmstack.cli import app  # noqa: E402
 from swarmstack.experiments.config import parse_experiment  # noqa: E402
-from swarmstack.experiments.results import read_table  # noqa: E402
+from swarmstack.experiments.results_writer import read_table  # noqa: E402
 from swarmstack.experiments.runner import run_experiment  # noqa: E402
 from swarmstack.export.mcap import read_back  # noqa: E402
 from swarmstack.viewer.recording import open_recording  # noqa: E402

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 
 def lua_sim(tmp_path: Path, source: str = None, *, count: int = 3, robot_type: str = "epuck2",

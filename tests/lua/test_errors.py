@@ -182,7 +182,7 @@ end""", count=2)
     ({"lua": "a\0b.lua"}, "a file name cannot contain a NUL character"),
 ])
 def test_a_bad_lua_key_is_a_config_error_naming_it(tmp_path, controller, message):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     (tmp_path / "ctrl.lua").write_text("function step() end\n")
     (tmp_path / "sub").mkdir()

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from swarmstack.cli import app
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "lua"
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.media import Inbox, Medium, RadioParams, SummedInbox
 from tests.media.worlds import heard, make_world, row
 

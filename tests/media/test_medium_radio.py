@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.media import Medium, MediumRadio, RadioParams
 
 pytest.importorskip("swarmstack.buzz.vm")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.geometry.rays import hit_candidates, hit_static
 from swarmstack.media import Medium, RadioParams
 from tests.media.worlds import heard, make_world, row

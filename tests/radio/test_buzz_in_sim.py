@@ -12,7 +12,7 @@ from swarmstack.buzz.swarm.topology import Topology
 from swarmstack.cli import app
 from swarmstack.controllers.api import ControllerError
 from swarmstack.experiments.config import ConfigError
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from tests.core.robot_types import hoverbox  # noqa: F401  (registers the test type)
 
 runner = CliRunner()

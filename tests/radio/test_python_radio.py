@@ -9,7 +9,7 @@ import pytest
 from swarmstack import BatchedController, Controller
 from swarmstack.controllers.radio import buzz_broadcasts, buzz_frame
 from swarmstack.experiments.config import ConfigError
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from tests.core.robot_types import hoverbox
 
 POSES = [[0.0, 0.0, 0.0], [0.4, 0.0, math.pi / 2], [0.0, 0.3, math.pi]]

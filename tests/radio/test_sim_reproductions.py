@@ -5,8 +5,8 @@ import pytest
 
 pytest.importorskip("swarmstack.buzz.vm")
 
-from swarmstack.experiments import reproduce  # noqa: E402
-from swarmstack.experiments.reproduce import (sim_bandwidth, sim_barrier,  # noqa: E402
+from swarmstack import validations as reproduce  # noqa: E402
+from swarmstack.validations import (sim_bandwidth, sim_barrier,  # noqa: E402
                                               sim_bidding, sim_vs_consensus)
 
 NAMES = ["sim-barrier", "sim-vs-consensus", "sim-bidding", "sim-bandwidth"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 
 def rvr_sim(poses, sensors, *, size=(4.0, 4.0), walls=None, boxes=(), cylinders=(), lights=(),

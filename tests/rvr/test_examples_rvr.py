@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

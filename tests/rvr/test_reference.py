@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from swarmstack import BatchedController, Controller
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.robots import rvr
 from swarmstack.robots.rvr_reference import clusters, prox_from_ranges
 from tests.rvr.scenes import readings, rvr_sim

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swarmstack.experiments import reproduce
+from swarmstack import validations as reproduce
 from swarmstack.robots import rvr, rvr_reference
 from swarmstack.sensors import quaternion, velocity
 from tests.validations.quick import failing, run

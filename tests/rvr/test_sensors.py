@@ -238,7 +238,7 @@ def test_light_is_inverse_square_lux_with_occlusion_and_clamp():
 
 
 def test_a_run_in_a_batch_reads_as_it_does_alone():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"simulation": {"ticks_per_second": 10, "seed": 21},
            "arena": {"size": [2.5, 2.5], "walls": {"height": 0.3}},

@@ -5,7 +5,7 @@ import pytest
 
 from swarmstack import BatchedController
 from swarmstack.experiments.config import ConfigError
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.world.scene import GRID_CELL_M
 
 

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from swarmstack.cli import app
-from swarmstack.experiments.reproduce import sar
-from swarmstack.experiments.reproduce.sar import CaseResult, Study, compare
+from swarmstack.validations import sar
+from swarmstack.validations.sar import CaseResult, Study, compare
 
 runner = CliRunner()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from swarmstack.buzz.heap import BBZHEAP_SIZE
-from swarmstack.experiments.reproduce import sar
+from swarmstack.validations import sar
 
 ARENA, DRONES = 20.0, 10
 RANGE = 10.0     # the thesis's communication range (§5.4.2), the relay spacing
@@ -102,7 +102,7 @@ def test_runs_under_the_bittybuzz_profile_within_its_heap():
 
 
 def test_the_shipped_example_forms_its_relay():
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     sim = Simulation.from_file(ROOT / "examples" / "crazyflie_sar.toml")
     sim.start()

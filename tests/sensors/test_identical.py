@@ -22,7 +22,7 @@ from oracle import camera as old_camera
 from oracle import light as old_light
 from oracle import long_rays as old_long_rays
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from swarmstack.robots import epuck2
 from swarmstack.sensors.camera import Camera
 from swarmstack.sensors.light import Light, illumination, illumination_state

@@ -1,7 +1,7 @@
 """`swarmstack reproduce epuck2-study` in its quick form, and mutations: it must fail when the
 sweep does not ask for the paper's speeds or when the robots do not turn on the spot."""
 
-from swarmstack.experiments.reproduce import epuck2_study
+from swarmstack.validations import epuck2_study
 
 
 def failing(result):

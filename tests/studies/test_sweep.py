@@ -14,7 +14,7 @@ import pytest
 
 import swarmstack.results as results
 from swarmstack.experiments.config import load_experiment
-from swarmstack.experiments.results import read_table
+from swarmstack.experiments.results_writer import read_table
 from swarmstack.experiments.runner import run_experiment
 from swarmstack.studies.ledger import StudyMismatch
 from swarmstack.studies.plan import make_study, read_experiment

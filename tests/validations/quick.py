@@ -10,7 +10,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from swarmstack.experiments import reproduce
+from swarmstack import validations as reproduce
 
 ALL_QUICK_TIMEOUT_S = 600
 

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from swarmstack.cli import app
 from swarmstack.cli.reproduce import verdict
-from swarmstack.experiments import reproduce
-from swarmstack.experiments.reproduce import Row
-from swarmstack.experiments.reproduce.automode_aggregation import module_rows
+from swarmstack import validations as reproduce
+from swarmstack.validations import Row
+from swarmstack.validations.automode_aggregation import module_rows
 from tests.validations.quick import all_quick
 
 KEYS = {"quantity", "paper", "ours", "ok", "paper_value", "ours_value", "tolerance", "unit",

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("swarmstack.buzz.vm")
 
 from swarmstack.buzz.swarm.topology import InMemoryRadio  # noqa: E402
-from swarmstack.experiments.reproduce import buzz_bidding, sim_bidding  # noqa: E402
+from swarmstack.validations import buzz_bidding, sim_bidding  # noqa: E402
 
 SLOW = [f"§4.7.1, Fig. 4.8, {n} drones: mean auction duration (tolerance: the thesis's sd)"
         for n in buzz_bidding.SIZES]

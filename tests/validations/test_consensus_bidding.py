@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 pytest.importorskip("swarmstack.buzz.vm")
 
 from swarmstack.buzz.swarm.topology import InMemoryRadio  # noqa: E402
-from swarmstack.experiments.reproduce import (buzz_bidding, buzz_vs_consensus,  # noqa: E402
+from swarmstack.validations import (buzz_bidding, buzz_vs_consensus,  # noqa: E402
                                               sim_bidding, sim_robots, sim_vs_consensus)
 from tests.validations.quick import failing, run  # noqa: E402
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from swarmstack.experiments import reproduce
+from swarmstack import validations as reproduce
 from swarmstack.power import battery as power_battery
 from swarmstack.robots import epuck2
 from tests.validations.quick import failing, run

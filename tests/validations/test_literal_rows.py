@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from swarmstack.buzz.swarm import messages
 from swarmstack.buzz.swarm.outqueue import OutQueue
 from swarmstack.cli import app
-from swarmstack.experiments.reproduce import Reproduction, Row, sim_bandwidth
+from swarmstack.validations import Reproduction, Row, sim_bandwidth
 from swarmstack.power import battery as power_battery
 from swarmstack.robots import epuck2
 from tests.validations.quick import failing, run

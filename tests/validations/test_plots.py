@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 @pytest.fixture
 def figures(monkeypatch):
     """Every figure a validation saves, kept open for inspection."""
-    from swarmstack.experiments import reproduce as validations
+    from swarmstack import validations
 
     kept = []
 
@@ -23,7 +23,7 @@ def figures(monkeypatch):
 
     monkeypatch.setattr(validations, "save_plot", keep)
     for name in ("epuck2_tof", "epuck2_encoders", "epuck2_battery", "buzz_barrier"):
-        module = __import__(f"swarmstack.experiments.reproduce.{name}", fromlist=["_"])
+        module = __import__(f"swarmstack.validations.{name}", fromlist=["_"])
         monkeypatch.setattr(module, "save_plot", keep, raising=False)
     return kept
 
@@ -33,7 +33,7 @@ def _lines(ax):
 
 
 def test_tof_ideal_lines_are_visible_on_top(figures, tmp_path):
-    from swarmstack.experiments.reproduce import epuck2_tof
+    from swarmstack.validations import epuck2_tof
 
     epuck2_tof.reproduce(tmp_path)
     ax = figures[0].axes[0]
@@ -45,7 +45,7 @@ def test_tof_ideal_lines_are_visible_on_top(figures, tmp_path):
 
 
 def test_encoders_draw_one_distinct_line_per_speed(figures, tmp_path):
-    from swarmstack.experiments.reproduce import epuck2_encoders
+    from swarmstack.validations import epuck2_encoders
 
     epuck2_encoders.reproduce(tmp_path, quick=True)
     ax = figures[0].axes[0]
@@ -60,7 +60,7 @@ def test_encoders_draw_one_distinct_line_per_speed(figures, tmp_path):
 
 
 def test_the_four_battery_models_are_told_apart(figures, tmp_path):
-    from swarmstack.experiments.reproduce import epuck2_battery
+    from swarmstack.validations import epuck2_battery
 
     epuck2_battery.reproduce(tmp_path)
     panel = next(ax for ax in figures[0].axes
@@ -75,7 +75,7 @@ def test_the_four_battery_models_are_told_apart(figures, tmp_path):
 
 
 def test_barrier_step_axes_are_logarithmic(figures, tmp_path):
-    from swarmstack.experiments.reproduce import buzz_barrier
+    from swarmstack.validations import buzz_barrier
 
     buzz_barrier.reproduce(tmp_path, quick=True)
     left, right = figures[0].axes

@@ -195,7 +195,7 @@ def test_screenshot_and_video_commands(recorded, tmp_path, browser):
 
 def test_live_page_follows_the_run(page_of, tmp_path):
     from swarmstack.experiments.config import parse_experiment
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
     from swarmstack.viewer.recording import Recorder
     from tests.viewer.conftest import HERE, experiment
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from swarmstack.cli import app
 from swarmstack.experiments.config import parse_experiment
-from swarmstack.experiments.simulation import Simulation
+from swarmstack.sim.simulation import Simulation
 from swarmstack.viewer.recording import Recorder, RecordingError, open_recording
 from swarmstack.viewer.server import Source, serve
 from tests.viewer.conftest import COLOURS, HERE, POSES, experiment

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Optional
 
 from swarmstack import BatchedController
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                               validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------

@@ -31,7 +31,7 @@ def buzz_simulation(script: str, poses: Sequence[Sequence[float]], params: dict,
     (a file of ``examples/buzz``) with ``params``; ``radio`` is the group's radio table
     (``range``, ``payload_bytes``, ``drop`` ...). ``run_params`` (one dict per run) gives
     each run of the batch its own script parameters."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     ex = examples_dir()
     data = {

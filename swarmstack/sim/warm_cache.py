@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Literal, Optional, get_args, get_origin
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from swarmstack.actuators import flight
 from swarmstack.controllers.api import BatchedController
 
@@ -126,7 +126,7 @@ def compile_kernels(robot_types: Optional[list[str]] = None,
 
 
 def _run_scenes(name: str, n: int) -> Compiled:
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     # with two threads, every kernel parallel from one robot on, in chunks of a few robots:
     # the parallel forms compile too

@@ -27,7 +27,7 @@ from typing import Optional
 
 import numpy as np
 
-from swarmstack.process import host_name
+from swarmstack.cli.process import host_name
 
 PART_ROWS = 1_000_000      # at most this many rows in one part of one table …
 PART_BYTES = 64 << 20      # … and at most this many bytes buffered over all tables

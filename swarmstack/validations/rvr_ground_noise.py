@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- the report's numbers (reference side) -----------------------------------------------------
@@ -41,7 +41,7 @@ PATCHES = {"red": (-1, -1), "green": (1, -1), "blue": (-1, 1), "yellow": (1, 1)}
 
 def samples(ticks: int = SAMPLES, seed: int = 7) -> dict[str, np.ndarray]:
     """colour → int[ticks, 3] errors (reading − floor colour) of the robot on that patch."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     regions = [{"color": list(SHADES[c]), "rect": [x - 0.9, y - 0.9, x + 0.9, y + 0.9]}
                for c, (x, y) in PATCHES.items()]

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- reference side: Table 2 ----------------------------------------------------------------------
@@ -63,7 +63,7 @@ def schedule(quick: bool) -> list[tuple[float, float]]:
 
 
 def fly(controller: str, quick: bool) -> dict:
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
            "arena": {"size": [120.0, 10.0], "walls": False},

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
                                              validation)
 from swarmstack.sensors.camera import blobs
 
@@ -56,7 +56,7 @@ def _scene(targets_per_run: list[list[tuple[float, float]]]):
     """Camera readings (runs, max_blobs, 5) of an observer at the origin facing +x, with target
     robots whose front red LED sits at (x, y) from the observer's centre (same count of targets
     per run)."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     n_t = len(targets_per_run[0])
     cfg = {"arena": {"size": [2.4, 2.0], "center": [0.4, 0.0]},

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                               validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
@@ -187,7 +187,7 @@ def _time_left_view(group, charge: np.ndarray):
 def discharge_run(horizon_s: float = HORIZON_S) -> dict:
     """Discharge batteries from every start charge; per start charge the charge and time left at
     every tick float[ticks + 1, robots], plus which world ran ("drones" or "minimal")."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     if _crazyflie_registered():
         world = "drones"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- the report's numbers (reference side) -----------------------------------------------------
@@ -43,7 +43,7 @@ ROBOTS = 10
 
 
 def scenes(runs: int = RUNS, seed: int = 4):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"simulation": {"ticks_per_second": 10, "seed": seed},
            "arena": {"size": [2.5, 2.5]},

@@ -35,7 +35,7 @@ import math
 import statistics
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
                                              validation)
 
 SIZES = [3, 4, 6]

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
-from swarmstack.experiments.reproduce.epuck2_tof import drive_scenario
+from swarmstack.validations.epuck2_tof import drive_scenario
 
 # --- reference side ------------------------------------------------------------------------------
 STEPS_PER_REV = 1000          # §3.5: precision 0.36° = 1000 steps per wheel revolution
@@ -90,7 +90,7 @@ def expected_steps(wheel_m_s: np.ndarray, t_s: np.ndarray) -> np.ndarray:
 
 
 def spin_scenario(cmds: list[tuple[str, float, float]], seconds: float) -> dict:
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     n = len(cmds)
     cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import Reproduction, Row, pyplot, save_plot, validation
+from swarmstack.validations import Reproduction, Row, pyplot, save_plot, validation
 from swarmstack.sensors.camera import blobs
 
 # --- the paper's numbers (reference side, §4.1) -------------------------------------------------

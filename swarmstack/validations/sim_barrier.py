@@ -20,10 +20,10 @@ import math
 from pathlib import Path
 from typing import Optional
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
-from swarmstack.experiments.reproduce.buzz_barrier import (consensus_summary, plot_barrier,
+from swarmstack.validations import Reproduction, Row, validation
+from swarmstack.validations.buzz_barrier import (consensus_summary, plot_barrier,
                                                             spearman)
-from swarmstack.experiments.reproduce.sim_robots import (GROUP, TICKS_PER_SECOND,
+from swarmstack.validations.sim_robots import (GROUP, TICKS_PER_SECOND,
                                                         buzz_simulation, check_failures,
                                                         circle_poses, done, per_run)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- the report's numbers (reference side) -----------------------------------------------------
@@ -35,7 +35,7 @@ BOOT_YAW_RAD = math.radians(40.0)
 
 
 def drive() -> dict:
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"simulation": {"ticks_per_second": 1.0 / DT_S, "seed": 3},
            "arena": {"size": [20.0, 20.0]},

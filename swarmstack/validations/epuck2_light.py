@@ -38,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
-from swarmstack.experiments.reproduce.epuck2_proximity import (TABLE3_CW_DEG, table3_row,
+from swarmstack.validations.epuck2_proximity import (TABLE3_CW_DEG, table3_row,
                                                           weighted_angles)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
@@ -81,7 +81,7 @@ def eq2(d, i, gamma=GAMMA) -> np.ndarray:
 
 
 def _sim(runs: int, lights: list[tuple[float, float, float]]):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"arena": {"size": [2.0, 3.6], "center": [0.2, 0.0]},
            "lights": [{"position": [LIGHT_X, y, LIGHT_Z], "intensity": i, "color": "yellow"}

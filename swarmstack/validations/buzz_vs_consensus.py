@@ -36,7 +36,7 @@ import math
 import statistics
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
                                              validation)
 
 ROBOTS = 10

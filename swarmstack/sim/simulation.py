@@ -8,7 +8,7 @@ write commands and the frames the radio delivers at the end of this one.
 One :class:`Simulation` holds ``runs`` independent runs of the same experiment in one set of
 arrays (run ``k`` uses seed ``seed + k``); kernels handle all runs at once and spatial queries
 never cross runs, so each run evolves exactly as it would alone. What the world *is* (arena,
-robot types, devices) was decided by :func:`~swarmstack.experiments.build.build`; nothing here
+robot types, devices) was decided by :func:`~swarmstack.sim.build.build`; nothing here
 names a robot type.
 """
 
@@ -23,14 +23,14 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from swarmstack import threads
+from swarmstack.sim import threads
 from swarmstack.actuators.leds import bind_lit_emitters
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.radio import RadioPort
 from swarmstack.controllers.loader import ControllerLoadError, load_class
 from swarmstack.controllers.views import GroupView, robot_view_class
-from swarmstack.experiments import build as builder
-from swarmstack.experiments.build import Group
+from swarmstack.sim import build as builder
+from swarmstack.sim.build import Group
 from swarmstack.experiments.config import ConfigError, ExperimentCfg, one_line, parse_experiment
 from swarmstack.world.rng import STREAM
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- reference side: Table 1 (cm/s, deg/s) and the legs of Figs. 5–7 ----------------------------
@@ -52,7 +52,7 @@ HOVER_S = 4.0
 
 
 def _sim(n: int, start=(0.0, 0.0)):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
            "arena": {"size": [20.0, 20.0], "walls": False},

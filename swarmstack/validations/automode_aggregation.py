@@ -38,7 +38,7 @@ import os
 import shutil
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import Reproduction, Row, validation
+from swarmstack.validations import Reproduction, Row, validation
 
 BUDGET = 20_000
 QUICK_BUDGET = 1_000

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 ROBOTS = 6

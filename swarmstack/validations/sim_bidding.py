@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import Reproduction, validation
-from swarmstack.experiments.reproduce.buzz_bidding import (DROP, MAX_STEPS, PAYLOAD_CAP,
+from swarmstack.validations import Reproduction, validation
+from swarmstack.validations.buzz_bidding import (DROP, MAX_STEPS, PAYLOAD_CAP,
                                                            QUICK_RUNS, RUNS, SIZES, bidding_plot,
                                                            bidding_rows, expected_winner)
-from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
+from swarmstack.validations.sim_robots import (GROUP, buzz_simulation, check_failures,
                                                         circle_poses, done, per_run)
 
 RADIUS_M = 0.25

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarmstack.experiments.reproduce import Reproduction, validation
-from swarmstack.experiments.reproduce.buzz_vs_consensus import (LOSS, PAYLOAD_BYTES, QUICK_TESTS,
+from swarmstack.validations import Reproduction, validation
+from swarmstack.validations.buzz_vs_consensus import (LOSS, PAYLOAD_BYTES, QUICK_TESTS,
                                                                 RANGE_M, ROBOTS, SPACING_M, TESTS,
                                                                 consensus_result, positions,
                                                                 schedule)
-from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
+from swarmstack.validations.sim_robots import (GROUP, buzz_simulation, check_failures,
                                                         done, per_run)
 
 

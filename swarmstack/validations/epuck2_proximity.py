@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
@@ -72,7 +72,7 @@ def _eq1_inverse(reading: np.ndarray) -> np.ndarray:
 
 
 def _wall_sim(runs: int):
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"arena": {"size": [1.2, 1.2]},
            "boxes": [{"center": [WALL_FACE_X + 0.05, 0.0], "size": [0.1, 1.0, 0.1]}],

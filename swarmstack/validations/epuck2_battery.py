@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                                validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
@@ -89,7 +89,7 @@ def discharge_run(models, horizon_s: float) -> dict:
     """Run the scene; returns per model the charge sampled every second float[samples, robots],
     the sample times and the time (s) at which each robot's charge first reached 0 (NaN if not
     within the horizon)."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     sim = Simulation.from_dict(_config(models), seed=0)
     sim.start()

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                              validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
@@ -57,7 +57,7 @@ def drive_scenario(stop_at_mm: int | None = None, seconds: float = DURATION_S,
     ``stop_at_mm``: if given, each robot stops (wheel command 0) once its ToF reading is at or
     below this value — the controller of the encoder experiment.
     """
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     face = START_GAP_M
     cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
@@ -90,7 +90,7 @@ def drive_scenario(stop_at_mm: int | None = None, seconds: float = DURATION_S,
 
 def far_readings(distances=FAR_M) -> np.ndarray:
     """ToF readings (mm) of robots facing an obstacle ``distances`` metres from their centre."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
            "arena": {"size": [8.0, 1.0], "center": [-1.0, 0.0]},

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
                                              validation)
-from swarmstack.experiments.reproduce.sim_barrier import MAX_STEPS
-from swarmstack.experiments.reproduce.sim_robots import (GROUP, buzz_simulation, check_failures,
+from swarmstack.validations.sim_barrier import MAX_STEPS
+from swarmstack.validations.sim_robots import (GROUP, buzz_simulation, check_failures,
                                                         circle_poses, done, per_run)
 
 ROBOTS = 6

@@ -44,7 +44,7 @@ from typing import Optional
 
 import numpy as np
 
-from swarmstack.experiments.reproduce import (Reproduction, Row, pyplot, save_plot, style_axes,
+from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
                                               validation)
 
 # --- the thesis (§5.4) -----------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def run_case(arena_m: float, drones: int, strategy: str, seed: int, runs: int,
              keep_sim: bool = False) -> CaseResult:
     """``runs`` runs of one case, batched (run k uses seed + k), stepped until every run has
     its relay or ``max_ticks``."""
-    from swarmstack.experiments.simulation import Simulation
+    from swarmstack.sim.simulation import Simulation
 
     sim = Simulation.from_dict(experiment(arena_m, drones, strategy, profile),
                                base_dir=script_path().parent, seed=seed, runs=runs)
