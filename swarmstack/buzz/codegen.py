@@ -770,10 +770,12 @@ class _FnGen:
                                   f"Syntax error: {what} nested too deeply (at most {limit} "
                                   f"in a function)", self.g.source_line(loc.file, loc.line))
 
+    # -------------------------------------------------------------- instructions
+    # ``instr`` does what every instruction shares and hands the rest to its opcode's method,
+    # found in ``_TRANSLATE`` (below the class).
     def instr(self, ins: B.Instr) -> None:
-        op, arg = ins.op, ins.arg
+        op = ins.op
         st = self.stack
-        prof = self.g.profile
         if op in _TREE_OPS and not self.cold and self.tree_node(op, ins):
             return
         if op not in _PURE_PUSHES:
@@ -784,244 +786,310 @@ class _FnGen:
             self.flush()
         n0 = len(st)
         d_in = max((e.depth for e in st[-3:]), default=0)
-        if op == B.PUSHNIL:
-            st.append(self.const(None))
-        elif op == B.PUSHI:
-            st.append(self.const(prof.wrap(arg)))
-        elif op == B.PUSHF:
-            st.append(self.const(prof.fround(float(arg))))
-        elif op == B.PUSHS:
-            st.append(self.const(self.g.prog.strings[arg]))
-        elif op == B.LLOAD and arg in self.params:
+        translate = _TRANSLATE.get(op)
+        if translate is None:  # pragma: no cover - every opcode has its method
+            raise ValueError(f"cannot translate opcode {B.NAMES[op]}")
+        translate(self, ins)
+        if st and len(st) <= n0 and st[-1].kind == "expr":
+            st[-1].depth = d_in + 1
+
+    # pushes and stores
+    def op_pushnil(self, ins: B.Instr) -> None:
+        self.stack.append(self.const(None))
+
+    def op_pushi(self, ins: B.Instr) -> None:
+        self.stack.append(self.const(self.g.profile.wrap(ins.arg)))
+
+    def op_pushf(self, ins: B.Instr) -> None:
+        self.stack.append(self.const(self.g.profile.fround(float(ins.arg))))
+
+    def op_pushs(self, ins: B.Instr) -> None:
+        self.stack.append(self.const(self.g.prog.strings[ins.arg]))
+
+    def op_lload(self, ins: B.Instr) -> None:
+        arg = ins.arg
+        if arg in self.params:  # a parameter of the checked twin: reading a missing one fails
             m = self.mark(ins)
-            st.append(_E(f"(L{arg} if L{arg} is not _MISSING else (#@{m}\n_missing()))", "expr"))
-        elif op == B.LLOAD:
-            st.append(_E(f"L{arg}", "local", slot=arg))
-        elif op == B.LSTORE:
-            v = st.pop()
-            self.flush(arg)
-            self.stmt(f"L{arg} = {v.py}", ins)
-            self.defined.add(arg)
-            self.tables.discard(arg)
-            if arg >= self.live:
-                self.live = arg + 1
-        elif op == B.GLOAD:
-            st.append(_E(f"_Gg({self.g.prog.strings[arg]!r})", "expr"))
-        elif op == B.GSTORE:
-            v = st.pop()
+            self.stack.append(_E(f"(L{arg} if L{arg} is not _MISSING else (#@{m}\n_missing()))", "expr"))
+        else:
+            self.stack.append(_E(f"L{arg}", "local", slot=arg))
+
+    def op_lstore(self, ins: B.Instr) -> None:
+        arg = ins.arg
+        v = self.stack.pop()
+        self.flush(arg)
+        self.stmt(f"L{arg} = {v.py}", ins)
+        self.defined.add(arg)
+        self.tables.discard(arg)
+        if arg >= self.live:
+            self.live = arg + 1
+
+    def op_lremove(self, ins: B.Instr) -> None:
+        self.live -= ins.arg
+
+    def op_gload(self, ins: B.Instr) -> None:
+        self.stack.append(_E(f"_Gg({self.g.prog.strings[ins.arg]!r})", "expr"))
+
+    def op_gstore(self, ins: B.Instr) -> None:
+        v = self.stack.pop()
+        self.flush()
+        self.stmt(f"G[{self.g.prog.strings[ins.arg]!r}] = {v.py}", ins)
+
+    def op_dup(self, ins: B.Instr) -> None:
+        st = self.stack
+        e = st[-1]
+        if not e.simple:
             self.flush()
-            self.stmt(f"G[{self.g.prog.strings[arg]!r}] = {v.py}", ins)
-        elif op == B.PUSHT:
-            self.flush()
-            t = self.tmp("_T")
-            self.stmt(f"{t} = _newt()" if self.g.count_heap else f"{t} = {{}}", ins)
-            st.append(_E(t, "temp", vt="table"))
-        elif op == B.DUP:
             e = st[-1]
-            if not e.simple:
-                self.flush()
-                e = st[-1]
-            st.append(e)
-        elif op == B.POP:
-            e = st.pop()
-            if e.kind == "expr":
-                self.flush()
-                self.stmt(e.py, ins)
-        elif op == B.TGET:
-            k, t = st.pop(), st.pop()
-            m = self.mark(ins)
-            known = t.kind == "local" and t.slot in self.tables
-            if self.cold:
-                st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
-            elif known and k.kind == "const" and type(k.const) in (str, int):
-                st.append(_E(f"{t.py}.get({k.py})", "expr"))
-            elif k.kind == "const" and type(k.const) is str:
-                n, ev = self.name_of(t)
-                st.append(_E(f"({n}.get({k.py}) if {ev}.__class__ is _Table else (#@{m}\n_tget({n}, {k.py})))", "expr"))
-                if t.py == "_Gg('math')":
-                    st[-1].origin = "math." + k.const
-            else:
-                st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
-            if t.kind == "local":
-                self.tables.add(t.slot)  # the code that follows runs only if this access did not fail
-        elif op == B.TPUT:
-            v, k, t = st.pop(), st.pop(), st.pop()
+        st.append(e)
+
+    def op_pop(self, ins: B.Instr) -> None:
+        e = self.stack.pop()
+        if e.kind == "expr":
             self.flush()
-            if prof.name == "buzz" and k.kind == "const" and type(k.const) in (str, int) and not self.cold:
-                # inline store of a plain value under a constant key; nil (removal), closures
-                # (self binding) and non-tables take the helper. A re-set key moves to the
-                # end of the table's order, as in the reference's buckets.
-                if not t.simple:
-                    tn = self.tmp("_s")
-                    self.stmt(f"{tn} = {t.py}", ins)
-                    t = _E(tn, "temp")
-                plain = v.vt is not None or (v.kind == "const" and type(v.const) in (int, float, str))
-                fresh, again = t.vt == "table", True
-                if fresh:
-                    # a table being built by a constructor: no other code holds it yet, so
-                    # a key not stored before is absent, and a number needs no check
-                    again = k.const in t.keys
-                    t.keys.add(k.const)
-                known = t.kind == "local" and t.slot in self.tables
-                if t.kind == "local":
-                    self.tables.add(t.slot)  # a store into a non-table fails
-                if (fresh or known) and plain:
-                    vp = v.py
-                    if again:
-                        if not v.simple:  # the value may read the key: evaluate it first
-                            vp = self.tmp("_v")
-                            self.stmt(f"{vp} = {v.py}", ins)
-                        self.stmt(f"if {k.py} in {t.py}: del {t.py}[{k.py}]", ins)
-                    self.stmt(f"{t.py}[{k.py}] = {vp}", ins)
-                else:
-                    vn = self.tmp("_v")
-                    self.stmt(f"{vn} = {v.py}", ins)
-                    check = "" if plain else f" and {vn}.__class__ in _PLAINV"
-                    self.stmt(f"if {t.py}.__class__ is _Table{check}:", ins)
-                    self.lines.append("    " * (self.ind + 1) + f"if {k.py} in {t.py}: del {t.py}[{k.py}]")
-                    self.lines.append("    " * (self.ind + 1) + f"{t.py}[{k.py}] = {vn}")
-                    self.lines.append("    " * self.ind + "else:")
-                    self.stmt(f"    _cl.env.tput({t.py}, {k.py}, {vn})", ins)
-            else:
-                self.stmt(f"_cl.env.tput({t.py}, {k.py}, {v.py})", ins)
-        elif op == B.CALL:
-            args = [st.pop() for _ in range(arg)][::-1]
-            fe = st.pop()
-            m = self.mark(ins)
-            name = (fe.origin or "")[5:]
-            if self.cold:
-                n, ev = self.name_of(fe)
-                argtxt = "".join(", " + a.py for a in args)
-                st.append(_E(f"(#@{m}\n_cl.env.adapt({ev}, {arg})({n}{argtxt}))", "expr"))
-            elif arg == 1 and prof.name == "buzz" and name in INLINE_MATH:
-                self.inline_math(name, fe, args[0], m)
-            else:
-                n, ev = self.name_of(fe)
-                argtxt = "".join(", " + a.py for a in args)
-                st.append(_E(self.call_expr(n, ev, argtxt, arg, m), "expr"))
-        elif op == B.PUSHCN:
-            st.append(_E(f"_cl.env.mkc({arg}, (None,))", "expr"))
-        elif op == B.PUSHL and self.g.prog.functions[arg].ncap > MAX_LISTED_CAPTURES:
+            self.stmt(e.py, ins)
+
+    def op_nop(self, ins: B.Instr) -> None:
+        pass
+
+    # tables
+    def op_pusht(self, ins: B.Instr) -> None:
+        self.flush()
+        t = self.tmp("_T")
+        self.stmt(f"{t} = _newt()" if self.g.count_heap else f"{t} = {{}}", ins)
+        self.stack.append(_E(t, "temp", vt="table"))
+
+    def op_tget(self, ins: B.Instr) -> None:
+        st = self.stack
+        k, t = st.pop(), st.pop()
+        m = self.mark(ins)
+        known = t.kind == "local" and t.slot in self.tables
+        if self.cold:
+            st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
+        elif known and k.kind == "const" and type(k.const) in (str, int):
+            st.append(_E(f"{t.py}.get({k.py})", "expr"))
+        elif k.kind == "const" and type(k.const) is str:
+            n, ev = self.name_of(t)
+            st.append(_E(f"({n}.get({k.py}) if {ev}.__class__ is _Table else (#@{m}\n_tget({n}, {k.py})))", "expr"))
+            if t.py == "_Gg('math')":
+                st[-1].origin = "math." + k.const
+        else:
+            st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
+        if t.kind == "local":
+            self.tables.add(t.slot)  # the code that follows runs only if this access did not fail
+
+    def op_tput(self, ins: B.Instr) -> None:
+        st = self.stack
+        v, k, t = st.pop(), st.pop(), st.pop()
+        self.flush()
+        if self.g.profile.name == "buzz" and k.kind == "const" and type(k.const) in (str, int) and not self.cold:
+            self.tput_inline(t, k, v, ins)
+        else:
+            self.stmt(f"_cl.env.tput({t.py}, {k.py}, {v.py})", ins)
+
+    def tput_inline(self, t: _E, k: _E, v: _E, ins: B.Instr) -> None:
+        """Inline store of a plain value under a constant key; nil (removal), closures (self
+        binding) and non-tables take the helper. A re-set key moves to the end of the table's
+        order, as in the reference's buckets."""
+        if not t.simple:
+            tn = self.tmp("_s")
+            self.stmt(f"{tn} = {t.py}", ins)
+            t = _E(tn, "temp")
+        plain = v.vt is not None or (v.kind == "const" and type(v.const) in (int, float, str))
+        fresh, again = t.vt == "table", True
+        if fresh:
+            # a table being built by a constructor: no other code holds it yet, so
+            # a key not stored before is absent, and a number needs no check
+            again = k.const in t.keys
+            t.keys.add(k.const)
+        known = t.kind == "local" and t.slot in self.tables
+        if t.kind == "local":
+            self.tables.add(t.slot)  # a store into a non-table fails
+        if (fresh or known) and plain:
+            vp = v.py
+            if again:
+                if not v.simple:  # the value may read the key: evaluate it first
+                    vp = self.tmp("_v")
+                    self.stmt(f"{vp} = {v.py}", ins)
+                self.stmt(f"if {k.py} in {t.py}: del {t.py}[{k.py}]", ins)
+            self.stmt(f"{t.py}[{k.py}] = {vp}", ins)
+        else:
+            vn = self.tmp("_v")
+            self.stmt(f"{vn} = {v.py}", ins)
+            check = "" if plain else f" and {vn}.__class__ in _PLAINV"
+            self.stmt(f"if {t.py}.__class__ is _Table{check}:", ins)
+            self.lines.append("    " * (self.ind + 1) + f"if {k.py} in {t.py}: del {t.py}[{k.py}]")
+            self.lines.append("    " * (self.ind + 1) + f"{t.py}[{k.py}] = {vn}")
+            self.lines.append("    " * self.ind + "else:")
+            self.stmt(f"    _cl.env.tput({t.py}, {k.py}, {vn})", ins)
+
+    # functions
+    def op_call(self, ins: B.Instr) -> None:
+        st = self.stack
+        arg = ins.arg
+        args = [st.pop() for _ in range(arg)][::-1]
+        fe = st.pop()
+        m = self.mark(ins)
+        name = (fe.origin or "")[5:]
+        if self.cold:
+            n, ev = self.name_of(fe)
+            argtxt = "".join(", " + a.py for a in args)
+            st.append(_E(f"(#@{m}\n_cl.env.adapt({ev}, {arg})({n}{argtxt}))", "expr"))
+        elif arg == 1 and self.g.profile.name == "buzz" and name in INLINE_MATH:
+            self.inline_math(name, fe, args[0], m)
+        else:
+            n, ev = self.name_of(fe)
+            argtxt = "".join(", " + a.py for a in args)
+            st.append(_E(self.call_expr(n, ev, argtxt, arg, m), "expr"))
+
+    def op_pushcn(self, ins: B.Instr) -> None:
+        self.stack.append(_E(f"_cl.env.mkc({ins.arg}, (None,))", "expr"))
+
+    def op_pushl(self, ins: B.Instr) -> None:
+        arg = ins.arg
+        nc = self.g.prog.functions[arg].ncap
+        if nc > MAX_LISTED_CAPTURES:
             # a lambda captures every visible local: past a few dozen, read them from
             # ``locals()`` rather than list them, so the code stays linear in the script
             # (each is defined by now; one not bound yet reads as nil, as a listed one would)
             self.flush()
-            nc = self.g.prog.functions[arg].ncap
-            st.append(_E(f"_cl.env.mkc({arg}, _capture(locals(), {nc}))", "expr"))
-        elif op == B.PUSHL:
-            nc = self.g.prog.functions[arg].ncap
-            slots = ", ".join((f"(L{i} if L{i} is not _MISSING else None)" if i in self.params else f"L{i}")
-                              if i < self.defined_below or i in self.defined else "None"
-                              for i in range(nc))
-            st.append(_E(f"_cl.env.mkc({arg}, ({slots},))" if nc else f"_cl.env.mkc({arg}, ())", "expr"))
-        elif op == B.RET0:
-            self.flush()
-            self.stmt("return ()" if self.chunked else "return None", ins)
-        elif op == B.RET1:
-            v = st.pop()
-            self.flush()
-            self.stmt(f"return ({v.py},)" if self.chunked else f"return {v.py}", ins)
-        elif op == B.UNM and st[-1].kind == "const" and type(st[-1].const) in (int, float):
-            v = st.pop().const
-            st.append(self.const(prof.wrap(-v) if type(v) is int else -v))
-        elif op in _OPERATORS:
-            self.operator(op, ins)
-        elif op in (B.LAND, B.LOR):
-            b, a = st.pop(), st.pop()
-            ta = self.truth(a)
-            tb = self.truth(b)
-            cond = f"({ta} {'&' if op == B.LAND else '|'} {tb})"
-            st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
-        elif op == B.LNOT:
-            a = st.pop()
-            cond = f"(not {self.truth(a)})"
-            st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
-        elif op == B.BAND:
-            self.helper2("_band", ins)
-        elif op == B.BOR:
-            self.helper2("_bor", ins)
-        elif op == B.BNOT:
-            self.helper1("_bnot", ins)
-        elif op == B.LSHIFT:
-            self.helper2("_lshift", ins)
-        elif op == B.RSHIFT:
-            self.helper2("_rshift", ins)
-        elif op == B.EQ:
-            self.compare("==", "_eqb", ins)
-        elif op == B.NEQ:
-            self.compare("!=", "_neqb", ins)
-        elif op == B.LT:
-            self.compare("<", "_ltb", ins)
-        elif op == B.LTE:
-            self.compare("<=", "_lteb", ins)
-        elif op == B.GT:
-            self.compare(">", "_gtb", ins)
-        elif op == B.GTE:
-            self.compare(">=", "_gteb", ins)
-        elif op == B.IF:
-            c = st.pop()
-            cond = self.truth(c)
-            self.flush()
-            self.saved_tables.append([set(self.tables), None])
-            if self.pc in self.elifs and self.else_at == (len(self.lines), self.ind):
-                # the whole else-branch is this if, and its condition needed no statement
-                del self.lines[-2:]
-                self.ind -= 1
-                self.stmt(f"elif {cond}:", ins)
-                self.if_kinds.append(True)
-            else:
-                self.open_block(ins)
-                self.stmt(f"if {cond}:", ins)
-                self.if_kinds.append(False)
-            self.ind += 1
-            self.lines.append("    " * self.ind + "pass")
-        elif op == B.ELSE:
-            self.flush()
-            before = self.saved_tables[-1]
-            before[1] = self.tables
-            self.tables = set(before[0])  # what the then-branch learnt doesn't hold here
-            self.ind -= 1
-            self.lines.append("    " * self.ind + "else:")
-            self.ind += 1
-            self.lines.append("    " * self.ind + "pass")
-            self.else_at = (len(self.lines), self.ind)
-        elif op == B.END or op == B.ENDLOOP:
-            self.flush()
-            if op == B.END:  # what holds on both paths
-                before, then_end = self.saved_tables.pop()
-                self.tables &= then_end if then_end is not None else before
-                if not self.if_kinds.pop():  # an elif ends with the if it continues
-                    self.ind -= 1
-                    self.blocks -= 1
-            else:
-                self.tables = set()
-                self.ind -= 1
-                self.blocks -= 1
-                self.loops -= 1
-        elif op == B.LOOP:
-            self.flush()
-            self.tables = set()  # the body runs again after stores later in it
-            self.open_block(ins, loop=True)
-            self.stmt("while True:", ins)
-            self.ind += 1
-            self.lines.append("    " * self.ind + "pass")
-        elif op == B.EXITZ:
-            c = st.pop()
-            cond = self.truth(c)
-            self.flush()
-            self.stmt(f"if not {cond}: break", ins)
-        elif op == B.DONE:
-            self.flush()
-            self.stmt("return ()" if self.chunked else "return None", ins)
-        elif op == B.LREMOVE:
-            self.live -= arg
-        elif op == B.NOP:
-            pass
-        else:  # pragma: no cover - every opcode is handled above
-            raise ValueError(f"cannot translate opcode {B.NAMES[op]}")
-        if st and len(st) <= n0 and st[-1].kind == "expr":
-            st[-1].depth = d_in + 1
+            self.stack.append(_E(f"_cl.env.mkc({arg}, _capture(locals(), {nc}))", "expr"))
+            return
+        slots = ", ".join((f"(L{i} if L{i} is not _MISSING else None)" if i in self.params else f"L{i}")
+                          if i < self.defined_below or i in self.defined else "None"
+                          for i in range(nc))
+        self.stack.append(_E(f"_cl.env.mkc({arg}, ({slots},))" if nc else f"_cl.env.mkc({arg}, ())", "expr"))
 
+    def op_return(self, ins: B.Instr) -> None:  # RET0 and DONE
+        self.flush()
+        self.stmt("return ()" if self.chunked else "return None", ins)
+
+    def op_ret1(self, ins: B.Instr) -> None:
+        v = self.stack.pop()
+        self.flush()
+        self.stmt(f"return ({v.py},)" if self.chunked else f"return {v.py}", ins)
+
+    # operators
+    def op_arith(self, ins: B.Instr) -> None:  # ADD SUB MUL DIV MOD POW
+        self.operator(ins.op, ins)
+
+    def op_unm(self, ins: B.Instr) -> None:
+        st = self.stack
+        if st[-1].kind == "const" and type(st[-1].const) in (int, float):  # folded
+            v = st.pop().const
+            st.append(self.const(self.g.profile.wrap(-v) if type(v) is int else -v))
+        else:
+            self.operator(B.UNM, ins)
+
+    def op_logic(self, ins: B.Instr) -> None:  # LAND LOR
+        st = self.stack
+        b, a = st.pop(), st.pop()
+        ta = self.truth(a)
+        tb = self.truth(b)
+        cond = f"({ta} {'&' if ins.op == B.LAND else '|'} {tb})"
+        st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
+
+    def op_lnot(self, ins: B.Instr) -> None:
+        a = self.stack.pop()
+        cond = f"(not {self.truth(a)})"
+        self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
+
+    _BITWISE = {B.BAND: "_band", B.BOR: "_bor", B.LSHIFT: "_lshift", B.RSHIFT: "_rshift"}
+
+    def op_bitwise(self, ins: B.Instr) -> None:  # BAND BOR LSHIFT RSHIFT
+        self.helper2(self._BITWISE[ins.op], ins)
+
+    def op_bnot(self, ins: B.Instr) -> None:
+        self.helper1("_bnot", ins)
+
+    _COMPARISONS = {B.EQ: ("==", "_eqb"), B.NEQ: ("!=", "_neqb"), B.LT: ("<", "_ltb"),
+                    B.LTE: ("<=", "_lteb"), B.GT: (">", "_gtb"), B.GTE: (">=", "_gteb")}
+
+    def op_compare(self, ins: B.Instr) -> None:  # EQ NEQ LT LTE GT GTE
+        op, helper = self._COMPARISONS[ins.op]
+        self.compare(op, helper, ins)
+
+    # control flow
+    def op_if(self, ins: B.Instr) -> None:
+        c = self.stack.pop()
+        cond = self.truth(c)
+        self.flush()
+        self.saved_tables.append([set(self.tables), None])
+        if self.pc in self.elifs and self.else_at == (len(self.lines), self.ind):
+            # the whole else-branch is this if, and its condition needed no statement
+            del self.lines[-2:]
+            self.ind -= 1
+            self.stmt(f"elif {cond}:", ins)
+            self.if_kinds.append(True)
+        else:
+            self.open_block(ins)
+            self.stmt(f"if {cond}:", ins)
+            self.if_kinds.append(False)
+        self.ind += 1
+        self.lines.append("    " * self.ind + "pass")
+
+    def op_else(self, ins: B.Instr) -> None:
+        self.flush()
+        before = self.saved_tables[-1]
+        before[1] = self.tables
+        self.tables = set(before[0])  # what the then-branch learnt doesn't hold here
+        self.ind -= 1
+        self.lines.append("    " * self.ind + "else:")
+        self.ind += 1
+        self.lines.append("    " * self.ind + "pass")
+        self.else_at = (len(self.lines), self.ind)
+
+    def op_end(self, ins: B.Instr) -> None:
+        self.flush()
+        before, then_end = self.saved_tables.pop()
+        self.tables &= then_end if then_end is not None else before  # what holds on both paths
+        if not self.if_kinds.pop():  # an elif ends with the if it continues
+            self.ind -= 1
+            self.blocks -= 1
+
+    def op_loop(self, ins: B.Instr) -> None:
+        self.flush()
+        self.tables = set()  # the body runs again after stores later in it
+        self.open_block(ins, loop=True)
+        self.stmt("while True:", ins)
+        self.ind += 1
+        self.lines.append("    " * self.ind + "pass")
+
+    def op_exitz(self, ins: B.Instr) -> None:
+        c = self.stack.pop()
+        cond = self.truth(c)
+        self.flush()
+        self.stmt(f"if not {cond}: break", ins)
+
+    def op_endloop(self, ins: B.Instr) -> None:
+        self.flush()
+        self.tables = set()
+        self.ind -= 1
+        self.blocks -= 1
+        self.loops -= 1
+
+
+# The translation of each opcode (as clox's ``rules[]``): ``_TRANSLATE[op](fngen, ins)``.
+_TRANSLATE = {
+    B.NOP: _FnGen.op_nop, B.DONE: _FnGen.op_return,
+    B.PUSHNIL: _FnGen.op_pushnil, B.PUSHI: _FnGen.op_pushi, B.PUSHF: _FnGen.op_pushf,
+    B.PUSHS: _FnGen.op_pushs, B.DUP: _FnGen.op_dup, B.POP: _FnGen.op_pop,
+    B.LLOAD: _FnGen.op_lload, B.LSTORE: _FnGen.op_lstore, B.LREMOVE: _FnGen.op_lremove,
+    B.GLOAD: _FnGen.op_gload, B.GSTORE: _FnGen.op_gstore,
+    B.PUSHT: _FnGen.op_pusht, B.TGET: _FnGen.op_tget, B.TPUT: _FnGen.op_tput,
+    B.CALL: _FnGen.op_call, B.PUSHCN: _FnGen.op_pushcn, B.PUSHL: _FnGen.op_pushl,
+    B.RET0: _FnGen.op_return, B.RET1: _FnGen.op_ret1,
+    B.ADD: _FnGen.op_arith, B.SUB: _FnGen.op_arith, B.MUL: _FnGen.op_arith,
+    B.DIV: _FnGen.op_arith, B.MOD: _FnGen.op_arith, B.POW: _FnGen.op_arith,
+    B.UNM: _FnGen.op_unm,
+    B.LAND: _FnGen.op_logic, B.LOR: _FnGen.op_logic, B.LNOT: _FnGen.op_lnot,
+    B.BAND: _FnGen.op_bitwise, B.BOR: _FnGen.op_bitwise, B.LSHIFT: _FnGen.op_bitwise,
+    B.RSHIFT: _FnGen.op_bitwise, B.BNOT: _FnGen.op_bnot,
+    B.EQ: _FnGen.op_compare, B.NEQ: _FnGen.op_compare, B.LT: _FnGen.op_compare,
+    B.LTE: _FnGen.op_compare, B.GT: _FnGen.op_compare, B.GTE: _FnGen.op_compare,
+    B.IF: _FnGen.op_if, B.ELSE: _FnGen.op_else, B.END: _FnGen.op_end,
+    B.LOOP: _FnGen.op_loop, B.EXITZ: _FnGen.op_exitz, B.ENDLOOP: _FnGen.op_endloop,
+}
 
 class Generator:
     """Translates a whole program; ``locs`` and ``linemap`` locate generated lines."""

@@ -136,18 +136,8 @@ class Parser:
         k = self.tok.kind
         if k == T.INCLUDE:
             self.include(out)
-        elif k == T.VAR:
-            out.append(self.var())
-        elif k == T.FUN:
-            out.append(self.fundef())
-        elif k == T.IF:
-            out.append(self.if_())
-        elif k == T.FOR:
-            out.append(self.for_())
-        elif k == T.WHILE:
-            out.append(self.while_())
-        else:
-            out.append(self.command())
+        else:  # a statement its keyword names (``_KEYWORD_STATEMENTS``), else a command
+            out.append(self._KEYWORD_STATEMENTS.get(k, Parser.command)(self))
 
     def include(self, out: list[A.Node]) -> None:
         tok = self.advance()
@@ -255,6 +245,8 @@ class Parser:
         update = self.command()
         self.expect(T.PARCLOSE)
         return A.For(t.line, t.col, t.file, init, cond, update, self.blockstat())
+
+    _KEYWORD_STATEMENTS = {T.VAR: var, T.FUN: fundef, T.IF: if_, T.FOR: for_, T.WHILE: while_}
 
     def command(self) -> A.Node:
         if self.at(T.RETURN):

@@ -28,6 +28,7 @@ import os
 import signal
 import threading
 import time
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
@@ -175,87 +176,131 @@ def experiment_hash(config: dict) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source, progress,
-         strict, echo, record=None, record_every=None, on_recorder=None,
-         on_tick=None, on_simulation=None) -> dict:
-    t_setup = time.perf_counter()
-    logs = RunLogs(out_dir / "logs", echo)
-    recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
+def _run(cfg, out_dir, stop: StopSignals, **options) -> dict:
+    run = _Run(cfg, out_dir, stop, **options)
+    run.simulate()
+    return run.finish()
 
-    def on_log(*line) -> None:  # script log lines: the logs, and the recording's debug text
-        logs.write(*line)
-        if recorder is not None:
-            recorder.log(*line)
 
-    try:
-        sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source,
-                         strict=strict, isolate_runs=not strict, on_log=on_log)
-        served = on_simulation(sim) if on_simulation is not None else None
-    except BaseException:
-        logs.close()
-        raise
-    ticks = cfg.simulation.total_ticks if ticks is None else int(ticks)
-    out = cfg.output
-    robots_per_run = sum(g.n for g in cfg.robots)
-    summary = {
-        "status": "running", "experiment": source, "seed": sim.seed, "runs": runs,
-        "ticks": ticks, "ticks_done": 0, "robots": robots_per_run, "dt_s": cfg.simulation.dt,
-        "pid": os.getpid(), "host": host_name(), "started_at": _now(),
-        "updated_at": _now(),
-    }
-    summary["config"] = cfg.model_dump(mode="json")
-    summary["swarmstack_version"] = __version__
-    summary["experiment_sha256"] = experiment_hash(summary["config"])
-    summary_file = SummaryFile(out_dir / "summary.json", runs)
-    try:
-        summary_file.write(summary)
-    except BaseException:
-        summary_file.release()
-        logs.close()
-        raise
+class _Run:
+    """One run of :func:`run_experiment`, in three steps. Once made, the logs and the
+    simulation exist and the first summary is on disk; :meth:`simulate` starts the simulation
+    and steps it, writing results as it goes, and keeps what ended it early in ``error``;
+    :meth:`finish` closes everything, writes the last summary and returns it, or raises what
+    ended the run."""
 
-    writer: Optional[ResultsWriter] = None
-    watch = watchdog.Watchdog(cfg.simulation.timeout, sim)   # the file's budget of a run
-    done = 0
-    error: Optional[BaseException] = None
-    setup_s = 0.0
-    t0 = time.perf_counter()
-    c0 = time.process_time()   # CPU time too: on a shared machine the wall clock says little
-    last_beat = time.monotonic()
+    def __init__(self, cfg: ExperimentCfg, out_dir: Path, stop: StopSignals, *, seed, runs,
+                 ticks, base_dir, source, progress, strict, echo, record=None,
+                 record_every=None, on_recorder=None, on_tick=None, on_simulation=None):
+        self.t_setup = time.perf_counter()
+        self.cfg, self.out_dir, self.stop, self.runs = cfg, out_dir, stop, runs
+        self.progress, self.on_tick = progress, on_tick
+        self.record, self.record_every, self.on_recorder = record, record_every, on_recorder
+        self.logs = RunLogs(out_dir / "logs", echo)
+        self.recorder = None  # swarmstack.viewer.recording.Recorder: frame() per recorded tick
+        with ExitStack() as undo:  # closed again if the run cannot begin
+            undo.callback(self.logs.close)
+            self.sim = Simulation(cfg, seed=seed, runs=runs, base_dir=base_dir, source=source,
+                                  strict=strict, isolate_runs=not strict, on_log=self._on_log)
+            self.served = on_simulation(self.sim) if on_simulation is not None else None
+            self.ticks = cfg.simulation.total_ticks if ticks is None else int(ticks)
+            self.robots_per_run = sum(g.n for g in cfg.robots)
+            self.summary = self._first_summary(source)
+            self.summary_file = SummaryFile(out_dir / "summary.json", runs)
+            undo.callback(self.summary_file.release)
+            self.summary_file.write(self.summary)
+            undo.pop_all()
+        self.writer: Optional[ResultsWriter] = None
+        self.watch = watchdog.Watchdog(cfg.simulation.timeout, self.sim)  # the file's budget of a run
+        self.done = 0                # ticks stepped
+        self.error: Optional[BaseException] = None
+        self.signum: Optional[int] = None
+        self.setup_s = 0.0
+        self.t0 = time.perf_counter()
+        self.c0 = time.process_time()  # CPU time too: on a shared machine the wall clock says little
+        self.last_beat = time.monotonic()
 
-    def heartbeat() -> None:  # counts what is on disk: a killed run loses what is buffered
-        nonlocal last_beat
-        saved = writer.saved(done)
-        summary.update(ticks_done=saved, updated_at=_now(),
-                       runs_status=_runs_status(sim, runs, saved, "running", None))
-        summary_file.write(summary)
-        last_beat = time.monotonic()
+    def _on_log(self, *line) -> None:  # script log lines: the logs, and the recording's debug text
+        self.logs.write(*line)
+        if self.recorder is not None:
+            self.recorder.log(*line)
 
-    try:
-        writer = ResultsWriter(out_dir, sim, out.chunk_ticks, list(out.sensors),
-                               out.trajectories, out.velocities)
-        if record or (record is None and out.record):
+    def _first_summary(self, source: str) -> dict:
+        cfg, sim = self.cfg, self.sim
+        summary = {
+            "status": "running", "experiment": source, "seed": sim.seed, "runs": self.runs,
+            "ticks": self.ticks, "ticks_done": 0, "robots": self.robots_per_run,
+            "dt_s": cfg.simulation.dt, "pid": os.getpid(), "host": host_name(),
+            "started_at": _now(), "updated_at": _now(),
+        }
+        summary["config"] = cfg.model_dump(mode="json")
+        summary["swarmstack_version"] = __version__
+        summary["experiment_sha256"] = experiment_hash(summary["config"])
+        return summary
+
+    def heartbeat(self, done: int) -> float:
+        """Rewrite the summary with what is on disk after ``done`` ticks (a run killed outright
+        loses what is buffered); returns the time of it (``time.monotonic``)."""
+        saved = self.writer.saved(done)
+        self.summary.update(ticks_done=saved, updated_at=_now(),
+                            runs_status=_runs_status(self.sim, self.runs, saved, "running", None))
+        self.summary_file.write(self.summary)
+        self.last_beat = time.monotonic()
+        return self.last_beat
+
+    # ------------------------------------------------------------------ simulate
+    def simulate(self) -> None:
+        """Open the writers, start the simulation and step it to its end, under the
+        watchdog; what ended it early is kept in ``error``, except the budget spent outside a
+        run's own controller, which stops every run still going."""
+        try:
+            self._open_writers()
+            if self.stop.signum is None:
+                with self.watch:
+                    self._start()
+                    self._loop()
+                    self.sim.finish()
+        except BaseException as exc:  # classified by finish(), re-raised after the summary is written
+            self.error = exc
+        if watchdog.is_timeout(self.error):  # the budget ran out outside a run's own controller
+            watchdog.stop_all(self.sim, self.watch.budget_s)
+            self.error = None
+        watchdog.mark(self.sim)
+
+    def _open_writers(self) -> None:
+        out = self.cfg.output
+        self.writer = ResultsWriter(self.out_dir, self.sim, out.chunk_ticks, list(out.sensors),
+                                    out.trajectories, out.velocities)
+        if self.record or (self.record is None and out.record):
             from swarmstack.viewer.recording import recorder_for
 
-            recorder = recorder_for(cfg, sim, out_dir, record, record_every)
-            if on_recorder is not None:
-                on_recorder(recorder)
-        if stop.signum is None:
-            watch.__enter__()
-            stop.in_tick = True
-            sim.start()  # controllers' init() may raise too
-            stop.in_tick = False
-            setup_s = time.perf_counter() - t_setup
-            t0 = time.perf_counter()
-            c0 = time.process_time()
-            if writer.log():
-                heartbeat()
-            if recorder is not None:
-                recorder.frame()
-            # looked up once: a small run's tick is a few µs, and each look-up 0.02–0.1 µs
-            step, every, monotonic = sim.step, out.every, time.monotonic
-            log = writer.log if writer.tables() else None  # nothing logged: no call a tick
-            frame_every = recorder.every if recorder is not None else 0
+            self.recorder = recorder_for(self.cfg, self.sim, self.out_dir, self.record,
+                                         self.record_every)
+            if self.on_recorder is not None:
+                self.on_recorder(self.recorder)
+
+    def _start(self) -> None:
+        self.stop.in_tick = True
+        self.sim.start()  # controllers' init() may raise too
+        self.stop.in_tick = False
+        self.setup_s = time.perf_counter() - self.t_setup
+        self.t0 = time.perf_counter()
+        self.c0 = time.process_time()
+        if self.writer.log():
+            self.heartbeat(0)
+        if self.recorder is not None:
+            self.recorder.frame()
+
+    def _loop(self) -> None:
+        """Step tick by tick until the last tick, a signal, ``on_tick`` or every run stopped."""
+        sim, stop, ticks, on_tick, progress = self.sim, self.stop, self.ticks, self.on_tick, self.progress
+        # looked up once: a small run's tick is a few µs, and each look-up 0.02–0.1 µs
+        step, every, monotonic, beat = sim.step, self.cfg.output.every, time.monotonic, self.heartbeat
+        log = self.writer.log if self.writer.tables() else None  # nothing logged: no call a tick
+        recorder = self.recorder
+        frame_every = recorder.every if recorder is not None else 0
+        done, last_beat = 0, self.last_beat
+        try:
             for t in range(ticks):
                 # (stopped_any first: all_stopped itself is a property that checks every run)
                 if stop.signum is not None or (sim.stopped_any and sim.all_stopped):
@@ -269,106 +314,122 @@ def _run(cfg, out_dir, stop: StopSignals, *, seed, runs, ticks, base_dir, source
                 if sim.stopped_any and sim.all_stopped:  # rows end at each run's stop tick
                     break
                 if log is not None and done % every == 0 and log():
-                    heartbeat()
+                    last_beat = beat(done)
                 elif monotonic() - last_beat >= HEARTBEAT_S:
-                    heartbeat()
+                    last_beat = beat(done)
                 if frame_every and done % frame_every == 0:
                     recorder.frame()
                 if progress is not None:
                     progress(done, ticks)
-            sim.finish()
-    except BaseException as exc:  # classified below, re-raised after the summary is written
-        error = exc
-    watch.__exit__()
-    if watchdog.is_timeout(error):  # the budget ran out outside a run's own controller
-        watchdog.stop_all(sim, watch.budget_s)
-        error = None
-    watchdog.mark(sim)
-    stop.finishing = True
-    stop.in_tick = False
-    if served is not None:
-        served.close()
+        finally:  # however the loop ends
+            self.done = done
 
-    signum = stop.signum
-    if isinstance(error, KeyboardInterrupt) or (
-            stop.escalated and not isinstance(error, (ControllerError, ResultsWriteError))):
-        # a KeyboardInterrupt, or what one raised inside a kernel (SystemError) or a query
-        signum = signum if signum is not None else signal.SIGINT
-        error = None
-    if writer is not None:
+    # ------------------------------------------------------------------ finish
+    def finish(self) -> dict:
+        """Close everything and write the last summary; returns it, or raises once it is
+        written: ResultsWriteError for a failed write, RunInterrupted for a signal, else the
+        error that ended the run."""
+        self._close()
+        self._summarise()
+        error, signum = self.error, self.signum
         try:
-            writer.close()
+            self.summary_file.write_last(self.summary)
         except ResultsWriteError as exc:
-            error = exc
-    if recorder is not None:
-        try:
-            recorder.close("failed" if error is not None else
-                           "interrupted" if signum is not None else "completed")
-        except ResultsWriteError as exc:
-            if error is None:
+            if not isinstance(error, ResultsWriteError):
                 error = exc
-    wall = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    logs.close()
+        if isinstance(error, ResultsWriteError):
+            raise error
+        if signum is not None:
+            raise RunInterrupted(signum, self.summary)
+        if error is not None:
+            raise error
+        return self.summary
 
-    if error is not None:  # what was logged but not written is lost
-        done = writer.saved(done) if writer is not None else 0
+    def _close(self) -> None:
+        """Close the server, the results, the recording and the logs (signals are ignored from
+        here on); settle ``signum`` and ``error``: an interrupted tick is the signal's doing,
+        a failed write an error."""
+        stop = self.stop
+        stop.finishing = True
+        stop.in_tick = False
+        if self.served is not None:
+            self.served.close()
+        signum, error = stop.signum, self.error
+        if isinstance(error, KeyboardInterrupt) or (
+                stop.escalated and not isinstance(error, (ControllerError, ResultsWriteError))):
+            # a KeyboardInterrupt, or what one raised inside a kernel (SystemError) or a query
+            signum = signum if signum is not None else signal.SIGINT
+            error = None
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            except ResultsWriteError as exc:
+                error = exc
+        if self.recorder is not None:
+            try:
+                self.recorder.close("failed" if error is not None else
+                                    "interrupted" if signum is not None else "completed")
+            except ResultsWriteError as exc:
+                if error is None:
+                    error = exc
+        self.wall = time.perf_counter() - self.t0
+        self.cpu = time.process_time() - self.c0
+        self.logs.close()
+        self.signum, self.error = signum, error
+
+    def _summarise(self) -> None:
+        """The last summary: the status, the counts on disk, the timings and the errors."""
+        sim, error, signum, done = self.sim, self.error, self.signum, self.done
+        if error is not None:  # what was logged but not written is lost
+            done = self.writer.saved(done) if self.writer is not None else 0
+        runs_status = _runs_status(sim, self.runs, done, _outcome(error, signum), error)
+        failed = [r for r in runs_status if r["status"] == "failed"]
+        status = "failed" if failed or error is not None else \
+            "interrupted" if signum is not None else "completed"
+        failures = sim.robot_failures()
+        robot_ticks = self.robots_per_run * self.runs * done
+        wall, cpu = self.wall, self.cpu
+        summary = self.summary
+        summary.update({
+            "status": status,
+            "ticks_done": max((r["ticks_done"] for r in runs_status), default=done),
+            "updated_at": _now(),
+            "wall_time_s": wall,
+            "setup_time_s": self.setup_s,
+            "robot_ticks_per_s": robot_ticks / wall if wall > 0 else 0.0,
+            "cpu_time_s": cpu,
+            "robot_ticks_per_cpu_s": robot_ticks / cpu if cpu > 0 else 0.0,
+            "files": (self.writer.files() if self.writer is not None else []) + self.logs.files(),
+            "runs_status": runs_status,
+            "failed_runs": len(failed),
+            "failed_robots": len(failures),
+            **sim.radio_stats(),
+        })
+        per_run = sim.collisions()
+        summary["collisions"] = sum(per_run)
+        summary["collisions_per_run"] = per_run
+        counters = sim.drive_counters()
+        if counters:  # per group: {counter: [run 0, run 1, …]}
+            summary["drive_counters"] = counters
+        if signum is not None:
+            summary["signal"] = signal.Signals(signum).name
+        if failures:  # the first hundred in full; the count says how many there were
+            summary["robot_failures"] = failures[:100]
+        if error is not None:
+            summary["error"] = _error_dict(error)
+        elif failed:
+            errors = [r["error"] for r in failed if r.get("error")]
+            if errors:
+                summary["error"] = min(errors, key=lambda e: e.get("tick") or 0)
+
+
+def _outcome(error: Optional[BaseException], signum: Optional[int]) -> str:
+    """How the runs not stopped on their own ended."""
     if isinstance(error, ControllerError) and error.run is not None:
-        outcome = "stopped"  # --strict: the other runs were stopped by this run's error
-    elif error is not None:
-        outcome = "failed"
-    elif signum is not None:
-        outcome = "interrupted"
-    else:
-        outcome = "completed"
-    runs_status = _runs_status(sim, runs, done, outcome, error)
-    failed = [r for r in runs_status if r["status"] == "failed"]
-    status = "failed" if failed or error is not None else \
-        "interrupted" if signum is not None else "completed"
-    failures = sim.robot_failures()
-    summary.update({
-        "status": status,
-        "ticks_done": max((r["ticks_done"] for r in runs_status), default=done),
-        "updated_at": _now(),
-        "wall_time_s": wall,
-        "setup_time_s": setup_s,
-        "robot_ticks_per_s": (robots_per_run * runs * done / wall) if wall > 0 else 0.0,
-        "cpu_time_s": cpu,
-        "robot_ticks_per_cpu_s": (robots_per_run * runs * done / cpu) if cpu > 0 else 0.0,
-        "files": (writer.files() if writer is not None else []) + logs.files(),
-        "runs_status": runs_status,
-        "failed_runs": len(failed),
-        "failed_robots": len(failures),
-        **sim.radio_stats(),
-    })
-    per_run = sim.collisions()
-    summary["collisions"] = sum(per_run)
-    summary["collisions_per_run"] = per_run
-    counters = sim.drive_counters()
-    if counters:  # per group: {counter: [run 0, run 1, …]}
-        summary["drive_counters"] = counters
-    if signum is not None:
-        summary["signal"] = signal.Signals(signum).name
-    if failures:  # the first hundred in full; the count says how many there were
-        summary["robot_failures"] = failures[:100]
+        return "stopped"  # --strict: the other runs were stopped by this run's error
     if error is not None:
-        summary["error"] = _error_dict(error)
-    elif failed:
-        errors = [r["error"] for r in failed if r.get("error")]
-        if errors:
-            summary["error"] = min(errors, key=lambda e: e.get("tick") or 0)
-    try:
-        summary_file.write_last(summary)
-    except ResultsWriteError as exc:
-        if not isinstance(error, ResultsWriteError):
-            error = exc
-    if isinstance(error, ResultsWriteError):
-        raise error
-    if signum is not None:
-        raise RunInterrupted(signum, summary)
-    if error is not None:
-        raise error
-    return summary
+        return "failed"
+    return "interrupted" if signum is not None else "completed"
 
 
 def _runs_status(sim: Simulation, runs: int, done: int, outcome: str,
