@@ -29,6 +29,7 @@ afterwards (``dead``).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -195,11 +196,18 @@ class Flight:
         self.max_yaw_rate = max_yaw_rate
         self.fall = on_empty == "fall"
 
-    def apply(self, world, group, keys, commands, drive) -> None:
-        drive["gains"][:] = self.gains
-        kernel = threads.pick(len(commands["mode"]), apply_flight, apply_flight_parallel,
-                              PARALLEL_MIN, CHUNK)
-        kernel(group.start, commands["mode"][:, 0], commands["target"], commands["velocity"],
-               world.bodies.pose, drive["mode"], drive["target"], drive["velocity_cmd"],
-               drive["integral"], drive["clamped"], drive["rejected"], drive["battery"],
-               drive["dead"], 0.0, self.top_z, self.max_speed, self.max_yaw_rate, self.fall)
+    def plan(self, world, group, keys, commands, drive):
+        """The tick's call for this group: the serial kernel, or the parallel one for a group
+        large enough (``threads.go_parallel``), bound to its arrays (``keys`` unused)."""
+        mode = commands["mode"]
+        kernel = (partial(apply_flight_parallel, chunk=threads.chunk(CHUNK))
+                  if threads.go_parallel(len(mode), PARALLEL_MIN) else apply_flight)
+        args = (group.start, mode[:, 0], commands["target"], commands["velocity"],
+                world.bodies.pose, drive["mode"], drive["target"], drive["velocity_cmd"],
+                drive["integral"], drive["clamped"], drive["rejected"], drive["battery"],
+                drive["dead"], 0.0, self.top_z, self.max_speed, self.max_yaw_rate, self.fall)
+
+        def apply() -> None:
+            drive["gains"][:] = self.gains
+            kernel(*args)
+        return apply

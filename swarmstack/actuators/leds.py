@@ -32,12 +32,10 @@ def update_emitters(x, y, z, yaw, local, world_out) -> None:
     On the thread pool for large worlds (``threads.go_parallel``); each robot writes only its
     own slots, so the result is the same.
     """
-    n = x.shape[0]
-    if n < threads.floor:  # a small world: one comparison
-        update_emitters_serial(x, y, z, yaw, local, world_out)
+    if threads.go_parallel(x.shape[0], PARALLEL_MIN_EMITTERS):
+        update_emitters_parallel(x, y, z, yaw, local, world_out, threads.chunk(CHUNK))
     else:
-        threads.pick(n, update_emitters_serial, update_emitters_parallel, PARALLEL_MIN_EMITTERS,
-                     CHUNK)(x, y, z, yaw, local, world_out)
+        update_emitters_serial(x, y, z, yaw, local, world_out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -72,18 +70,15 @@ def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
 
     Light sensors and cameras skip dark emitters, so their positions are never read; placing
     them anyway (17 per E-Puck2) cost 1.5 µs a tick for 50 robots.
-    Small worlds call the compiled serial kernel directly; large ones go through the thread
-    pool when :func:`threads.go_parallel` says so."""
-    n = x.shape[0]
-    if threads.stays_serial(n, PARALLEL_MIN_EMITTERS) and rgb.flags.c_contiguous:
+    The kernel's form is chosen here, once: serial, or parallel when
+    :func:`threads.go_parallel` says so."""
+    if threads.go_parallel(x.shape[0], PARALLEL_MIN_EMITTERS):
+        return partial(lit_emitters_parallel, x, y, z, yaw, local, rgb, world_out,
+                       threads.chunk(CHUNK))
+    if rgb.flags.c_contiguous:
         flat = rgb.reshape(-1)  # a view: the colours written each tick show through
-        # every argument is the same array each tick: a partial, cheaper to call than a closure
         return partial(lit_emitters_flat, x, y, z, yaw, local, rgb, flat, world_out)
-
-    def place():
-        threads.pick(n, lit_emitters_serial, lit_emitters_parallel, PARALLEL_MIN_EMITTERS,
-                     CHUNK)(x, y, z, yaw, local, rgb, world_out)
-    return place
+    return partial(lit_emitters_serial, x, y, z, yaw, local, rgb, world_out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -230,29 +225,18 @@ class Leds:
         self.owner = owner
         self.channels = channels
 
-    def apply(self, world, group, keys, commands, drive) -> None:
+    def plan(self, world, group, keys, commands, drive):
+        """The tick's call for this group: the serial kernel, or the parallel one for a group
+        large enough (``threads.go_parallel``), bound to the commands and the emitter colours
+        (``keys`` unused: LEDs draw no noise)."""
         cmd = commands["leds"]
-        n = len(cmd)
-        kernel = (apply_led_commands if n < threads.floor
-                  else threads.pick(n, apply_led_commands, apply_led_commands_parallel,
-                                    PARALLEL_MIN_COMMANDS, CHUNK))
-        kernel(cmd, self.owner, self.channels, world.emitters.rgb, group.start)
-
-    def bind(self, world, group, keys, commands, drive):
-        """:meth:`apply` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`apply` chooses)."""
-        cmd = commands["leds"]
-        if not threads.stays_serial(len(cmd), PARALLEL_MIN_COMMANDS):
-            return None
         owner, channels, rgb, start = self.owner, self.channels, world.emitters.rgb, group.start
+        if threads.go_parallel(len(cmd), PARALLEL_MIN_COMMANDS):
+            return partial(apply_led_commands_parallel, cmd, owner, channels, rgb, start,
+                           chunk=threads.chunk(CHUNK))
         if cmd.flags.c_contiguous and rgb.flags.c_contiguous:
             # views of the commands and the colours: what a controller writes shows through
             rows, flat, rgb_flat = cmd.reshape(len(cmd), -1), cmd.reshape(-1), rgb.reshape(-1)
-            src = led_sources(owner, channels)
-            args = (rows, flat, src, rgb, rgb_flat, start)
-            return partial(led_commands_flat, *args)
-        kernel = apply_led_commands
-
-        def apply_bound():
-            kernel(cmd, owner, channels, rgb, start)
-        return apply_bound
+            return partial(led_commands_flat, rows, flat, led_sources(owner, channels), rgb,
+                           rgb_flat, start)
+        return partial(apply_led_commands, cmd, owner, channels, rgb, start)

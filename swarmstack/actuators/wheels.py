@@ -9,8 +9,7 @@ import numpy as np
 
 from swarmstack.sim import threads
 from numba import njit, prange
-from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.sensors.noise import NOISE_KINDS, draw
 
 # robots per work item of the parallel form; a robot costs a few nanoseconds, so only large
 # groups are worth the pool's launch
@@ -60,34 +59,17 @@ class Wheels:
     noise: str = "none"
     noise_level: float = 0.0
 
-    def apply(self, world, group, keys, commands, drive) -> None:
-        cmd = commands["wheels"]
-        n = len(cmd)
-        kernel = (_apply if n < threads.floor  # a small group: one comparison
-                  else threads.pick(n, _apply, _apply_parallel, PARALLEL_MIN, CHUNK))
+    def plan(self, world, group, keys, commands, drive):
+        """The tick's call for this group: the serial kernel, or the parallel one for a group
+        large enough (``threads.go_parallel``), bound to its arrays and ``keys`` (the robots'
+        ``wheels`` stream)."""
+        cmd, out = commands["wheels"], drive["wheel_speed"]
         clamped = drive.get("wheels_clamped")
         if clamped is None:   # a drive state without the counter: count into a scratch array
-            clamped = np.zeros(len(keys), dtype=np.int64)
-        kernel(cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level,
-               keys[:, STREAM["wheels"]], world.tick, drive["wheel_speed"], clamped)
-
-    def bind(self, world, group, keys, commands, drive):
-        """:meth:`apply` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`apply` chooses)."""
-        cmd = commands["wheels"]
-        if not threads.stays_serial(len(cmd), PARALLEL_MIN):
-            return None
-        clamped = drive.get("wheels_clamped")
-        if clamped is None:
-            clamped = np.zeros(len(keys), dtype=np.int64)
-        max_speed, kind, level = self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level
-        key = keys[:, STREAM["wheels"]]
-        out = drive["wheel_speed"]
-        kernel = _apply
-        if kind == NOISE_NONE:  # the tick only keys the noise: none, no Python frame a tick
-            return partial(kernel, cmd, max_speed, kind, level, key, 0, out, clamped)
-
-        def apply_bound():
-            kernel(cmd, max_speed, kind, level, key, world.tick, out, clamped)
-
-        return apply_bound
+            clamped = np.zeros(len(cmd), dtype=np.int64)
+        kernel = (partial(_apply_parallel, chunk=threads.chunk(CHUNK))
+                  if threads.go_parallel(len(cmd), PARALLEL_MIN) else _apply)
+        args = (cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level, keys)
+        if self.noise == "none":  # the tick only keys the noise: none, no Python frame a tick
+            return partial(kernel, *args, 0, out, clamped)
+        return lambda: kernel(*args, world.tick, out, clamped)

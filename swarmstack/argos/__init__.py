@@ -9,7 +9,7 @@ from typing import Optional
 from swarmstack.argos.translate import Imported, translate
 from swarmstack.argos.xmltree import ArgosError, read_argos
 
-__all__ = ["ArgosError", "Imported", "import_argos", "load_argos", "locate_problems",
+__all__ = ["ArgosError", "Imported", "import_argos", "locate_problems",
            "untranslated"]
 
 
@@ -20,22 +20,6 @@ def import_argos(path: Path, out_dir: Optional[Path] = None) -> Imported:
     root = read_argos(path)
     return translate(root, str(path), path.parent,
                      Path(out_dir) if out_dir is not None else path.parent)
-
-
-def load_argos(path: Path):
-    """The validated experiment of an ``.argos`` file, as :func:`load_experiment` returns one
-    for a TOML file; every problem (of the XML or of the translated experiment) is a
-    ``ConfigError`` line naming the file, the line and the XML path."""
-    from swarmstack.experiments.config import ConfigError, parse_experiment
-
-    try:
-        imported = import_argos(path)
-    except ArgosError as exc:
-        raise ConfigError(exc.problems) from None
-    try:
-        return parse_experiment(imported.data(), str(path), Path(path).parent)
-    except ConfigError as exc:
-        raise ConfigError([imported.locate(p) for p in exc.problems]) from None
 
 
 def locate_problems(path: Path, problems: list[str]) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from swarmstack.argos import toml_text
+import swarmstack.argos.toml_text as toml_text
 from swarmstack.argos.values import Reader
 from swarmstack.argos.xmltree import ArgosError, Node, one_line
 

@@ -145,7 +145,7 @@ def parse_argos(source: str, data: bytes) -> Node:
 
 def read_argos(path: Path) -> Node:
     """Read and parse an ``.argos`` file; raises :class:`ArgosError` for any problem."""
-    from swarmstack.experiments.config import read_limited
+    from swarmstack.experiments.files import read_limited
 
     try:
         data = read_limited(Path(path), MAX_ARGOS_BYTES, "the .argos file")

@@ -34,7 +34,8 @@ import numpy as np
 
 from swarmstack.bridge import ros_types as R
 from swarmstack.bridge.messages import message_class as M
-from swarmstack.bridge.topics import CommandTopic, RobotTopics, SensorTopic, finite, register
+from swarmstack.bridge.ros_types import finite
+from swarmstack.bridge.topics import CommandTopic, RobotTopics, SensorTopic
 from swarmstack.robots import epuck2 as model
 
 
@@ -177,7 +178,7 @@ def _wheels_from_twist(msg):
     return np.array([v - half, v + half])
 
 
-EPUCK2_TOPICS = register(RobotTopics(
+EPUCK2_TOPICS = RobotTopics(
     robot_type="epuck2",
     driver_node="epuck_driver",
     sensors=tuple(SensorTopic(f"ps{k}", "sensor_msgs/msg/Range", ("proximity",), _read_ps(k),
@@ -193,4 +194,4 @@ EPUCK2_TOPICS = register(RobotTopics(
     commands=(CommandTopic("cmd_vel", "geometry_msgs/msg/Twist", "wheels", "m/s", _twist,
                            _wheels_from_twist),) + tuple(_led_topic(k) for k in range(8)),
     stop={"wheels": 0.0},
-))
+)

@@ -22,7 +22,7 @@ import numpy as np
 from swarmstack.bridge.links import RobotLinks
 from swarmstack.bridge.node import Node, SessionError
 from swarmstack.bridge.radio import TopicRadio
-from swarmstack.bridge.topics import is_bridged, topics_for
+from swarmstack.bridge.bridged import TOPICS, is_bridged, topics_for
 
 
 class RealRunError(ValueError):
@@ -43,8 +43,6 @@ def real_config(cfg, n: int, group: Optional[str] = None, source: str = "<experi
             raise RealRunError(f"{source}: group {group!r} is of type {pick[0].type!r}, "
                                "which has no ROS 2 bridge")
     elif not bridged:
-        from swarmstack.bridge.topics import TOPICS
-
         raise RealRunError(f"{source}: no group of a robot type with a ROS 2 bridge "
                            f"({', '.join(sorted(TOPICS))})")
     else:

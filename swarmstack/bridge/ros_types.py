@@ -1,4 +1,5 @@
-"""Building the common ROS 2 messages from plain numbers (rosbags message classes)."""
+"""Building the common ROS 2 messages from plain numbers (rosbags message classes), and the
+small number helpers the robot types' topics share."""
 
 from __future__ import annotations
 
@@ -7,6 +8,31 @@ import math
 import numpy as np
 
 from swarmstack.bridge.messages import message_class as M
+
+
+def rpy_from_quaternion(w: float, x: float, y: float, z: float) -> tuple[float, float, float]:
+    """Roll, pitch, yaw (rad, ZYX) of a unit quaternion."""
+    roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    s = max(-1.0, min(1.0, 2 * (w * y - z * x)))
+    pitch = math.asin(s)
+    yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return roll, pitch, yaw
+
+
+def quaternion_from_rpy(roll: float, pitch: float, yaw: float) -> tuple[float, ...]:
+    """(w, x, y, z) of roll, pitch, yaw (rad, ZYX)."""
+    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    return (cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy)
+
+
+def finite(v: float, what: str) -> float:
+    v = float(v)
+    if not math.isfinite(v):
+        raise ValueError(f"{what} is {v}")
+    return v
 
 
 def header(stamp_s: float, frame: str = ""):
@@ -49,8 +75,6 @@ def range_msg(stamp_s: float, frame: str, value: float, lo: float, hi: float, fo
 
 def read_pose(msg, rows, devices) -> None:
     """geometry_msgs/PoseStamped → the positioning reading x, y, z, roll, pitch, yaw."""
-    from swarmstack.bridge.topics import finite, rpy_from_quaternion
-
     p, q = msg.pose.position, msg.pose.orientation
     xyz = tuple(finite(v, "a position") for v in (p.x, p.y, p.z))
     rows["pose"][0] = (*xyz, *rpy_from_quaternion(*(finite(v, "an orientation")
@@ -58,8 +82,6 @@ def read_pose(msg, rows, devices) -> None:
 
 
 def write_pose(rows, stamp_s: float):
-    from swarmstack.bridge.topics import quaternion_from_rpy
-
     x, y, z, roll, pitch, yaw = (float(v) for v in rows["pose"][0])
     return M("geometry_msgs/msg/PoseStamped")(
         header=header(stamp_s, "world"),

@@ -22,8 +22,8 @@ import numpy as np
 
 from swarmstack.bridge import ros_types as R
 from swarmstack.bridge.messages import message_class as M
-from swarmstack.bridge.topics import (CommandTopic, RobotTopics, SensorTopic, finite,
-                                      quaternion_from_rpy, register, rpy_from_quaternion)
+from swarmstack.bridge.ros_types import finite, quaternion_from_rpy, rpy_from_quaternion
+from swarmstack.bridge.topics import CommandTopic, RobotTopics, SensorTopic
 from swarmstack.robots import rvr as model
 
 G_M_S2 = model.ACCELEROMETER_G_M_S2
@@ -216,7 +216,7 @@ def _leds_from(msg):
                     dtype=np.float64)
 
 
-RVR_TOPICS = register(RobotTopics(
+RVR_TOPICS = RobotTopics(
     robot_type="rvr",
     driver_node="rvr_driver",
     sensors=(
@@ -247,4 +247,4 @@ RVR_TOPICS = register(RobotTopics(
     derived=("reference",),
     derived_from=("proximity", "light", "ground_color", "lidar"),
     stop={"wheels": 0.0},
-))
+)

@@ -18,7 +18,8 @@ from typing import Iterable
 import numpy as np
 
 from swarmstack.bridge.node import Node
-from swarmstack.bridge.topics import convert, is_bridged, topics_for
+from swarmstack.bridge.bridged import is_bridged, topics_for
+from swarmstack.bridge.topics import convert
 
 
 class Ros2Server:

@@ -12,7 +12,6 @@ refuses the others, so no command leaves in a unit nobody checked.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
 
@@ -84,57 +83,3 @@ class RobotTopics:
     derived: tuple[str, ...] = ()
     derived_from: tuple[str, ...] = ()   # the readings ``derive`` reads
     stop: Mapping[str, float] = field(default_factory=dict)   # command -> value meaning "stop"
-
-
-TOPICS: dict[str, RobotTopics] = {}
-
-
-def register(t: RobotTopics) -> RobotTopics:
-    TOPICS[t.robot_type] = t
-    return t
-
-
-def topics_for(robot_type: str) -> RobotTopics:
-    # the modules register on import
-    from swarmstack.bridge import epuck2, rvr  # noqa: F401
-
-    try:
-        return TOPICS[robot_type]
-    except KeyError:
-        raise ValueError(f"no ROS 2 bridge for robot type {robot_type!r} (bridged: "
-                         f"{', '.join(sorted(TOPICS))})") from None
-
-
-def is_bridged(robot_type: str) -> bool:
-    """Whether robots of this type have ROS 2 topics here."""
-    try:
-        topics_for(robot_type)
-    except ValueError:
-        return False
-    return True
-
-
-# --- small message helpers shared by the robot modules -------------------------------------
-def rpy_from_quaternion(w: float, x: float, y: float, z: float) -> tuple[float, float, float]:
-    """Roll, pitch, yaw (rad, ZYX) of a unit quaternion."""
-    roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    s = max(-1.0, min(1.0, 2 * (w * y - z * x)))
-    pitch = math.asin(s)
-    yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-    return roll, pitch, yaw
-
-
-def quaternion_from_rpy(roll: float, pitch: float, yaw: float) -> tuple[float, ...]:
-    """(w, x, y, z) of roll, pitch, yaw (rad, ZYX)."""
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    return (cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy,
-            cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy)
-
-
-def finite(v: float, what: str) -> float:
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(f"{what} is {v}")
-    return v

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from swarmstack.cli import threads_option
+import swarmstack.cli.threads_option as threads_option
 
 
 def mission_file(mission: str) -> Path:

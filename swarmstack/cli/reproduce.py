@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from swarmstack.cli import threads_option
+import swarmstack.cli.threads_option as threads_option
 from swarmstack import validations
 
 
@@ -55,10 +55,10 @@ def _as_json(result) -> dict:
 
 
 def verdict(row) -> str:
-    """The report's verdict on one row: within tolerance, off by how much, not reproducible (a
-    row whose ``ours`` says why), or info (not judged; whether it agrees with a number the
-    paper gives)."""
-    if row.ours.startswith("not reproducible"):
+    """The report's verdict on one row: within tolerance, off by how much, not reproducible or
+    not run (a row whose ``ours`` says why), or info (not judged; whether it agrees with a
+    number the paper gives)."""
+    if row.ours.startswith(("not reproducible", "not run")):
         return row.ours
     if row.informative:
         if row.paper_value is None:

@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from swarmstack.cli import threads_option
+import swarmstack.cli.threads_option as threads_option
 from swarmstack.cli.progress import run_progress
 from swarmstack.controllers.api import ControllerError
 

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from swarmstack.cli import threads_option
+import swarmstack.cli.threads_option as threads_option
 
 
 def _problems(lines: list[str]) -> None:

@@ -30,7 +30,6 @@ from swarmstack.buzz.swarm.robot import BuzzRobot
 from swarmstack.buzz.values import HostClosure
 from swarmstack.buzz.vm import reserved_stack
 from swarmstack.controllers.api import ControllerError
-from swarmstack.world.rng import STREAM
 
 LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
 _NUMBERS = (int, float)
@@ -158,7 +157,7 @@ class BuzzController:
         self.failures = []
         self._oversize = [0] * len(self.views)
         include = (str(self.script.parent),)
-        keys = g.keys[:, STREAM["controller"]]
+        keys = g.streams.keys("controller")
         for k, view in enumerate(self.views):
             log = self._logger(view.run, view.id)
             params = g.params[view.run]

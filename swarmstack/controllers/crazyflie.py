@@ -15,19 +15,24 @@ A reading exists only when its device is enabled in the experiment file.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Annotated, Protocol
 
 import numpy as np
 
-from swarmstack.controllers.protocols import AnyGroup, AnyRobot
+from swarmstack.controllers.protocols import AnyGroup, AnyRobot, Array
 
 
 class Crazyflie(AnyRobot, Protocol):
     """One Crazyflie (per-robot controllers)."""
 
-    pose: np.ndarray           # float64[6]: x, y, z (m), roll, pitch, yaw (rad) (positioning)
-    camera: np.ndarray         # float64[B, 5]: column px, row px (0–319), r, g, b; unused rows −1
-    battery: np.ndarray        # 0-d float64: charge 0 … 1
+    # x, y, z (m), roll, pitch, yaw (rad) (positioning)
+    pose: Annotated[np.ndarray, Array("float64", (6,))]
+    # column px, row px (0–319), r, g, b; unused rows −1
+    camera: Annotated[np.ndarray, Array("float64", ("B", 5))]
+    # charge 0 … 1
+    battery: Annotated[np.ndarray, Array("float64", ())]
+    # the robots seen below: robot id, x, y (m, world), nearest first; unused rows id −1
+    down_camera: Annotated[np.ndarray, Array("float64", ("T", 3))]
 
     def takeoff(self, height_m: float) -> None: ...      # motors on, rise and hold
 
@@ -49,10 +54,15 @@ class Crazyflie(AnyRobot, Protocol):
 class CrazyflieGroup(AnyGroup, Protocol):
     """Every Crazyflie of a group, across all runs of a batch (batched controllers)."""
 
-    mode: np.ndarray           # int8[n, 1]: 0 hold, 1 position, 2 velocity, 3 land, 4 take-off, 5 move by
-    target: np.ndarray         # float64[n, 4]: x, y, z (m), yaw (rad); NaN keeps the current value
-    velocity: np.ndarray       # float64[n, 4]: vx, vy, vz (m/s, world frame), yaw rate (rad/s)
-    leds: np.ndarray           # uint8[n, 1, 3]: the LED ring's colour
-    pose: np.ndarray           # float64[n, 6] (positioning)
-    camera: np.ndarray         # float64[n, B, 5]
-    battery: np.ndarray        # float64[n]
+    # 0 hold, 1 position, 2 velocity, 3 land, 4 take-off, 5 move by
+    mode: Annotated[np.ndarray, Array("int8", ("n", 1))]
+    # x, y, z (m), yaw (rad); NaN keeps the current value
+    target: Annotated[np.ndarray, Array("float64", ("n", 4))]
+    # vx, vy, vz (m/s, world frame), yaw rate (rad/s)
+    velocity: Annotated[np.ndarray, Array("float64", ("n", 4))]
+    # the LED ring's colour
+    leds: Annotated[np.ndarray, Array("uint8", ("n", 1, 3))]
+    pose: Annotated[np.ndarray, Array("float64", ("n", 6))]
+    camera: Annotated[np.ndarray, Array("float64", ("n", "B", 5))]
+    battery: Annotated[np.ndarray, Array("float64", ("n",))]
+    down_camera: Annotated[np.ndarray, Array("float64", ("n", "T", 3))]

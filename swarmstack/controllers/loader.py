@@ -8,6 +8,8 @@ import inspect
 import sys
 from pathlib import Path
 
+from swarmstack.controllers.api import BatchedController, Controller
+
 MAX_PATH_CHARS = 4096   # PATH_MAX
 MAX_NAME_CHARS = 255    # NAME_MAX: one component of a path
 
@@ -99,6 +101,15 @@ def load_class(spec: str, base_dir: Path):
                                   f"{type(cls).__name__})")
     if not callable(getattr(cls, "step", None)):
         raise ControllerLoadError(f"{_shown(spec)} has no step() method")
+    for base in (Controller, BatchedController):
+        if issubclass(cls, base) and cls.step is base.step:
+            raise ControllerLoadError(
+                f"{_shown(spec)} does not define step(): {base.__name__}'s own step() only "
+                f"raises NotImplementedError (derive a class from {base.__name__} and write "
+                "its step())")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        raise ControllerLoadError(f"{_shown(spec)} is abstract: it does not define {missing}")
     try:
         # a class that keeps object's constructor takes no arguments: no signature to read
         # (reading object's parses its text signature, compiling the tokenizer's patterns)

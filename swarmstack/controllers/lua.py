@@ -15,12 +15,24 @@ byte strings, and the calls are replayed on the robots' views in the order made.
 A runtime error stops that robot only: its commands go to the type's safe values, it falls
 silent on the radio, and the error (``FILE:LINE: message`` and the Lua traceback) is logged with
 tick and robot id; ``strict`` stops the run with a ControllerError. A syntax error fails the
-run before tick 0 with ``FILE:LINE``.
+run before tick 0 with ``FILE:LINE``. An error of the Lua state itself (outside any robot's
+call) stops the whole group the same way.
+
+Scripts run in a sandbox unless the controller says ``trusted = true`` (``docs/lua.md``): the
+libraries an ARGoS controller uses, no files, process, ``debug`` or binary chunks, and no
+Python object within reach (the Python callbacks of the runtime are upvalues no script can
+read, and the state refuses every attribute of a Python object). A count hook set by the
+runtime bounds each call's instructions and polls Python, so that SIGINT, SIGTERM and a run's
+time limit end a script's loop: a tick still running STOP_GRACE_S after a signal is abandoned
+with a KeyboardInterrupt (the time limit's exception at once).
 """
 
 from __future__ import annotations
 
 import re
+import signal
+import sys
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
@@ -30,13 +42,15 @@ import numpy as np
 from swarmstack.controllers.api import ControllerError
 from swarmstack.controllers.buzz import _arity
 from swarmstack.lua.layout import Shape, probe, shift_keys
-from swarmstack.world.rng import STREAM
 
 LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
 # one reception as runtime.lua's fill_rab unpacks it ("<dddi4", packed)
 _HEARD = np.dtype([("d", "<f8"), ("az", "<f8"), ("el", "<f8"), ("size", "<i4")])
 _COUNTS = {float(n): n for n in range(256)}   # argument counts, as recorded (doubles)
 MAX_MEMORY_BYTES = 1 << 30   # a group's Lua state: beyond, allocations fail as Lua errors
+MAX_ERROR_CHARS = 2000       # of an error's first line as reported (the full report: 16 000)
+MAX_LOG_CHARS = 65536        # of one line a script logs
+STOP_GRACE_S = 0.25   # a stop recorded during a call: how long the call may go on to end its tick
 _CHUNK = 100   # values one string.unpack returns at most (Lua's register limit is ~250)
 
 
@@ -58,14 +72,44 @@ def _source(name: str) -> bytes:
     return resources.files("swarmstack.lua").joinpath(name).read_bytes()
 
 
-def new_state(runtime: str = "lua5.3"):
-    """A fresh Lua state without Python's builtins in it: Lua 5.3 (ARGoS's) or LuaJIT 2.1."""
+def _lupa(runtime: str):
     if runtime == "luajit":
         from lupa import luajit21 as lua
     else:
         from lupa import lua53 as lua
-    return lua.LuaRuntime(encoding=None, unpack_returned_tuples=True, register_eval=False,
-                          register_builtins=False, max_memory=MAX_MEMORY_BYTES)
+    return lua
+
+
+def _no_attributes(obj, name, is_setting):
+    raise AttributeError("Lua scripts cannot reach attributes of Python objects")
+
+
+def new_state(runtime: str = "lua5.3"):
+    """A fresh Lua state without Python's builtins in it, where no attribute of a Python
+    object can be read or set: Lua 5.3 (ARGoS's) or LuaJIT 2.1."""
+    return _lupa(runtime).LuaRuntime(
+        encoding=None, unpack_returned_tuples=True, register_eval=False,
+        register_builtins=False, max_memory=MAX_MEMORY_BYTES,
+        attribute_filter=_no_attributes)
+
+
+def stop_requested() -> bool:
+    """A run's SIGINT/SIGTERM handler (``StopSignals``) has recorded a signal."""
+    runner = sys.modules.get("swarmstack.experiments.runner")
+    if runner is None:   # no run installed its handlers
+        return False
+    StopSignals = runner.StopSignals
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        owner = getattr(signal.getsignal(sig), "__self__", None)
+        if isinstance(owner, StopSignals) and owner.signum is not None:
+            return True
+    return False
+
+
+def _bounded(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… ({len(text) - limit} more characters)"
 
 
 SCRIPT_TOKEN = b"lua#1"   # the script's chunk name (see runtime.lua: M.file_token)
@@ -116,14 +160,15 @@ def _lua_key(key) -> str:
 
 
 def fill_source(shapes: list[tuple[str, Shape]], runtime: str = "lua5.3") -> str:
-    """Lua source of ``fill(robots, n, blob1, …)``: every robot's tables from one byte string
-    per device (robot k's reading at bytes ``(k − 1)·row + 1 …``)."""
+    """Lua source of ``fill(robots, lo, hi, blob1, …)``: the tables of robots ``lo`` … ``hi``
+    (those that have not failed) from one byte string per device (robot k's reading at bytes
+    ``(k − 1)·row + 1 …``)."""
     if runtime == "luajit":
         return _fill_source_ffi(shapes)
     lines = ["local unpack = string.unpack",
-             "return function(robots, n, " + ", ".join(f"b{i}" for i in range(len(shapes)))
-             + ")" if shapes else "return function(robots, n)",
-             "  for k = 1, n do",
+             "return function(robots, lo, hi, " + ", ".join(f"b{i}" for i in range(len(shapes)))
+             + ")" if shapes else "return function(robots, lo, hi)",
+             "  for k = lo, hi do if not robots[k].failed then",
              "    local R = robots[k].robot"]
     for i, (name, shape) in enumerate(shapes):
         row = shape.size * _size(shape.code)
@@ -147,7 +192,7 @@ def fill_source(shapes: list[tuple[str, Shape]], runtime: str = "lua5.3") -> str
                     target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
                     lines.append(f"      {target} = v{j}")
             lines.append("    end")
-    lines += ["  end", "end"]
+    lines += ["  end end", "end"]
     return "\n".join(lines) + "\n"
 
 
@@ -158,11 +203,12 @@ _CTYPES = {"b": "int8_t", "B": "uint8_t", "h": "int16_t", "H": "uint16_t", "i4":
 def _fill_source_ffi(shapes: list[tuple[str, Shape]]) -> str:
     """The same for LuaJIT: each byte string read in place as a C array through the FFI."""
     lines = ["local ffi = require('ffi')",
-             "return function(robots, n, " + ", ".join(f"b{i}" for i in range(len(shapes)))
-             + ")" if shapes else "return function(robots, n)"]
+             "return function(robots, lo, hi, " + ", ".join(f"b{i}" for i in range(len(shapes)))
+             + ")" if shapes else "return function(robots, lo, hi)"]
     for i, (name, shape) in enumerate(shapes):
         lines.append(f"  local a{i} = ffi.cast('const {_CTYPES[shape.code]}*', b{i})")
-    lines += ["  for k = 1, n do", "    local R = robots[k].robot"]
+    lines += ["  for k = lo, hi do if not robots[k].failed then",
+              "    local R = robots[k].robot"]
     for i, (name, shape) in enumerate(shapes):
         wide = shape.code in ("i8", "I8")   # 64-bit cdata: made plain numbers
         lines.append(f"    local o{i} = (k - 1) * {shape.size}")
@@ -170,7 +216,7 @@ def _fill_source_ffi(shapes: list[tuple[str, Shape]]) -> str:
             target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
             value = f"a{i}[o{i} + {j}]"
             lines.append(f"    {target} = " + (f"tonumber({value})" if wide else value))
-    lines += ["  end", "end"]
+    lines += ["  end end", "end"]
     return "\n".join(lines) + "\n"
 
 
@@ -201,6 +247,10 @@ class LuaController:
         self.lua = None
         self.runtime = getattr(self.cfg, "runtime", "lua5.3")
         self.loop_guard = getattr(self.cfg, "loop_guard", True)
+        self.trusted = getattr(self.cfg, "trusted", False)
+        self._stop: BaseException | None = None   # what a Python callback raised (a stop)
+        self._stop_seen: float | None = None       # when the current call first saw a stop
+        self._broken = False   # the Lua state itself failed: the group is stopped
         rt = group.robot_type
         self._type_api, plain = TYPE_APIS.get(rt.name, (None, frozenset()))
         self.paused = None   # bool per robot: its step() is skipped (swarmstack real)
@@ -237,26 +287,94 @@ class LuaController:
     def reset(self, group_view) -> None:
         """ARGoS's reset: healthy robots restart their random streams and run ``reset()``; a
         robot whose script failed is loaded afresh (top level and ``init()``)."""
-        if self.lua is None:
+        if self.lua is None or self._broken:
             self._load()
             return
         self.failures = []
-        renewed = self.M.renew_failed()
+        renewed = self._call("reset", self.M.renew_failed)
+        if renewed is None:
+            return
         self.failed[:] = False
         self._sense_only()
-        self._report(self.M.reset_all())
+        self._report(self._call("reset", self.M.reset_all))
         self._replay_taken("reset")
         if len(renewed):
-            self._report(self.M.load_all(self.source, chunkname(self.script), renewed))
+            self._report(self._call("init", self.M.load_all, self.source,
+                                    chunkname(self.script), renewed))
             self._replay_taken()
 
     def destroy(self) -> None:
-        """Runs every healthy robot's ``destroy()`` (at the end of a run)."""
-        if self.lua is not None:
-            self._report(self.M.destroy_all())
+        """Runs every healthy robot's ``destroy()`` (at the end of a run; a stop during it
+        ends it without raising: the run is ending already)."""
+        if self.lua is not None and not self._broken:
+            try:
+                self._report(self._call("destroy", self.M.destroy_all))
+            except KeyboardInterrupt:
+                pass
+
+    # ------------------------------------------------------------------ calls into Lua
+    def _call(self, where: str, fn, *args):
+        """``fn(*args)``, a call into the runtime. A stop during it (a signal, the run's time
+        limit) raises here what the stop raised; an error of the Lua state itself stops the
+        whole group, located at the script."""
+        if self._broken:
+            return None
+        self._stop_seen = None
+        try:
+            result = fn(*args)
+        except self._lua_errors as exc:
+            if self._stopped():
+                self._raise_stop()
+            self._group_failed(where, exc)
+            return None
+        if self._stopped():
+            self._raise_stop()
+        return result
+
+    def _stopped(self) -> bool:
+        try:
+            stopping, raised = self.M.take_stop()
+        except self._lua_errors:
+            stopping, raised = False, None
+        if isinstance(raised, BaseException) and self._stop is None:
+            self._stop = raised   # raised by a signal handler as the callback began
+        return bool(stopping) or self._stop is not None
+
+    def _raise_stop(self):
+        exc, self._stop = self._stop, None
+        raise exc if exc is not None else KeyboardInterrupt()
+
+    def _poll(self) -> bool:
+        """Called by the runtime's hook every million instructions: True ends the call. A
+        recorded signal lets the tick go on for :data:`STOP_GRACE_S` (the run stops once it
+        ends); what a signal handler raises here (a second signal, the time limit) ends it at
+        once."""
+        try:
+            if not stop_requested():
+                return False
+            now = time.monotonic()
+            if self._stop_seen is None:
+                self._stop_seen = now
+            return now - self._stop_seen >= STOP_GRACE_S
+        except BaseException as exc:   # noqa: BLE001 - raised again by _call
+            self._stop = exc
+            return True
+
+    def _group_failed(self, where: str, exc: BaseException) -> None:
+        self._broken = True
+        text = _text(exc.args[0]) if exc.args else type(exc).__name__
+        if isinstance(exc, MemoryError) or text == "not enough memory":
+            text = "not enough memory"
+        message = f"{self.script}: the group's Lua state failed: {text}"
+        for k in range(len(self.views)):
+            if not self.failed[k]:
+                self._failed(k, where, message)
 
     def _load(self) -> None:
         g = self.group
+        self._broken = False
+        self._stop = None
+        self._lua_errors = (_lupa(self.runtime).LuaError,)
         lua = self.lua = new_state(self.runtime)
         dialect = "dialect_luajit.lua" if self.runtime == "luajit" else "dialect_lua53.lua"
         D = lua.execute(_source(dialect), name=f"=swarmstack/lua/{dialect}")
@@ -272,17 +390,20 @@ class LuaController:
         emitters = g.robot_type.emitters
         setup = lua.table_from({b"hosts": hosts, b"cap": self._cap,
                                 b"n_leds": emitters.n_leds if emitters is not None else 0,
-                                b"dt": float(self.clock.dt) if self.clock is not None else 0.1},
+                                b"dt": float(self.clock.dt) if self.clock is not None else 0.1,
+                                b"trusted": bool(self.trusted)},
                                recursive=True)
         setup[b"log"] = self._lua_log
+        setup[b"poll"] = self._poll
         M.setup(setup)
         if self._type_api is not None:
             M.set_type_api(lua.execute(_source(self._type_api), M.helpers,
                                        name=f"=swarmstack/lua/{self._type_api}"))
-        M.guard_loops(self.loop_guard)
+        # the hook stays without the budget but for LuaJIT, where it keeps the compiler off
+        M.guard_loops(self.loop_guard, self.loop_guard or self.runtime != "luajit")
         templates = {name.encode(): _bytes_keys(shape.template)
                      for name, _, shape in self._fast}
-        keys = g.keys[:, STREAM["controller"]]
+        keys = g.streams.keys("controller")
         per_run: dict[int, int] = {}
         directory = str(self.script.parent).encode("utf-8", "surrogateescape")
         M.file_token(str(self.script).encode("utf-8", "surrogateescape"))   # lua#1
@@ -299,7 +420,7 @@ class LuaController:
         M.set_fill(lua.execute(fill_source([(n, s) for n, _, s in self._fast],
                                            self.runtime).encode(), name="=readings"))
         self._sense_only()
-        self._report(M.load_all(self.source, chunkname(self.script)))
+        self._report(self._call("init", M.load_all, self.source, chunkname(self.script)))
         self._replay_taken()
 
     # ------------------------------------------------------------------ the tick
@@ -325,15 +446,20 @@ class LuaController:
         return [slow, *rab, *(arr.tobytes() for _, arr, _ in self._fast)]
 
     def _sense_only(self) -> None:
-        self.M.sense(*self._inputs())
+        self._report(self._call("init", self.M.sense, *self._inputs()))
 
     def step(self, group_view) -> None:
+        if self._broken:
+            return
         paused = self.paused
         if paused is not None or self._paused_sent:
             self.M.set_paused(None if paused is None
                               else np.asarray(paused, dtype=np.uint8).tobytes())
             self._paused_sent = paused is not None
-        calls, rab, failures = self.M.step_all(*self._inputs())
+        out = self._call("step", self.M.step_all, *self._inputs())
+        if out is None:
+            return
+        calls, rab, failures = out
         if calls:
             self._replay(np.frombuffer(calls, dtype="<f8").tolist())
         if failures:
@@ -345,6 +471,8 @@ class LuaController:
     def _replay_taken(self, where: str = "init") -> None:
         """Replays what the scripts asked for outside ``step()`` (top level, ``init``,
         ``reset``)."""
+        if self._broken:
+            return
         calls = self.M.take_calls()
         if calls:
             self._replay(np.frombuffer(calls, dtype="<f8").tolist(), where)
@@ -385,7 +513,7 @@ class LuaController:
         if self.port is not None:
             self.port.silence(k)
         tick = self.clock.tick if self.clock is not None else 0
-        message = located(message, self._files())
+        message = _bounded(located(message, self._files()), 16000)
         if message == "not enough memory":   # Lua gives no position for this one
             message = (f"{self.script}: not enough memory (the group's Lua scripts together "
                        f"may use {MAX_MEMORY_BYTES >> 20} MiB)")
@@ -393,7 +521,9 @@ class LuaController:
         message = "\n".join(line for line in message.split("\n")
                             if not any(f in line for f in _OWN_FILES)
                             and "in function 'xpcall'" not in line)
-        first = message.split("\n", 1)[0]
+        first = _bounded(message.split("\n", 1)[0], MAX_ERROR_CHARS)
+        if first in ("", "stack traceback:"):   # an error value that cannot be told
+            first = f"{self.script}: {where}: error without a message"
         self.failures.append({"group": self.group.name, "run": view.run, "robot": view.id,
                               "tick": tick, "where": where, "error": first,
                               "report": message})
@@ -406,10 +536,18 @@ class LuaController:
         files = self.M.files
         return [_text(files[i]) for i in range(1, len(files) + 1)]
 
-    def _lua_log(self, k: int, text) -> None:
-        view = self.views[int(k) - 1]
-        self.log(self.group.name, view.run, view.id,
-                 self.clock.tick if self.clock is not None else 0, _text(text))
+    def _lua_log(self, k: int, text) -> bool:
+        """A script's log line; True when the run is being stopped (what stopped it, a
+        signal handler's KeyboardInterrupt, is raised once the call into Lua returns)."""
+        try:
+            view = self.views[int(k) - 1]
+            self.log(self.group.name, view.run, view.id,
+                     self.clock.tick if self.clock is not None else 0,
+                     _bounded(_text(text), MAX_LOG_CHARS))
+        except BaseException as exc:   # noqa: BLE001 - raised again by _call
+            self._stop = exc
+            return True
+        return False
 
     # ------------------------------------------------------------------ inspection
     def get_global(self, k: int, name: str) -> Any:
@@ -437,8 +575,10 @@ def _bytes_keys(value):
         return {i + 1: _bytes_keys(v) for i, v in enumerate(value)}
     if isinstance(value, str):
         return value.encode()
-    if isinstance(value, (np.integer,)):
-        return int(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = int(value)
+        # Lua's integers are 64-bit: a larger one arrives as the nearest float
+        return value if -2 ** 63 <= value < 2 ** 63 else float(value)
     if isinstance(value, (np.floating,)):
         return float(value)
     return value

@@ -1,14 +1,33 @@
 """What every robot type's controllers see, whatever the type: the typed interfaces of each
 type (``controllers/epuck2.py``, ``crazyflie.py``, ``rvr.py``) add their readings and host
-functions to these."""
+functions to these.
+
+A type's interfaces annotate each reading and command array with :class:`Array`
+(``Annotated[np.ndarray, Array("int32", (8,))]``): editors see a NumPy array, and the tests
+check every annotation against the robot type itself (each device the type can carry is a
+reading of its reading's dtype and shape, each command a command array of the group, each host
+function a method of the robot, and nothing else), so the interfaces follow the type.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, Union
 
 import numpy as np
 
 from swarmstack.controllers.radio import GroupInbox, RobotInbox
+
+
+@dataclass(frozen=True)
+class Array:
+    """An attribute's NumPy array: ``dtype`` (a NumPy type name, or ``"record"`` for a
+    structured array) and ``shape``. In a robot's interface the shape is one robot's reading;
+    in a group's, robots are axis 0 (``"n"``). A dimension given as a name is a size the
+    experiment file sets (``"B"``: the camera's ``max_blobs``)."""
+
+    dtype: str
+    shape: tuple[Union[int, str], ...]
 
 
 class AnyRobot(Protocol):

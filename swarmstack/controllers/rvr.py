@@ -14,31 +14,45 @@ reference model of the report's Table 1 (a NumPy record; see ``docs/rvr.md``)::
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Annotated, Protocol
 
 import numpy as np
 
-from swarmstack.controllers.protocols import AnyGroup, AnyRobot
+from swarmstack.controllers.protocols import AnyGroup, AnyRobot, Array
 
 
 class RVR(AnyRobot, Protocol):
     """One RVR (per-robot controllers)."""
 
-    ground_color: np.ndarray   # int32[3]: R, G, B 0–255 of the floor 5 cm ahead (noise N(0, 5))
-    fixed_color: np.ndarray    # int32[4]: R, G, B of the nearest palette label, label index
-    velocity: np.ndarray       # float64[2]: m/s along the boot-time x, y axes
-    accelerometer: np.ndarray  # float64[3]: g along the boot-time axes (z reads 0)
-    gyroscope: np.ndarray      # float64[3]: rad/s about x, y, z
-    imu: np.ndarray            # float64[3]: roll, pitch, yaw (rad), world frame
-    light: np.ndarray          # 0-d float64: lux 0–16000 at the front sensor
-    locator: np.ndarray        # float64[2]: m from the boot position, world axes
-    quaternion: np.ndarray     # float64[4]: w, x, y, z relative to the boot orientation
-    proximity: np.ndarray      # float64[8]: m in [0.05, 2]; −inf too close, +inf nothing
-    lidar: np.ndarray          # float64[719]: m in [0.10, 12]; 0 too close, 12 no return
-    reference: np.ndarray      # 0-d record: prox[8], prox_angle[8], light, ground[3],
-    #                            neighbours, neighbour_distance[M], neighbour_angle[M],
-    #                            camera_count/_distance/_angle, lidar_count/_distance/_angle
-    pose: np.ndarray           # float64[6]: x, y, z, roll, pitch, yaw (positioning)
+    # R, G, B 0–255 of the floor 5 cm ahead (noise N(0, 5))
+    ground_color: Annotated[np.ndarray, Array("int32", (3,))]
+    # R, G, B of the nearest palette label, label index
+    fixed_color: Annotated[np.ndarray, Array("int32", (4,))]
+    # m/s along the boot-time x, y axes
+    velocity: Annotated[np.ndarray, Array("float64", (2,))]
+    # g along the boot-time axes (z reads 0)
+    accelerometer: Annotated[np.ndarray, Array("float64", (3,))]
+    # rad/s about x, y, z
+    gyroscope: Annotated[np.ndarray, Array("float64", (3,))]
+    # roll, pitch, yaw (rad), world frame
+    imu: Annotated[np.ndarray, Array("float64", (3,))]
+    # lux 0–16000 at the front sensor
+    light: Annotated[np.ndarray, Array("float64", ())]
+    # m from the boot position, world axes
+    locator: Annotated[np.ndarray, Array("float64", (2,))]
+    # w, x, y, z relative to the boot orientation
+    quaternion: Annotated[np.ndarray, Array("float64", (4,))]
+    # m in [0.05, 2]; −inf too close, +inf nothing
+    proximity: Annotated[np.ndarray, Array("float64", (8,))]
+    # m in [0.10, 12]; 0 too close, 12 no return
+    lidar: Annotated[np.ndarray, Array("float64", (719,))]
+    # prox[8], prox_angle[8], light, ground[3], neighbours, neighbour_distance[M],
+    # neighbour_angle[M], camera_count/_distance/_angle, lidar_count/_distance/_angle
+    reference: Annotated[np.ndarray, Array("record", ())]
+    # x, y, z, roll, pitch, yaw (positioning)
+    pose: Annotated[np.ndarray, Array("float64", (6,))]
+    # wheel speeds (cm/s), distances covered in the last tick (cm), axis length (cm)
+    differential_steering: Annotated[np.ndarray, Array("float64", (5,))]
 
     def set_wheels(self, left_m_s: float, right_m_s: float) -> None: ...
 
@@ -53,18 +67,19 @@ class RVR(AnyRobot, Protocol):
 class RVRGroup(AnyGroup, Protocol):
     """Every RVR of a group, across all runs of a batch (batched controllers)."""
 
-    wheels: np.ndarray         # float64[n, 2] commands (m/s)
-    leds: np.ndarray           # uint8[n, 5, 3] commands
-    ground_color: np.ndarray   # int32[n, 3]
-    fixed_color: np.ndarray    # int32[n, 4]
-    velocity: np.ndarray       # float64[n, 2]
-    accelerometer: np.ndarray  # float64[n, 3]
-    gyroscope: np.ndarray      # float64[n, 3]
-    imu: np.ndarray            # float64[n, 3]
-    light: np.ndarray          # float64[n]
-    locator: np.ndarray        # float64[n, 2]
-    quaternion: np.ndarray     # float64[n, 4]
-    proximity: np.ndarray      # float64[n, 8]
-    lidar: np.ndarray          # float64[n, 719]
-    reference: np.ndarray      # record[n] (fields as above, robots on axis 0)
-    pose: np.ndarray           # float64[n, 6]
+    wheels: Annotated[np.ndarray, Array("float64", ("n", 2))]   # commands (m/s)
+    leds: Annotated[np.ndarray, Array("uint8", ("n", 5, 3))]    # commands
+    ground_color: Annotated[np.ndarray, Array("int32", ("n", 3))]
+    fixed_color: Annotated[np.ndarray, Array("int32", ("n", 4))]
+    velocity: Annotated[np.ndarray, Array("float64", ("n", 2))]
+    accelerometer: Annotated[np.ndarray, Array("float64", ("n", 3))]
+    gyroscope: Annotated[np.ndarray, Array("float64", ("n", 3))]
+    imu: Annotated[np.ndarray, Array("float64", ("n", 3))]
+    light: Annotated[np.ndarray, Array("float64", ("n",))]
+    locator: Annotated[np.ndarray, Array("float64", ("n", 2))]
+    quaternion: Annotated[np.ndarray, Array("float64", ("n", 4))]
+    proximity: Annotated[np.ndarray, Array("float64", ("n", 8))]
+    lidar: Annotated[np.ndarray, Array("float64", ("n", 719))]
+    reference: Annotated[np.ndarray, Array("record", ("n",))]   # fields as above
+    pose: Annotated[np.ndarray, Array("float64", ("n", 6))]
+    differential_steering: Annotated[np.ndarray, Array("float64", ("n", 5))]

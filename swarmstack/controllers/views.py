@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from swarmstack.world.rng import STREAM, uniform_array
+from swarmstack.world.rng import uniform_array
 
 
 def _missing(who: str, name: str, devices, readings, commands, members) -> AttributeError:
@@ -170,7 +170,7 @@ class GroupView:
         self.robot_id = robot_id
         self.run = run
         self.run_params = run_params if run_params is not None else [{}]
-        self._keys = np.ascontiguousarray(keys[:, STREAM["controller"]])
+        self._keys = np.ascontiguousarray(keys)
         self._clock = clock
         self._draws = 0
         for k, v in commands.items():

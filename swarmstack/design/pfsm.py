@@ -13,6 +13,7 @@ transitions padded to the maxima, so one vectorised call steps every robot of ev
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,3 +137,30 @@ def pack(pfsms, flavour: Flavour) -> Packed:
                 for q, name in enumerate(names):
                     out.cparam[i, j, m, q] = tr.params.get(name, 0.0)
     return out
+
+
+# ------------------------------------------------------------------------------ PFSM files
+_FIRST_FLAG = re.compile(r"--[a-z]+\d*(x\d+)?")
+
+
+def looks_like_pfsm(text: str) -> bool:
+    """Whether ``text`` (a file's contents) has the form of an AutoMoDe PFSM string: its first
+    word a flag such as ``--nstates`` (after an optional ``--fsm-config``). A file that does
+    not is no PFSM file, and nothing of it is quoted back."""
+    words = text[:1000].split(maxsplit=2)
+    if words[:1] == ["--fsm-config"]:
+        words = words[1:]
+    return bool(words) and _FIRST_FLAG.fullmatch(words[0]) is not None
+
+
+def pfsm_problem(exc: ValueError) -> str:
+    """A PFSM string's error as one line quoting at most a short excerpt of the token found
+    (a token of a megabyte is not echoed)."""
+    from swarmstack.experiments.checks import excerpt
+
+    token, position = getattr(exc, "token", None), getattr(exc, "position", None)
+    if isinstance(token, str) and isinstance(position, int):
+        where = f"token {position} '{excerpt(token, 40)}'" if token else \
+            f"at the end (token {position})"
+        return f"{where}: expected {excerpt(getattr(exc, 'expected', ''))}"
+    return excerpt(exc)

@@ -3,7 +3,9 @@
 ``warnings_for`` lists things that run but are probably not what the author meant (an object
 outside the arena, a logged sensor that no group carries); ``suggest`` offers the nearest known
 key for a misspelt one; ``key_line`` finds the TOML line of a key path, so messages can point
-an editor at it.
+an editor at it. ``excerpt``, ``report`` and ``bounded_error`` bound what a message or a
+summary quotes of a file, a value or an error (a file of any size, a script's error of
+megabytes).
 """
 
 from __future__ import annotations
@@ -14,6 +16,51 @@ import typing
 from typing import Optional
 
 from pydantic import BaseModel
+
+
+MAX_EXCERPT = 200     # characters of a file's or a value's text quoted in a one-line message
+MAX_REPORT = 4000     # characters of a multi-line report (a traceback) kept in a summary
+REPORT_KEYS = ("traceback", "report")   # the multi-line fields of an error in a summary
+
+
+def excerpt(text, limit: int = MAX_EXCERPT) -> str:
+    """``text`` as a one-line message may quote it: runs of white space folded to one space,
+    other control characters escaped (``\\x1b``), at most ``limit`` characters (a longer text:
+    its start, then how long it is)."""
+    raw = str(text)
+    head = " ".join(raw[:4 * limit + 16].split())
+    head = "".join(c if c.isprintable() else repr(c)[1:-1] for c in head)
+    if len(head) <= limit and len(raw) <= 4 * limit + 16:
+        return head
+    return f"{head[:limit].rstrip()}… ({len(raw)} characters)"
+
+
+def report(text, limit: int = MAX_REPORT) -> str:
+    """A multi-line ``text`` (a traceback, a script's error report) kept whole up to ``limit``
+    characters; a longer one keeps its start and its end (where the error is said) and how
+    much was left out between them."""
+    raw = str(text)
+    if len(raw) <= limit:
+        return raw
+    half = limit // 2
+    return (f"{raw[:half]}\n… ({len(raw) - 2 * half} characters left out) …\n"
+            f"{raw[len(raw) - half:]}")
+
+
+def bounded_error(error):
+    """An error entry of a summary (a dict of strings and numbers) with every string bounded:
+    the multi-line fields (:data:`REPORT_KEYS`) by :func:`report`, the others by
+    :func:`excerpt` at :data:`MAX_REPORT` characters. Anything else is returned as it is."""
+    if not isinstance(error, dict):
+        return error
+    out = {}
+    for key, value in error.items():
+        if isinstance(value, str):
+            value = report(value) if key in REPORT_KEYS else \
+                (value if len(value) <= MAX_REPORT and "\n" not in value
+                 else excerpt(value, MAX_REPORT))
+        out[key] = value
+    return out
 
 
 def suggest(word: str, choices) -> Optional[str]:
@@ -136,4 +183,5 @@ def warnings_for(cfg, source: str) -> list[str]:
     return out
 
 
-__all__ = ["suggest", "keys_at", "key_line", "warnings_for"]
+__all__ = ["suggest", "keys_at", "key_line", "warnings_for", "excerpt", "report",
+           "bounded_error"]

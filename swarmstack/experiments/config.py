@@ -8,19 +8,18 @@ per problem, so a user can fix a file without reading a traceback.
 # built, at every start, and strings would each be compiled and evaluated (2 ms in all).
 
 import math
-import os
 import re
-import stat
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator,
-                      Field, StrictBool, StrictInt, Tag, ValidationError, field_validator,
-                      model_validator)
+                      Field, StrictBool, StrictInt, Tag, ValidationError, ValidationInfo,
+                      field_validator, model_validator)
 
 from swarmstack.controllers.loader import ControllerLoadError, check_path, parse_spec
 from swarmstack.experiments.checks import key_line, keys_at, suggest
+from swarmstack.experiments.files import read_limited
 from swarmstack.experiments.quantities import (Angle, Duration, Length, _parser, _short,
                                                with_units_resolved)
 from swarmstack.robots import base as robot_types
@@ -299,6 +298,8 @@ class ControllerCfg(Strict):
     # Lua: a call running more than 100 M instructions fails (an endless loop); under LuaJIT
     # the guard runs the scripts without the JIT compiler, whose loops never call the hook
     loop_guard: bool = True
+    # Lua: the full standard libraries (files, os, debug …) instead of the sandbox
+    trusted: bool = False
 
     @field_validator("python")
     @classmethod
@@ -338,6 +339,13 @@ class ControllerCfg(Strict):
             raise ValueError("runtime applies to Lua controllers only")
         if self.lua is None and "loop_guard" in self.model_fields_set:
             raise ValueError("loop_guard applies to Lua controllers only")
+        if self.lua is None and "trusted" in self.model_fields_set:
+            raise ValueError("trusted applies to Lua controllers only")
+        if self.lua is not None:   # Lua's integers are 64-bit
+            where = _wide_integer(self.params)
+            if where is not None:
+                raise ValueError(f"params{where[0]}: {where[1]} is beyond Lua's 64-bit "
+                                 "integers (-2^63 to 2^63 - 1); write it as a float")
         # "10 cm/s" as everywhere in the file: Python sees SI numbers, Buzz its distance unit,
         # Lua centimetres (ARGoS's unit)
         per_unit = DISTANCE_METRES[self.distance_unit] if self.buzz is not None else \
@@ -368,10 +376,19 @@ class MediumCfg(Strict):
     mixed_sizes: StrictBool = False      # radios of different payload_bytes hear each other
 
 
+def _base_dir(info: ValidationInfo) -> Optional[Path]:
+    """The experiment file's folder, given as the validation's context by
+    :func:`parse_experiment` (robot types may be files or packages found there)."""
+    return (info.context or {}).get("base_dir") if info is not None else None
+
+
 class RobotGroupCfg(Strict):
-    """A group of robots of one type. ``sensors`` maps device names of that type to their
-    options; actuator options (``wheels = { noise = … }``) go under the actuator's name and are
-    gathered in ``actuators``. Both are checked against the type by :func:`parse_experiment`."""
+    """A group of robots of one type (``type``: a built-in type's name, an installed plug-in's,
+    or ``"module.path:NAME"`` / ``"file.py:NAME"`` naming a ``RobotType`` object, looked up in
+    the experiment's folder first: :func:`swarmstack.robots.base.resolve`). ``sensors`` maps
+    device names of that type to their options; actuator options (``wheels = { noise = … }``)
+    go under the actuator's name and are gathered in ``actuators``. Both are checked against
+    the type by :func:`parse_experiment`."""
 
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$", max_length=MAX_NAME_CHARS)
     type: str = "epuck2"
@@ -391,18 +408,18 @@ class RobotGroupCfg(Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _gather_actuator_options(cls, data):
+    def _gather_actuator_options(cls, data, info: ValidationInfo):
         # `wheels = {…}` reads naturally in a file; keys naming an actuator of the group's type
         # move into `actuators` (other unknown keys stay, to be refused as unknown)
         if not isinstance(data, dict):
             return data
         try:
-            rt = robot_types.get(data.get("type", "epuck2"))
-        except (KeyError, TypeError):
-            return data
+            rt = robot_types.get(data.get("type", "epuck2"), _base_dir(info))
+        except KeyError:   # the type is reported (_check_group), not its options as unknown
+            rt = None
         out = dict(data)
         moved = {k: out.pop(k) for k in list(out)
-                 if k not in cls.model_fields and rt.actuator(k) is not None}
+                 if k not in cls.model_fields and (rt is None or rt.actuator(k) is not None)}
         if moved:
             acts = out.get("actuators")
             out["actuators"] = {**(acts if isinstance(acts, dict) else {}), **moved}
@@ -561,6 +578,21 @@ def format_validation_error(source: str, exc: ValidationError, sep: str = ": ",
     return problems
 
 
+def _wide_integer(data):
+    """``(key path, value)`` of the first integer outside 64 bits, else None."""
+    stack = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, (dict, list, tuple)):
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for k, v in reversed(list(items)):
+                stack.append((v, f"{path}[{k}]" if isinstance(k, int) else f"{path}.{key(k)}"))
+        elif isinstance(value, int) and not isinstance(value, bool) \
+                and not -2 ** 63 <= value < 2 ** 63:
+            return path, value
+    return None
+
+
 def _deep_or_not_finite(data, max_depth: int, check_numbers: bool = True):
     """``(key path, what)`` of the first value nested deeper than ``max_depth`` arrays and
     tables (or a number that is NaN or infinite), else None. Iterative: any depth is safe."""
@@ -588,11 +620,12 @@ def _finite_options(where: str, options: BaseModel, problems: list[str]) -> None
             problems.append(f"{where}.{name}: expected a finite number (found {value!r})")
 
 
-def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str]):
+def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str],
+                 base_dir: Optional[Path] = None):
     """The group's sensors and actuator options, validated against its robot type."""
     where = f"{source}: robots[{i}]"
     try:
-        rt = robot_types.get(g.type)
+        rt = robot_types.get(g.type, base_dir)
     except KeyError as exc:
         problems.append(f"{where}.type: {one_line(exc.args[0])}")
         return g
@@ -642,6 +675,7 @@ def _check_pfsm(source: str, i: int, g: RobotGroupCfg, base_dir: Optional[Path],
         return g
     from swarmstack.design import grammar
     from swarmstack.design.controller import CONTROLLER_SPEC, kit_for
+    from swarmstack.design.pfsm import looks_like_pfsm, pfsm_problem
 
     where = f"{source}: robots[{i}].controller." + ("pfsm" if c.pfsm is not None else
                                                       "pfsm_file")
@@ -655,11 +689,15 @@ def _check_pfsm(source: str, i: int, g: RobotGroupCfg, base_dir: Optional[Path],
             problems.append(f"{where}: cannot read {str(path)!r} ({one_line(reason)})")
             return g
         prefix = f"{c.pfsm_file}: "
+        if not looks_like_pfsm(text):   # not a PFSM file: nothing of it is quoted
+            problems.append(f"{where}: {str(path)!r} is not an AutoMoDe PFSM file (a PFSM "
+                            "string starts with a flag such as --nstates)")
+            return g
     try:
         kit = kit_for(g.type, c.params.get("flavour"))
         grammar.parse(text, kit.flavour)
     except ValueError as exc:
-        problems.append(f"{where}: {prefix}{one_line(exc)}")
+        problems.append(f"{where}: {prefix}{pfsm_problem(exc)}")
         return g
     # the modules read these devices, and hear neighbours on the radio
     off = [d for d in kit.needs if not getattr(g.sensors.get(d), "enabled", False)]
@@ -699,27 +737,30 @@ def _check_sizes(source: str, cfg: ExperimentCfg, problems: list[str]) -> None:
 def parse_experiment(data: dict, source: str = "<experiment>",
                      base_dir: Optional[Path] = None) -> ExperimentCfg:
     """Validate an experiment (a dict as read from TOML); raises :class:`ConfigError`.
-    ``base_dir`` is where relative files the experiment reads at once (``pfsm_file``) are
-    found (default: the current folder)."""
+    ``base_dir`` is where relative files the experiment reads at once (``pfsm_file``, robot
+    types given as ``"file.py:NAME"`` or a package there) are found (default: the current
+    folder)."""
     if not isinstance(data, dict):
         raise ConfigError([f"{source}: expected a table of keys, found "
                            f"{type(data).__name__}"])
     deep = _deep_or_not_finite(data, MAX_DEPTH, check_numbers=False)
     if deep is not None:  # before pydantic, which recurses (and fails) on deep values
         raise ConfigError([f"{source}: {deep[0].lstrip('.') or '(top level)'}: {deep[1]}"])
+    base_dir = None if base_dir is None else Path(base_dir)
     try:
-        cfg = ExperimentCfg.model_validate(data)
+        cfg = ExperimentCfg.model_validate(data, context={"base_dir": base_dir})
     except ValidationError as exc:
         raise ConfigError(format_validation_error(source, exc, root=ExperimentCfg)) from None
     except RecursionError:
         raise ConfigError([f"{source}: nested too deeply"]) from None
     problems: list[str] = []
-    groups = [_check_group(source, i, g, problems) for i, g in enumerate(cfg.robots)]
+    groups = [_check_group(source, i, g, problems, base_dir) for i, g in enumerate(cfg.robots)]
     groups = [_check_pfsm(source, i, g, base_dir, problems) for i, g in enumerate(groups)]
-    known = {d for g in groups if g.type in robot_types.ROBOT_TYPES
-             for d in robot_types.ROBOT_TYPES[g.type].devices}
+    typed = [g for g in groups if g.type in robot_types.ROBOT_TYPES]
+    known = {d for g in typed for d in robot_types.ROBOT_TYPES[g.type].devices}
     for k, name in enumerate(cfg.output.sensors):
-        if known and name not in known:
+        # (with a type that could not be found, what its devices would be is unknown)
+        if known and name not in known and len(typed) == len(groups):
             problems.append(f"{source}: output.sensors[{k}]: no robot type of this experiment "
                             f"has a sensor {_short(name)} (they have: "
                             f"{', '.join(sorted(known))})")
@@ -729,36 +770,12 @@ def parse_experiment(data: dict, source: str = "<experiment>",
     return cfg.model_copy(update={"robots": groups})
 
 
-def regular_file(path: Path, limit: int, what: str) -> int:
-    """The size of ``path``, a regular file of at most ``limit`` bytes; ``OSError`` (or
-    ``ValueError`` for a NUL in the name) otherwise, saying why. Devices, pipes and folders
-    are refused before anything opens them (``/dev/zero`` would be read forever)."""
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise OSError(f"{what} is not a regular file")
-    if st.st_size > limit:
-        raise OSError(f"{what} is larger than {limit >> 20} MiB")
-    return st.st_size
-
-
-def read_limited(path: Path, limit: int, what: str) -> bytes:
-    """The bytes of ``path`` (see :func:`regular_file`), read no further than ``limit``."""
-    regular_file(path, limit, what)
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise OSError(f"{what} is larger than {limit >> 20} MiB")
-    return data
-
-
 def load_experiment(path: Path) -> ExperimentCfg:
     """Read and validate an experiment file; raises :class:`ConfigError` on any user error.
     An ``.argos`` file is translated first (``swarmstack.argos``)."""
     path = Path(path)
     if path.suffix == ".argos":
-        from swarmstack.argos import load_argos
-
-        return load_argos(path)
+        return _load_argos(path)
     try:
         text = read_limited(path, MAX_FILE_BYTES, "the experiment file").decode("utf-8")
     except FileNotFoundError:
@@ -777,6 +794,21 @@ def load_experiment(path: Path) -> ExperimentCfg:
         return parse_experiment(data, str(path), path.parent)
     except ConfigError as exc:
         raise ConfigError([_with_line(p, str(path), text) for p in exc.problems]) from None
+
+
+def _load_argos(path: Path) -> ExperimentCfg:
+    """The validated experiment of an ``.argos`` file; every problem (of the XML or of the
+    translated experiment) names the file, the line and the XML path."""
+    from swarmstack.argos import ArgosError, import_argos
+
+    try:
+        imported = import_argos(path)
+    except ArgosError as exc:
+        raise ConfigError(exc.problems) from None
+    try:
+        return parse_experiment(imported.data(), str(path), path.parent)
+    except ConfigError as exc:
+        raise ConfigError([imported.locate(p) for p in exc.problems]) from None
 
 
 _PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")

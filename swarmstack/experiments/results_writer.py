@@ -633,6 +633,9 @@ _PART = re.compile(r"part-\d{5,}\.parquet")
 _PART_TMP = re.compile(r"\.part-\d{5,}\.parquet(\.[0-9]+)?\.tmp")
 _SUMMARY_TMP = re.compile(r"\.summary\.json\..*\.tmp")
 _LOG = re.compile(r"run-\d{5,}\.log")
+# the files of a run's recording for the viewer (swarmstack.viewer.recording writes them)
+_RECORDING = re.compile(r"header\.json|end\.json|floor\.png|(chunk|links)-\d{6,}\.bin|"
+                        r"text-\d{6,}\.json|\..+\.tmp")
 
 
 def _table_folder(folder: Path, rel: str, files: list, dirs: list, foreign: list) -> None:
@@ -665,11 +668,9 @@ def _scan_run(out_dir: Path) -> tuple[list[Path], list[Path], list[str]]:
                 else:
                     foreign.append(f"sensors/{sub.name}")
             dirs.append(path)
-        elif is_dir and name == "recording":  # the viewer's (swarmstack.viewer.recording)
-            from swarmstack.viewer.recording import FILES
-
+        elif is_dir and name == "recording":
             for sub in os.scandir(path):
-                if sub.is_file(follow_symlinks=False) and FILES.fullmatch(sub.name):
+                if sub.is_file(follow_symlinks=False) and _RECORDING.fullmatch(sub.name):
                     files.append(Path(sub.path))
                 else:
                     foreign.append(f"recording/{sub.name}")

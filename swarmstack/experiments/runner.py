@@ -40,6 +40,7 @@ from swarmstack.experiments.config import ExperimentCfg
 from swarmstack.experiments.results_writer import (ResultsWriteError, ResultsWriter, RunLogs,
                                             SummaryFile, prepare_output)
 from swarmstack.experiments import watchdog
+from swarmstack.experiments.checks import bounded_error
 from swarmstack.sim.simulation import NOT_STOPPED, Simulation
 
 HEARTBEAT_S = 5.0
@@ -106,6 +107,11 @@ def _now() -> str:
 
 
 def _error_dict(exc: BaseException) -> dict:
+    """``exc`` as a summary's error entry, its text bounded (``checks.bounded_error``)."""
+    return bounded_error(_error_fields(exc))
+
+
+def _error_fields(exc: BaseException) -> dict:
     if isinstance(exc, ControllerError):
         return {"group": exc.group, "run": exc.run, "robot": exc.robot_id,
                 "tick": getattr(exc, "tick", None), "traceback": exc.traceback}
@@ -414,11 +420,11 @@ class _Run:
         if signum is not None:
             summary["signal"] = signal.Signals(signum).name
         if failures:  # the first hundred in full; the count says how many there were
-            summary["robot_failures"] = failures[:100]
+            summary["robot_failures"] = [bounded_error(f) for f in failures[:100]]
         if error is not None:
             summary["error"] = _error_dict(error)
         elif failed:
-            errors = [r["error"] for r in failed if r.get("error")]
+            errors = [bounded_error(r["error"]) for r in failed if r.get("error")]
             if errors:
                 summary["error"] = min(errors, key=lambda e: e.get("tick") or 0)
 
@@ -437,7 +443,7 @@ def _runs_status(sim: Simulation, runs: int, done: int, outcome: str,
     """One entry per run: ``run``, ``status`` (completed, interrupted, failed, or stopped — by
     another run's error under --strict — or running), ``ticks_done`` (its data ends there) and
     the ``error`` of a failed run."""
-    errors = {e["run"]: e for e in sim.run_errors}
+    errors = {e["run"]: bounded_error(e) for e in sim.run_errors}
     batch_error = _error_dict(error) if error is not None else None
     out = []
     for r in range(runs):

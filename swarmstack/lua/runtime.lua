@@ -12,7 +12,16 @@ local M = {}
 local sbyte, schar, sformat = string.byte, string.char, string.format
 local floor, log_, sqrt, cos, exp = math.floor, math.log, math.sqrt, math.cos, math.exp
 local select, type, error, tostring, pairs = select, type, error, tostring, pairs
-local xpcall, traceback = xpcall, debug.traceback
+local rawget, rawset, next = rawget, rawset, next
+-- (the tables scripts can reach are written raw: no metamethod of theirs runs outside a call)
+local rawlen_ = rawlen or function(t) return #t end   -- (Lua 5.1's # ignores __len on tables)
+-- what scripts in the sandbox never see (debug, the unwrapped pcall, setmetatable, load …) is
+-- kept here, in locals of this file, which no script can reach
+local xpcall, pcall, traceback = xpcall, pcall, debug.traceback
+local sethook, getinfo, getmetatable_ = debug.sethook, debug.getinfo, debug.getmetatable
+local setmetatable_, load_, collectgarbage_ = setmetatable, load, collectgarbage
+local cocreate, coresume = coroutine.create, coroutine.resume
+local concat, sfind, ssub = table.concat, string.find, string.sub
 local handler_ref   -- the error handler (defined below, used by protected())
 local PI = math.pi
 
@@ -287,9 +296,11 @@ local atan2 = math.atan2 or math.atan
 local asin = math.asin
 local function is_number(v) return type(v) == "number" end
 local VEC2, VEC3, QUAT = {}, {}, {}
-local VEC2_MT = {__index = VEC2, __name = "vector2"}
-local VEC3_MT = {__index = VEC3, __name = "vector3"}
-local QUAT_MT = {__index = QUAT, __name = "quaternion"}
+-- (getmetatable() on them answers false: a script that could change them would change every
+-- robot's vectors, and could give them a finaliser)
+local VEC2_MT = {__index = VEC2, __name = "vector2", __metatable = false}
+local VEC3_MT = {__index = VEC3, __name = "vector3", __metatable = false}
+local QUAT_MT = {__index = QUAT, __name = "quaternion", __metatable = false}
 
 local function new_vector2(x, y) return setmetatable({x = x, y = y}, VEC2_MT) end
 local function new_vector3(x, y, z) return setmetatable({x = x, y = y, z = z}, VEC3_MT) end
@@ -297,10 +308,10 @@ local function new_quaternion(w, x, y, z)
   return setmetatable({w = w, x = x, y = y, z = z}, QUAT_MT)
 end
 
-local function is_vector2(v) return getmetatable(v) == VEC2_MT end
-local function is_vector3(v) return getmetatable(v) == VEC3_MT end
+local function is_vector2(v) return getmetatable_(v) == VEC2_MT end
+local function is_vector3(v) return getmetatable_(v) == VEC3_MT end
 local function is_quaternion(q)
-  local mt = getmetatable(q)
+  local mt = getmetatable_(q)
   return mt == QUAT_MT or (mt ~= nil and mt.__quaternion == true)
 end
 
@@ -447,7 +458,7 @@ local function from_euler(o)
 end
 local QINDEX = {w = 1, x = 2, y = 3, z = 4}
 local ORIENTATION_MT = {
-  __quaternion = true, __name = "quaternion",
+  __quaternion = true, __name = "quaternion", __metatable = false,
   __index = function(o, key)
     local f = QUAT[key]
     if f then return f end
@@ -456,6 +467,138 @@ local ORIENTATION_MT = {
   end,
   __mul = quat_mul, __eq = quat_eq, __tostring = quat_string,
 }
+
+-- ------------------------------------------------------------------ the guard
+-- A count hook, set here where no script reaches it, runs every HOOK_EVERY Lua instructions:
+-- it asks Python whether the run is being stopped (SIGINT, SIGTERM, a wall-clock budget) and
+-- counts the call's instructions. A call that runs more than MAX_STEPS million fails its robot
+-- (an endless loop); a stop ends the call at once. Either way ``halt`` holds the message, and
+-- every way a script has of catching an error — pcall, xpcall and its handler,
+-- coroutine.resume and coroutine.wrap, as the sandbox gives them — raises it again, so the
+-- call ends whatever the script does. Lua 5.3 keeps a hook per coroutine: the sandbox's
+-- coroutine.create and coroutine.wrap set it on each new one.
+local MAX_STEPS = 100
+local HOOK_EVERY = 1000000
+local budget = 0
+local limited = true      -- the instruction budget applies (the controller's loop_guard)
+local hooked = false      -- the hook is set (new coroutines get it too)
+local halt = nil          -- the message the current call ends with, once it must end
+local stopping = false    -- Python asked to stop: the current tick is abandoned
+local stop_error = nil    -- what the Python callback raised, if it raised (handed back)
+local STOPPED = "the run was stopped while a script ran (a signal or its time limit)"
+
+local function where(level)
+  local info = getinfo(level + 1, "Sl")
+  if info ~= nil and info.what ~= "C" and info.currentline > 0 then
+    return info.short_src .. ":" .. info.currentline .. ": "
+  end
+  return ""
+end
+
+-- a Python callback (py.log, py.poll): a Python error in it (KeyboardInterrupt from a signal,
+-- the run's time limit) never reaches the script; it stops the call as a signal does
+local function call_python(f, ...)
+  local ok, stop = pcall(f, ...)
+  if not ok or stop then
+    stopping = true
+    if not ok then stop_error = stop_error or stop end
+    halt = halt or STOPPED
+    error(halt, 0)
+  end
+end
+
+local function guard()
+  if halt == nil then
+    local ok, stop = pcall(py.poll)
+    if not ok or stop then
+      stopping = true
+      if not ok then stop_error = stop_error or stop end
+      halt = STOPPED
+    else
+      budget = budget + 1
+      if limited and budget > MAX_STEPS then
+        halt = where(2) .. sformat("ran for more than %d million Lua instructions in one call "
+                                   .. "(an endless loop?)", MAX_STEPS)
+      end
+    end
+  end
+  if halt ~= nil then error(halt, 0) end
+end
+
+-- guard_loops(on, hook): the instruction budget on or off; the hook on or off (off only for
+-- LuaJIT without the budget, whose compiled loops never call it). LuaJIT's compiled loops
+-- never call a hook, so with the budget the compiler is off (D.interpret)
+function M.guard_loops(on, hook)
+  limited = on
+  hooked = hook
+  if on then D.interpret() end
+  if hook then sethook(guard, "", HOOK_EVERY) else sethook() end
+end
+
+-- whether Python asked to stop during the last calls, and what it raised if it raised (then
+-- cleared)
+function M.take_stop()
+  local s, e = stopping, stop_error
+  stopping, stop_error = false, nil
+  return s, e
+end
+
+local function protected(fn, ...)
+  budget = 0
+  halt = nil
+  local ok, err = xpcall(fn, handler_ref, ...)
+  halt = nil
+  return ok, err
+end
+
+-- what a caught error becomes when the call must end anyway
+local function after(ok, ...)
+  if halt ~= nil then error(halt, 0) end
+  return ok, ...
+end
+
+local function safe_pcall(f, ...) return after(pcall(f, ...)) end
+
+local function safe_xpcall(f, h, ...)
+  if type(h) ~= "function" then
+    error("bad argument #2 to 'xpcall' (function expected, got " .. type(h) .. ")", 2)
+  end
+  return after(xpcall(f, function(e)
+    if halt ~= nil then return e end   -- the script's handler does not run then
+    return h(e)
+  end, ...))
+end
+
+local function co_create(f)
+  local co = cocreate(f)
+  if hooked then sethook(co, guard, "", HOOK_EVERY) end
+  return co
+end
+
+local function co_resume(co, ...) return after(coresume(co, ...)) end
+
+local function wrapped(ok, ...)
+  if halt ~= nil then error(halt, 0) end
+  if ok then return ... end
+  error((...), 0)
+end
+
+local function co_wrap(f)
+  if type(f) ~= "function" then
+    error("bad argument #1 to 'wrap' (function expected)", 2)
+  end
+  local co = co_create(f)
+  return function(...) return wrapped(coresume(co, ...)) end
+end
+
+-- setmetatable without finalisers: Lua 5.3 runs __gc with the hook off, out of the guard's
+-- reach
+local function safe_setmetatable(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("__gc metamethods (finalisers) are not available to robot controllers", 2)
+  end
+  return setmetatable_(t, mt)
+end
 
 -- ------------------------------------------------------------------ robots
 local function deep_copy(t)
@@ -467,17 +610,135 @@ end
 
 local LIBS = {"string", "table", "math", "os", "io", "coroutine", "utf8", "debug", "package"}
 
-local function new_env(k, robot, u01, reseed, dir)
-  local env = {}
-  for name, v in pairs(_G) do env[name] = v end
-  for _, lib in pairs(LIBS) do   -- one level: the functions are shared, the tables not
-    local src = _G[lib]
-    if type(src) == "table" then
-      local copy = {}
-      for name, v in pairs(src) do copy[name] = v end
-      env[lib] = copy
+-- the sandbox (the default): what an ARGoS controller uses, nothing that reaches files, the
+-- process, other robots' states or Python
+local SAFE = {"assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen",
+              "rawset", "select", "tonumber", "tostring", "type", "unpack", "getmetatable",
+              "_VERSION"}
+local SAFE_LIBS = {"string", "table", "math", "coroutine", "utf8", "bit"}
+-- names a script may reach for: reading one is an error that says why it is missing
+local REFUSED = {os = true, io = true, debug = true, package = true, dofile = true,
+                 loadfile = true, getfenv = true, setfenv = true, newproxy = true,
+                 module = true, ffi = true, gcinfo = true, python = true}
+local trusted = false     -- the controller's trusted = true: the full libraries
+
+local function refused(name)   -- (called by what the script called)
+  error(sformat("%s is not available to robot controllers (the sandbox; trusted = true on the "
+                .. "controller lifts it, docs/lua.md)", name), 3)
+end
+
+local ENV_MT = {
+  __index = function(_, name) if REFUSED[name] then refused(tostring(name)) end end,
+  __metatable = false,
+}
+
+local function copy_lib(src)
+  local copy = {}
+  for name, v in pairs(src) do copy[name] = v end
+  return copy
+end
+
+local function text_of(sep, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do
+    local v = (select(i, ...))
+    local t = type(v)
+    parts[i] = (t == "number" or t == "string" or t == "boolean") and tostring(v) or t
+  end
+  return concat(parts, sep)
+end
+
+-- io.write: to the run's log, a line at a time (what is left without a newline goes out at
+-- destroy, or once 4096 bytes are waiting)
+local function log_writer(k, entry)
+  local pending = ""
+  local io_ = {}
+  local function flush()
+    if pending ~= "" then
+      local line = pending
+      pending = ""
+      call_python(py.log, k, line)
     end
   end
+  entry.flush = flush
+  io_.write = function(...)
+    local parts = {}
+    for i = 1, select("#", ...) do
+      local v = (select(i, ...))
+      local t = type(v)
+      if t ~= "string" and t ~= "number" then
+        error(sformat("bad argument #%d to 'write' (string expected, got %s)", i, t), 2)
+      end
+      parts[i] = tostring(v)
+    end
+    local text = pending .. concat(parts)
+    local from = 1
+    while true do
+      local at = sfind(text, "\n", from, true)
+      if at == nil then break end
+      call_python(py.log, k, ssub(text, from, at - 1))
+      from = at + 1
+    end
+    pending = ssub(text, from)
+    if #pending >= 4096 then flush() end
+    return io_
+  end
+  return setmetatable_(io_, {
+    __index = function(_, name) refused("io." .. tostring(name)) end,
+    __metatable = false,
+  })
+end
+
+local function sandbox(env, entry, k)
+  for _, name in ipairs(SAFE) do env[name] = _G[name] end
+  for _, lib in ipairs(SAFE_LIBS) do
+    if type(_G[lib]) == "table" then env[lib] = copy_lib(_G[lib]) end
+  end
+  env.string.dump = nil
+  if jit ~= nil then   -- LuaJIT: what it says about itself, not jit.on (its loops escape the hook)
+    env.jit = {status = jit.status, version = jit.version, version_num = jit.version_num,
+               os = jit.os, arch = jit.arch}
+  end
+  env.io = log_writer(k, entry)
+  env.collectgarbage = function(opt, ...)
+    if opt == "count" then return collectgarbage_("count") end
+    error(sformat("collectgarbage(%q) is not available to robot controllers (only "
+                  .. "collectgarbage(\"count\"))", tostring(opt)), 2)
+  end
+  -- Lua source only: a binary chunk can crash the process
+  env.load = function(chunk, name, mode, ...)
+    if mode ~= nil and not sfind(tostring(mode), "t", 1, true) then
+      return nil, sformat("attempt to load a text chunk (mode is '%s'; robot controllers "
+                          .. "load source only)", tostring(mode))
+    end
+    local chunk_env = env
+    if select("#", ...) > 0 then chunk_env = ... end
+    return load_(chunk, name, "t", chunk_env)
+  end
+  if loadstring ~= nil then
+    env.loadstring = function(s, name) return load_(s, name, "t", env) end
+  end
+  env.setmetatable = safe_setmetatable
+  setmetatable_(env, ENV_MT)
+end
+
+local function new_env(k, robot, u01, reseed, dir, entry)
+  local env = {}
+  if trusted then
+    for name, v in pairs(_G) do env[name] = v end
+    for _, lib in pairs(LIBS) do   -- one level: the functions are shared, the tables not
+      local src = _G[lib]
+      if type(src) == "table" then env[lib] = copy_lib(src) end
+    end
+    -- os.exit would end the whole simulation
+    env.os.exit = function() error("os.exit() is not available to robot controllers", 2) end
+  else
+    sandbox(env, entry, k)
+  end
+  -- caught errors still end a call that must end (the guard); under both
+  env.pcall, env.xpcall = safe_pcall, safe_xpcall
+  env.coroutine.create, env.coroutine.wrap = co_create, co_wrap
+  env.coroutine.resume = co_resume
   env._G = env
   env.robot = robot
   env.vector2, env.vector3, env.quaternion = vector2, vector3, quaternion
@@ -485,39 +746,36 @@ local function new_env(k, robot, u01, reseed, dir)
   for name, f in pairs(D.math_compat) do
     if env.math[name] == nil then env.math[name] = f end
   end
-  -- os.exit would end the whole simulation
-  env.os.exit = function() error("os.exit() is not available to robot controllers", 2) end
-  local function text(sep, ...)
-    local parts = {}
-    for i = 1, select("#", ...) do
-      local v = (select(i, ...))
-      local t = type(v)
-      parts[i] = (t == "number" or t == "string" or t == "boolean") and tostring(v) or t
-    end
-    return table.concat(parts, sep)
-  end
   -- ARGoS's log/logerr write their arguments one after the other; print separates by tabs
-  env.log = function(...) py.log(k, text("", ...)) end
-  env.logerr = function(...) py.log(k, "error: " .. text("", ...)) end
-  env.print = function(...) py.log(k, text("\t", ...)) end
-  -- require: modules next to the script, loaded into this robot's own globals
+  env.log = function(...) call_python(py.log, k, text_of("", ...)) end
+  env.logerr = function(...) call_python(py.log, k, "error: " .. text_of("", ...)) end
+  env.print = function(...) call_python(py.log, k, text_of("\t", ...)) end
+  -- require: modules next to the script (in the sandbox, there only), loaded into this
+  -- robot's own globals
   local loaded = {}
-  local path = dir .. "/?.lua;" .. dir .. "/?/init.lua;" .. package.path
-  env.package.path = path
-  env.package.loaded = loaded
+  local path = dir .. "/?.lua;" .. dir .. "/?/init.lua"
+  if trusted then
+    path = path .. ";" .. package.path
+    env.package.path = path
+    env.package.loaded = loaded
+  end
   env.require = function(name)
     if type(name) ~= "string" then
       error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2)
     end
     if loaded[name] ~= nil then return loaded[name] end
+    if not trusted and REFUSED[name] then refused(name) end
     if _G.package.loaded[name] ~= nil and name ~= "_G" then return env[name] end
-    local file, err = package.searchpath(name, env.package.path)
+    if not trusted and (not name:match("^[%w_][%w_.]*$") or name:find("..", 1, true)) then
+      error("module '" .. name .. "' not found: a module is a file next to the script", 2)
+    end
+    local file, err = package.searchpath(name, trusted and env.package.path or path)
     if not file then error("module '" .. name .. "' not found:" .. err, 2) end
     local f, why = io.open(file, "rb")
     if not f then error(why, 2) end
     local text = f:read("*a")
     f:close()
-    local chunk, msg = load(text, "@" .. M.file_token(file), "t", env)
+    local chunk, msg = load_(text, "@" .. M.file_token(file), "t", env)
     if not chunk then error(msg, 0) end
     local result = chunk(name, file)
     if result == nil then result = true end
@@ -539,9 +797,17 @@ function M.file_token(path)
 end
 
 -- setup(spec): spec.hosts = list of {name, fewest, most, lengths = list of 1-based indices},
--- spec.cap, spec.n_leds, spec.log (Python)
+-- spec.cap, spec.n_leds, spec.trusted; spec.log(k, text) and spec.poll() (Python: true when
+-- the run is being stopped)
 function M.setup(spec)
-  py = {log = spec.log}
+  py = {log = spec.log, poll = spec.poll}
+  trusted = spec.trusted
+  if not trusted then
+    -- strings share one metatable, whose __index is the real string library: out of reach
+    local smt = getmetatable_("")
+    smt.__metatable = false
+    string.dump = nil
+  end
   cap = spec.cap
   dt = spec.dt or dt
   n_leds = spec.n_leds
@@ -571,14 +837,33 @@ for w in ("and break do else elseif end false for function goto if in local nil 
 local INF = math.huge
 local BATTERY_MT = {__index = function(b, key)
   if key == "available_charge" then return rawget(b, "charge") end
-end}
+end, __metatable = false}
 
 local NO_RADIO = setmetatable({}, {
   __index = function(_, key)
     error("robot.range_and_bearing: this robot's group has no radio; set radio = true on it "
           .. "in the experiment file", 2)
   end,
+  __metatable = false,
 })
+
+-- the robot table as its script sees it: everything of ``robot`` (read through), but a reading
+-- (rewritten every tick) cannot be replaced: ``robot.proximity = nil`` is an error on the line
+-- that does it. Other fields the script sets go to ``robot``.
+local VIEW_NAMES = {positioning = true, pose = true, range_and_bearing = true, encoder = true,
+                    colored_blob_perspective_camera = true}
+local function script_view(robot, sensors)
+  local mt = {__index = robot, __metatable = false,
+              __pairs = function() return next, robot, nil end}
+  mt.__newindex = function(_, key, value)
+    if VIEW_NAMES[key] or sensors[key] ~= nil then
+      error(sformat("robot.%s is a reading, rewritten every tick: a script can read it and "
+                    .. "change its fields, not replace it", tostring(key)), 2)
+    end
+    robot[key] = value
+  end
+  return setmetatable_({}, mt)
+end
 
 -- add_robot(k, spec): spec.id, spec.type, spec.group, spec.seed, spec.params, spec.sensors
 -- (name → template table), spec.dir
@@ -593,7 +878,7 @@ function M.add_robot(k, spec)
     robot.encoder = setmetatable({}, {__index = function(_, key)
       if key == 1 then return robot.encoders end
       return robot.encoders[key]
-    end})
+    end, __metatable = false})
   end
   local entry = {robot = robot, failed = false, restart = again, spec = spec}
   if type(robot.battery) == "table" then
@@ -663,40 +948,11 @@ function M.add_robot(k, spec)
   else
     robot.range_and_bearing = NO_RADIO
   end
-  entry.env = new_env(k, robot, u01, reseed, spec.dir)
+  entry.env = new_env(k, script_view(robot, spec.sensors), u01, reseed, spec.dir, entry)
   robots[k] = entry
   if k > n_robots then n_robots = k end
 end
 
--- a script stuck in a loop would hang the simulation: a robot whose call runs more than
--- MAX_STEPS million Lua instructions fails (checked every million, so it costs nothing under
--- Lua 5.3)
-local MAX_STEPS = 100
-local budget = 0
-local function guard()
-  budget = budget + 1
-  if budget > MAX_STEPS then
-    budget = 0
-    error(sformat("ran for more than %d million Lua instructions in one call (an endless "
-                  .. "loop?)", MAX_STEPS), 2)
-  end
-end
-
--- guard_loops(on): the guard above on or off. LuaJIT's compiled loops never call a hook, so
--- there the guard needs the compiler off (D.interpret)
-function M.guard_loops(on)
-  if on then
-    D.interpret()
-    debug.sethook(guard, "", 1000000)
-  else
-    debug.sethook()
-  end
-end
-
-local function protected(fn, ...)
-  budget = 0
-  return xpcall(fn, handler_ref, ...)
-end
 
 local function handler(e)
   if type(e) ~= "string" then
@@ -704,7 +960,7 @@ local function handler(e)
         ("(error object is a " .. type(e) .. " value)") or tostring(e)
     -- error(non-string) carries no position: name the script line that raised it
     for level = 2, 20 do
-      local info = debug.getinfo(level, "Sl")
+      local info = getinfo(level, "Sl")
       if info == nil then break end
       if info.what ~= "C" and info.currentline > 0 then
         e = info.short_src .. ":" .. info.currentline .. ": " .. e
@@ -718,15 +974,26 @@ end
 handler_ref = handler
 local failures = {}
 
+local NO_GLOBALS = setmetatable_({}, {__newindex = function() end, __metatable = false})
+
 local function fail(k, where, message)
-  robots[k].failed = true
+  if stopping then return end   -- the call was cut short by a stop, not by the script
+  local r = robots[k]
+  if message == "not enough memory" then
+    -- what the robot's globals hold is let go, and the garbage collected, before anything is
+    -- allocated (LuaJIT collects none before it reports a failed allocation: the next one
+    -- would fail too)
+    r.env = NO_GLOBALS
+    collectgarbage_("collect")
+  end
+  r.failed = true
   failures[#failures + 1] = {k = k, where = where, message = message}
 end
 
 function M.fail(k) robots[k].failed = true end
 
 local function call(k, name, where)
-  local fn = robots[k].env[name]
+  local fn = rawget(robots[k].env, name)
   if fn == nil then return true end
   if type(fn) ~= "function" then
     fail(k, where, name .. " is a " .. type(fn) .. " value, not a function")
@@ -748,15 +1015,16 @@ function M.load_all(source, chunkname, only)
     for k = 1, n_robots do list[k] = k end
   end
   for _, k in ipairs(list) do
+    if stopping then break end
     local r = robots[k]
-    local chunk, msg = load(source, chunkname, "t", r.env)
+    local chunk, msg = load_(source, chunkname, "t", r.env)
     if not chunk then
       fail(k, "load", msg)
     else
       local ok, err = protected(chunk)
       if not ok then
         fail(k, "top level", err)
-      elseif type(r.env.step) ~= "function" then
+      elseif type(rawget(r.env, "step")) ~= "function" then
         fail(k, "load", chunkname:sub(2) .. ": the script defines no function step() "
              .. "(called every tick)")
       else
@@ -786,6 +1054,7 @@ function M.reset_all()
   failures = {}
   ncalls = 0
   for k = 1, n_robots do
+    if stopping then break end
     local r = robots[k]
     if not r.failed then
       r.restart()
@@ -799,7 +1068,12 @@ end
 function M.destroy_all()
   failures = {}
   for k = 1, n_robots do
-    if not robots[k].failed then call(k, "destroy", "destroy") end
+    if stopping then break end
+    local r = robots[k]
+    if not r.failed then
+      call(k, "destroy", "destroy")
+      if r.flush and not r.failed then pcall(r.flush) end
+    end
   end
   return failures
 end
@@ -825,9 +1099,9 @@ local function perspective_camera(entry)
   local n = #blobs
   for i = 1, n do
     local b = blobs[i]
-    cam[i] = {color = b.color, x = floor(b.column + 0.5), y = floor(b.row + 0.5)}
+    rawset(cam, i, {color = b.color, x = floor(b.column + 0.5), y = floor(b.row + 0.5)})
   end
-  for i = #cam, n + 1, -1 do cam[i] = nil end
+  for i = rawlen_(cam), n + 1, -1 do rawset(cam, i, nil) end
 end
 
 -- one call per robot table of the slow readings: values[k] = {name = table, …}
@@ -853,16 +1127,16 @@ local function fill_rab(start, heard, payload, width)
   for k = 1, n_robots do
     local rab = robots[k].robot.range_and_bearing
     local to = offset(start, k) - base
-    local old = #rab
+    local old = rawlen_(rab)
     local n = 0
     for m = from, to - 1 do
       n = n + 1
       local d, az, el, s = record(heard, m)
       local at = m * width
-      rab[n] = {range = d * 100.0, horizontal_bearing = az, vertical_bearing = el,
-                data = s > 0 and {sbyte(payload, at + 1, at + s)} or {}}
+      rawset(rab, n, {range = d * 100.0, horizontal_bearing = az, vertical_bearing = el,
+                data = s > 0 and {sbyte(payload, at + 1, at + s)} or {}})
     end
-    for i = n + 1, old do rab[i] = nil end
+    for i = n + 1, old do rawset(rab, i, nil) end
     from = to
   end
 end
@@ -888,10 +1162,29 @@ local function pack_rab()
 end
 
 -- fill the tables, nothing else (before init and after reset)
+-- the readings into every robot's tables; a robot whose script changed those tables so that
+-- they cannot be filled fails (the others are filled one by one then)
+local function fill_all(...)
+  budget, halt = 0, nil
+  if pcall(fill, robots, 1, n_robots, ...) or stopping then return end
+  for k = 1, n_robots do
+    if stopping then return end
+    if not robots[k].failed then
+      local ok, err = protected(fill, robots, k, k, ...)
+      if not ok then
+        fail(k, "readings", "lua#1: the script changed the tables of its robot's readings so "
+             .. "that they cannot be rewritten (" .. err:match("^[^\n]*") .. ")")
+      end
+    end
+  end
+end
+
 function M.sense(slow, start, heard, payload, width, ...)
-  fill(robots, n_robots, ...)
+  failures = {}
+  fill_all(...)
   fill_slow(slow)
   if start ~= nil then fill_rab(start, heard, payload, width) end
+  return failures
 end
 
 -- ARGoS's battery sensor's time left (s): the charge before the tick over the charge lost
@@ -919,18 +1212,19 @@ function M.set_paused(mask) paused = mask end
 
 -- one tick: readings in, step() on every robot, (calls, range-and-bearing data, failures) out
 function M.step_all(slow, start, heard, payload, width, ...)
-  fill(robots, n_robots, ...)
+  failures = {}
+  fill_all(...)
   fill_slow(slow)
   if start ~= nil then fill_rab(start, heard, payload, width) end
   if batteries then battery_time_left() end
-  failures = {}
   -- calls made by init() or reset() are still in ``calls``: as ARGoS's actuators, they take
   -- effect with the first tick's, before them
   local mask = paused
   for k = 1, n_robots do
+    if stopping then break end
     local r = robots[k]
     if not r.failed and not (mask ~= nil and sbyte(mask, k) == 1) then
-      local ok, err = protected(r.env.step)
+      local ok, err = protected(rawget(r.env, "step"))
       if not ok then fail(k, "step", err) end
     end
   end

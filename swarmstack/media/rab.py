@@ -52,9 +52,9 @@ import numpy as np
 
 from swarmstack.sim import threads
 from swarmstack.geometry.static_index import build_static_index
-from swarmstack.media import rab_kernels as K
-from swarmstack.media import rab_sums as S
-from swarmstack.world.rng import STREAM, robot_stream_keys
+import swarmstack.media.rab_kernels as K
+import swarmstack.media.rab_sums as S
+from swarmstack.world.rng import stream_keys
 
 # With at least this many bodies (and more than one Numba thread) the medium uses its
 # multi-threaded kernel. Below, one thread is fast enough (1 000 robots: about 2 000 ticks/s)
@@ -209,8 +209,8 @@ def radio_keys(world, seed: int) -> np.ndarray:
     keys = np.zeros(b.n, dtype=np.uint64)
     for r in np.unique(b.run):
         mine = np.flatnonzero(b.run == r)
-        per_run = robot_stream_keys(seed, int(r), int(b.robot_id[mine].max()) + 1)
-        keys[mine] = per_run[b.robot_id[mine], STREAM["radio"]]
+        per_run = stream_keys(seed, int(r), int(b.robot_id[mine].max()) + 1, "radio")
+        keys[mine] = per_run[b.robot_id[mine]]
     return keys
 
 

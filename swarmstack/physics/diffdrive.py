@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -70,16 +71,6 @@ def _integrate_rows(base, start, stop, x, y, yaw, wheel_speed, axle_m, dt, turni
     return moved
 
 
-@njit(cache=True, error_model="numpy")
-def substeps_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves):
-    """Sub-steps (``physics.substeps``) bodies ``start … stop − 1`` need over ``dt`` seconds at
-    their wheel speeds: a centre covers its arc, ``|v| dt``; with ``turning_moves`` (a box of
-    half extents ``half_x``, ``half_y``) a corner also sweeps ``|w| dt`` times its distance
-    from the centre."""
-    return _substeps_rows(start, start, stop, wheel_speed, axle_m, dt, half_x, half_y,
-                          turning_moves)
-
-
 @njit(cache=True, error_model="numpy", inline="always")
 def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves):
     k = 1
@@ -96,55 +87,18 @@ def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, t
 @njit(cache=True, error_model="numpy")
 def substeps_by_run_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves,
                           run, k_run):
-    """``substeps_range`` run by run: raises ``k_run[run[i]]`` to what body i needs."""
+    """Raises ``k_run[run[i]]`` to the sub-steps (``physics.substeps``) body i of ``start …
+    stop − 1`` needs over ``dt`` seconds at its wheel speeds: a centre covers its arc,
+    ``|v| dt``; with ``turning_moves`` (a box of half extents ``half_x``, ``half_y``) a corner
+    also sweeps ``|w| dt`` times its distance from the centre. Returns the largest (≥ 1)."""
+    most = 1
     for i in range(start, stop):
         k = _substeps_rows(start, i, i + 1, wheel_speed, axle_m, dt, half_x, half_y,
                            turning_moves)
         if k > k_run[run[i]]:
             k_run[run[i]] = k
-
-
-@njit(cache=True, error_model="numpy")
-def try_integrate_range(start, stop, pose, wheel_speed, axle_m, dt, turning_moves, half_x,
-                        half_y):
-    """``integrate_range`` on the rows x, y, yaw of ``pose`` (float64[6, N]) when no body needs
-    more than one step over ``dt``: returns 1 if a body moved, else 0. When some body does
-    (``substeps_range`` gives k > 1), moves nothing and returns −k."""
-    k = substeps_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves)
-    if k > 1:
-        return -k
-    if integrate_range(start, stop, pose[0], pose[1], pose[5], wheel_speed, axle_m, dt,
-                       turning_moves):
-        return 1
-    return 0
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def try_integrate_parallel(start, stop, pose, wheel_speed, axle_m, dt, turning_moves, half_x,
-                           half_y, chunk):
-    """``try_integrate_range`` over chunks of ``chunk`` bodies on the thread pool: each body
-    writes only its own pose, and the chunks' sub-step counts and moved flags are combined
-    after their loops (integers and booleans: the same whatever the order)."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    ks = np.ones(n_chunks, dtype=np.int64)
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        ks[c] = _substeps_rows(start, lo, min(stop, lo + chunk), wheel_speed, axle_m, dt,
-                               half_x, half_y, turning_moves)
-    k = 1
-    for c in range(n_chunks):
-        k = max(k, ks[c])
-    if k > 1:
-        return -k
-    moved = np.zeros(n_chunks, dtype=np.bool_)
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        moved[c] = _integrate_rows(start, lo, min(stop, lo + chunk), pose[0], pose[1], pose[5],
-                                   wheel_speed, axle_m, dt, turning_moves)
-    for c in range(n_chunks):
-        if moved[c]:
-            return 1
-    return 0
+        most = max(most, k)
+    return most
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -182,52 +136,20 @@ class DiffDrive:
         return {"wheel_speed": np.zeros((n, 2)), "wheels_clamped": np.zeros(n, dtype=np.int64)}
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
-        n = stop - start
-        kernel = (integrate_range if n < threads.floor  # a small group: one comparison
-                  else threads.pick(n, integrate_range, integrate_parallel, PARALLEL_MIN, CHUNK))
-        return kernel(start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"],
-                      self.axle_m, dt, self.turning_moves)
+        return self._integrator(bodies, start, stop, state, dt)()
 
-    def try_integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
-        """``integrate`` (returning 1 if a body moved, else 0) unless a body of the range would
-        travel further than its safe step (``physics.substeps``) at this tick's wheel speeds:
-        then nothing moves and the result is −k, the number of equal sub-steps the tick needs."""
-        n = stop - start
-        kernel = (try_integrate_range if n < threads.floor
-                  else threads.pick(n, try_integrate_range, try_integrate_parallel, PARALLEL_MIN,
-                                    CHUNK))
-        return kernel(start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
-                      self.turning_moves, bodies.half_x, bodies.half_y)
+    def plan(self, bodies, start: int, stop: int, state: dict, dt: float, k_run: np.ndarray):
+        """The tick's calls for bodies ``start … stop − 1`` over ``dt``, kernels' forms chosen
+        here: ``count()`` raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of run
+        ``r`` need at their wheel speeds and returns the largest, moving nothing;
+        ``integrate()`` moves them and returns whether one moved."""
+        count = partial(substeps_by_run_range, start, stop, state["wheel_speed"], self.axle_m,
+                        dt, bodies.half_x, bodies.half_y, self.turning_moves, bodies.run, k_run)
+        return count, self._integrator(bodies, start, stop, state, dt)
 
-    def needed_substeps(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
-        """Sub-steps (``physics.substeps``) bodies ``start … stop − 1`` need over ``dt`` at
-        their wheel speeds; moves nothing."""
-        return substeps_range(start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
-                              bodies.half_y, self.turning_moves)
-
-    def bind_need(self, bodies, start: int, stop: int, state: dict, dt: float):
-        """:meth:`needed_substeps` of bodies ``start … stop − 1`` over ``dt`` as a call without
-        arguments, bound to the compiled kernel."""
-        from functools import partial
-
-        args = (start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
-                bodies.half_y, self.turning_moves)
-        return partial(substeps_range, *args)
-
-    def substeps_by_run(self, bodies, start: int, stop: int, state: dict, dt: float,
-                        k_run: np.ndarray) -> None:
-        """Raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of run ``r`` among
-        ``start … stop − 1`` need over ``dt``; moves nothing."""
-        substeps_by_run_range(start, stop, state["wheel_speed"], self.axle_m, dt, bodies.half_x,
-                              bodies.half_y, self.turning_moves, bodies.run, k_run)
-
-    def bind_try(self, bodies, start: int, stop: int, state: dict, dt: float):
-        """:meth:`try_integrate` of bodies ``start … stop − 1`` over ``dt`` as a call without
-        arguments, bound to the compiled serial kernel; None when the range may go parallel."""
-        from functools import partial
-
-        if not threads.stays_serial(stop - start, PARALLEL_MIN):
-            return None
-        args = (start, stop, bodies.pose, state["wheel_speed"], self.axle_m, dt,
-                self.turning_moves, bodies.half_x, bodies.half_y)
-        return partial(try_integrate_range, *args)
+    def _integrator(self, bodies, start: int, stop: int, state: dict, dt: float):
+        args = (start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"], self.axle_m,
+                dt, self.turning_moves)
+        if threads.go_parallel(stop - start, PARALLEL_MIN):
+            return partial(integrate_parallel, *args, chunk=threads.chunk(CHUNK))
+        return partial(integrate_range, *args)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -220,41 +221,20 @@ def _fly_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, int
 
 
 @njit(cache=True, error_model="numpy")
-def substeps_range(start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
-                   int_limit, max_speed, half_x, half_y, gravity):
-    """Sub-steps (``physics.substeps``) the tick needs: a bound on each body's travel over
-    ``dt`` — its speed can only move towards the set-point speed (velocity, bounded position
-    command) or grow under gravity when falling."""
-    return _substeps_rows(start, start, stop, pose, velocity, mode, target, velocity_cmd, gains,
-                          dt, int_limit, max_speed, half_x, half_y, gravity)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def substeps_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
-                      int_limit, max_speed, half_x, half_y, gravity, chunk):
-    """``substeps_range`` over chunks of ``chunk`` drones on the thread pool."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    ks = np.ones(n_chunks, dtype=np.int64)
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        ks[c] = _substeps_rows(start, lo, min(stop, lo + chunk), pose, velocity, mode, target,
-                               velocity_cmd, gains, dt, int_limit, max_speed, half_x, half_y,
-                               gravity)
-    k = 1
-    for c in range(n_chunks):
-        k = max(k, ks[c])
-    return k
-
-
-@njit(cache=True, error_model="numpy")
 def substeps_by_run_range(start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
                           int_limit, max_speed, half_x, half_y, gravity, run, k_run):
-    """``substeps_range`` run by run: raises ``k_run[run[i]]`` to what drone i needs."""
+    """Raises ``k_run[run[i]]`` to the sub-steps (``physics.substeps``) drone i of ``start …
+    stop − 1`` needs: a bound on its travel over ``dt`` — its speed can only move towards the
+    set-point speed (velocity, bounded position command) or grow under gravity when falling.
+    Returns the largest (≥ 1)."""
+    most = 1
     for i in range(start, stop):
         k = _substeps_rows(start, i, i + 1, pose, velocity, mode, target, velocity_cmd, gains,
                            dt, int_limit, max_speed, half_x, half_y, gravity)
         if k > k_run[run[i]]:
             k_run[run[i]] = k
+        most = max(most, k)
+    return most
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -320,35 +300,25 @@ class Quadrotor:
         state["target"][rows] = pose
 
     def integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> bool:
-        kernel = threads.pick(stop - start, fly_range, fly_parallel, PARALLEL_MIN, CHUNK)
-        return kernel(start, stop, bodies.pose, state["velocity"], state["mode"],
-                      state["target"], state["velocity_cmd"], state["integral"], state["gains"],
-                      dt, self.int_limit, self.int_band, self.yaw_kp, self.yaw_kd, self.tau_v,
-                      self.tau_yaw, self.max_speed, self.max_yaw_rate, self.height_m,
-                      LAND_SPEED_M_S, LAND_MIN_SPEED_M_S, GRAVITY_M_S2, MAX_STEP_S)
+        return self._integrator(bodies, start, stop, state, dt)()
 
-    def needed_substeps(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
-        """Sub-steps (``physics.substeps``) drones ``start … stop − 1`` may need over ``dt``
-        at this tick's drive state; moves nothing."""
-        kernel = threads.pick(stop - start, substeps_range, substeps_parallel, PARALLEL_MIN,
-                              CHUNK)
-        return kernel(start, stop, bodies.pose, state["velocity"], state["mode"],
-                      state["target"], state["velocity_cmd"], state["gains"], dt, self.int_limit,
-                      self.max_speed, bodies.half_x, bodies.half_y, GRAVITY_M_S2)
+    def plan(self, bodies, start: int, stop: int, state: dict, dt: float, k_run: np.ndarray):
+        """The tick's calls for drones ``start … stop − 1`` over ``dt``, kernels' forms chosen
+        here: ``count()`` raises ``k_run[r]`` (int64[runs]) to the sub-steps the drones of run
+        ``r`` may need at this tick's drive state and returns the largest, moving nothing;
+        ``integrate()`` flies them and returns whether one moved."""
+        count = partial(substeps_by_run_range, start, stop, bodies.pose, state["velocity"],
+                        state["mode"], state["target"], state["velocity_cmd"], state["gains"],
+                        dt, self.int_limit, self.max_speed, bodies.half_x, bodies.half_y,
+                        GRAVITY_M_S2, bodies.run, k_run)
+        return count, self._integrator(bodies, start, stop, state, dt)
 
-    def substeps_by_run(self, bodies, start: int, stop: int, state: dict, dt: float,
-                        k_run: np.ndarray) -> None:
-        """Raises ``k_run[r]`` (int64[runs]) to the sub-steps the drones of run ``r`` among
-        ``start … stop − 1`` may need over ``dt``; moves nothing."""
-        substeps_by_run_range(start, stop, bodies.pose, state["velocity"], state["mode"],
-                              state["target"], state["velocity_cmd"], state["gains"], dt,
-                              self.int_limit, self.max_speed, bodies.half_x, bodies.half_y,
-                              GRAVITY_M_S2, bodies.run, k_run)
-
-    def try_integrate(self, bodies, start: int, stop: int, state: dict, dt: float) -> int:
-        """``integrate`` (1 a body moved, else 0) unless a body may travel further than its
-        safe step this tick: then nothing moves and the result is −k (k sub-steps)."""
-        k = self.needed_substeps(bodies, start, stop, state, dt)
-        if k > 1:
-            return -k
-        return 1 if self.integrate(bodies, start, stop, state, dt) else 0
+    def _integrator(self, bodies, start: int, stop: int, state: dict, dt: float):
+        args = (start, stop, bodies.pose, state["velocity"], state["mode"], state["target"],
+                state["velocity_cmd"], state["integral"], state["gains"], dt, self.int_limit,
+                self.int_band, self.yaw_kp, self.yaw_kd, self.tau_v, self.tau_yaw,
+                self.max_speed, self.max_yaw_rate, self.height_m, LAND_SPEED_M_S,
+                LAND_MIN_SPEED_M_S, GRAVITY_M_S2, MAX_STEP_S)
+        if threads.go_parallel(stop - start, PARALLEL_MIN):
+            return partial(fly_parallel, *args, chunk=threads.chunk(CHUNK))
+        return partial(fly_range, *args)

@@ -16,15 +16,12 @@ and 10 ticks/s covers 15.4 mm, its safe step is 21 mm). The thickness of the obs
 enter the rule. Each run of a batch has its own ``k``: a fast body in one run never changes how
 the bodies of another are integrated, so each run moves exactly as it would alone.
 
-A dynamics may bound its own bodies. With ``needed_substeps(bodies, start, stop, state, dt)``
-(the largest ``k`` of bodies ``start … stop − 1``) and ``substeps_by_run(bodies, start, stop,
-state, dt, k_run)`` (raises ``k_run[r]`` to the ``k`` the bodies of run ``r`` in the range
-need), both moving nothing, it may also offer ``try_integrate(bodies, start, stop, state, dt)``:
-it integrates the tick and returns 1 (a body moved) or 0, or, when some body needs k > 1
-sub-steps at this tick's drive state, moves nothing and returns −k (``physics.diffdrive`` and
-``physics.quadrotor`` do: one kernel call both checks and integrates). For a dynamics without
-them, the tick measures what a trial integration of the whole tick moved (``measure``,
-``measure_by_run``): exact for motion along straight lines. The drive state is set once per
+A dynamics may bound its own bodies: ``plan(bodies, start, stop, state, dt, k_run)`` returns
+the tick's two calls, ``count()`` (raises ``k_run[r]`` to the ``k`` the bodies of run ``r`` in
+the range need and returns the largest, moving nothing) and ``integrate()`` (the whole tick),
+and the tick counts before integrating (``physics.diffdrive`` and ``physics.quadrotor`` do).
+For a dynamics without it, the tick measures what a trial integration of the whole tick moved
+(``measure_by_run``): exact for motion along straight lines. The drive state is set once per
 tick; every sub-step reuses it.
 """
 
@@ -72,46 +69,31 @@ def _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x,
 
 
 @njit(cache=True, error_model="numpy")
-def measured_substeps(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
-                      box_shape):
-    """Sub-steps the bodies need, from what they moved since ``prev_*``: a centre's straight
-    displacement, plus, for shapes equal to ``box_shape``, a corner's sweep by the turn."""
-    k = 1
-    for i in range(x.shape[0]):
-        k = max(k, _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x,
-                                 half_y, box_shape))
-    return k
-
-
-@njit(cache=True, error_model="numpy")
 def measured_substeps_by_run(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                              box_shape, run, k_run):
-    """``measured_substeps`` per run: raises ``k_run[run[i]]`` to what body i needs."""
+    """Raises ``k_run[run[i]]`` to the sub-steps body i needs, from what it moved since
+    ``prev_*``: its centre's straight displacement, plus, for shapes equal to ``box_shape``, a
+    corner's sweep by the turn. Returns the largest (≥ 1)."""
+    most = 1
     for i in range(x.shape[0]):
         k = _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                           box_shape)
         if k > k_run[run[i]]:
             k_run[run[i]] = k
+        most = max(most, k)
+    return most
 
 
-def measure(bodies) -> int:
-    """Sub-steps a world's ``bodies`` need for what they moved since ``prev_pose`` (a trial
-    integration of the whole tick)."""
-    return measured_substeps(bodies.x, bodies.y, bodies.yaw, bodies.prev_x, bodies.prev_y,
-                             bodies.prev_yaw, bodies.shape, bodies.radius, bodies.half_x,
-                             bodies.half_y, SHAPE_BOX)
-
-
-def measure_by_run(bodies, k_run) -> None:
-    """``measure`` run by run: raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of
-    run ``r`` need for what they moved since ``prev_pose``."""
-    measured_substeps_by_run(bodies.x, bodies.y, bodies.yaw, bodies.prev_x, bodies.prev_y,
+def measure_by_run(bodies, k_run) -> int:
+    """Raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of run ``r`` need for what
+    they moved since ``prev_pose`` (a trial integration of the whole tick); returns the
+    largest."""
+    return measured_substeps_by_run(bodies.x, bodies.y, bodies.yaw, bodies.prev_x, bodies.prev_y,
                              bodies.prev_yaw, bodies.shape, bodies.radius, bodies.half_x,
                              bodies.half_y, SHAPE_BOX, bodies.run, k_run)
 
 
 def bounded(dynamics) -> bool:
-    """Whether ``dynamics`` bounds its own bodies' sub-steps (``needed_substeps`` and
-    ``substeps_by_run``); the others are measured after a trial integration."""
-    return (callable(getattr(dynamics, "needed_substeps", None))
-            and callable(getattr(dynamics, "substeps_by_run", None)))
+    """Whether ``dynamics`` bounds its own bodies' sub-steps (``plan``); the others are
+    measured after a trial integration."""
+    return callable(getattr(dynamics, "plan", None))

@@ -39,11 +39,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Union
+from typing import Union
 
 import numpy as np
 
-from swarmstack.power import kernels
+import swarmstack.power.kernels as kernels
 from swarmstack.power.tables import (
     CubicTable,
     LinearTable,
@@ -167,21 +167,13 @@ def _as_f64(x) -> np.ndarray:
     return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
-def _serial(items, serial, parallel, min_items, chunk_items):
-    return serial
-
-
 def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarray, dt_s: float,
-              model: BatteryModel, out: np.ndarray | None = None,
-              pick: Callable = _serial) -> np.ndarray:
+              model: BatteryModel, out: np.ndarray | None = None) -> np.ndarray:
     """Charge of every robot after one tick of ``dt_s`` seconds.
 
     ``charge``, ``distance_m`` (travel of the body origin this tick, ≥ 0) and ``rotation_rad``
     (angle turned this tick) are 1-D arrays of the same length; the inputs are not modified.
-    ``out`` may be given (even ``out is charge``) to avoid allocating. ``pick(items, serial,
-    parallel, min_items, chunk_items)`` chooses between a kernel's serial form and its parallel
-    one (``chunk`` bound; the simulator passes ``swarmstack.sim.threads.pick``); the result is the
-    same either way. By default the serial form runs.
+    ``out`` may be given (even ``out is charge``) to avoid allocating.
     """
     q = _as_f64(charge)
     dx = _as_f64(distance_m)
@@ -193,8 +185,8 @@ def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarr
         raise ValueError(f"dt_s {dt_s!r}; expected > 0")
     if out is None:
         out = np.empty_like(q)
-    serial, parallel, parallel_min, args = step_of(model, q, dx, dth, float(dt_s), out)
-    pick(len(q), serial, parallel, parallel_min, kernels.CHUNK)(*args)
+    serial, _, _, args = step_of(model, q, dx, dth, float(dt_s), out)
+    serial(*args)
     return out
 
 
@@ -226,7 +218,7 @@ def step_of(model: BatteryModel, charge: np.ndarray, distance_m: np.ndarray,
 
 def discharge_at_tick(tick: int, charge: np.ndarray, distance_m: np.ndarray,
                       rotation_rad: np.ndarray, dt_s: float, model: BatteryModel,
-                      out: np.ndarray | None = None, pick: Callable = _serial) -> np.ndarray:
+                      out: np.ndarray | None = None) -> np.ndarray:
     """:func:`discharge` with the plug-in's first-tick rule: ``tick`` is the 0-based index of the
     tick being simulated, and tick 0 leaves the charge as it is (copied into ``out`` if given)."""
     if tick <= 0:
@@ -235,7 +227,7 @@ def discharge_at_tick(tick: int, charge: np.ndarray, distance_m: np.ndarray,
             return q.copy()
         out[...] = q
         return out
-    return discharge(charge, distance_m, rotation_rad, dt_s, model, out, pick)
+    return discharge(charge, distance_m, rotation_rad, dt_s, model, out)
 
 
 def speed_row(speed_cm_s, model: BatteryModel) -> np.ndarray:

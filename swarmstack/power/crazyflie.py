@@ -97,6 +97,7 @@ class CrazyflieBattery:
     model: BatteryModel
     name: str = "battery"
     scalar: bool = True
+    stream: str = "battery"   # draws nothing
 
     @property
     def tmax_s(self) -> float:
@@ -121,10 +122,13 @@ class CrazyflieBattery:
         p0, p1, p2, p3 = self.coefficients
         return crazyflie_step(charge, p0, p1, p2, p3, self.tmax_s, float(dt_s), time_left_out)
 
-    def update(self, world, group, keys, out, state) -> None:
-        if world.tick <= 0:
-            return
-        self.step(out, world.dt, state)
+    def plan(self, world, group, keys, out, state):
+        """The tick's call: one discharge step of ``out`` (the charges) and ``state`` (time
+        left), from tick 1 on."""
+        def discharge() -> None:
+            if world.tick > 0:
+                self.step(out, world.dt, state)
+        return discharge
 
 
 def battery_device(options, base_dir: Path | None = None) -> CrazyflieBattery:

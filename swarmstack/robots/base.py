@@ -6,13 +6,17 @@ devices it can carry (each with its option schema), its LED layout, its radio an
 functions (``set_wheels``, ``set_leds`` …) that Python views, Buzz and Lua all expose from this
 one table. The tick never names a robot type: it asks each group's type for these pieces.
 
-Adding a type is a new module that builds a ``RobotType`` and calls :func:`register`
-(``docs/architecture.md`` walks through the test suite's holonomic box robot).
+Adding a type is a module that builds a ``RobotType``. An experiment names it by
+``type = "module.path:NAME"`` or ``type = "file.py:NAME"`` (looked up next to the experiment
+file first), by the name of an installed plug-in's entry point in the group
+``swarmstack.robot_types``, or, once the module called :func:`register`, by the type's name
+(``docs/extending.md`` walks through one step by step).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import sys
 from dataclasses import dataclass
@@ -77,14 +81,11 @@ class Dynamics(Protocol):
     moved (translated, or turned for a non-disc body): contacts are skipped in a tick where no
     body moved. ``dt`` may be a sub-step of the tick: when a body would move further than its
     safe step the tick integrates in k equal sub-steps with contacts after each
-    (``physics.substeps``). Optionally, ``try_integrate(bodies, start, stop, state, dt) -> int``
-    checks and integrates in one call (1 moved, 0 still, −k: nothing moved, k sub-steps
-    needed); without it the tick tries a whole step and undoes it when it went too far.
+    (``physics.substeps``). Optionally, ``plan(bodies, start, stop, state, dt, k_run)`` gives
+    the tick's calls: one counting the sub-steps before integrating, one integrating; without
+    it the tick tries a whole step and undoes it when it went too far.
     Optionally, ``counters`` names int arrays of the drive state (one count per robot, e.g.
-    set-points clamped to the flight envelope) that the run summary totals. Optionally,
-    ``bind_try(bodies, start, stop, state, dt)`` returns ``try_integrate`` with those arguments
-    as a call without arguments (a partial of its kernel), or
-    None when the range may go parallel; the tick then calls it instead. Dynamics of flying
+    set-points clamped to the flight envelope) that the run summary totals. Dynamics of flying
     robots set ``flies = True`` and give ``start_flying(state, rows, pose)``: the drive state
     of robots placed above the floor (``pose`` float64[k, 4]: x, y, z, yaw).
     """
@@ -97,11 +98,14 @@ class Dynamics(Protocol):
 class Actuator(Protocol):
     """Commands → dynamics targets or emitter colours, for one group, every tick.
 
-    Optionally, ``bind(world, group, keys, commands, drive)`` returns ``apply`` with those
-    arguments as a call without arguments, or None (the group may go parallel); the tick then
-    calls it instead (sensor devices may offer the same, with ``out, state``)."""
+    ``plan(world, group, keys, commands, drive)`` is called when the simulation plans its calls
+    (and again when the thread settings change); it returns the tick's call, without arguments.
+    ``group`` is the group's ``GroupSlice``, ``keys`` uint64[n] the robots' keys of the random
+    stream named after the actuator (``world.rng``), ``commands`` the group's command arrays
+    and ``drive`` its drive state. The call reads ``world.tick`` when it runs."""
 
-    def apply(self, world, group, keys: np.ndarray, commands: dict, drive: dict) -> None: ...
+    def plan(self, world, group, keys: np.ndarray, commands: dict,
+             drive: dict) -> Callable[[], None]: ...
 
 
 @dataclass(frozen=True)
@@ -200,22 +204,59 @@ class RobotType:
 BUILT_IN = {"epuck2": "swarmstack.robots.epuck2", "crazyflie": "swarmstack.robots.crazyflie",
             "rvr": "swarmstack.robots.rvr"}
 
+# installed plug-ins name their robot types in this entry-point group: ``hover =
+# "mypkg.robots:HOVER"`` makes ``type = "hover"`` the RobotType ``HOVER`` of ``mypkg.robots``
+ENTRY_POINT_GROUP = "swarmstack.robot_types"
+
+
+class RobotTypeError(KeyError):
+    """A robot type that cannot be found or loaded; ``args[0]`` says which and why."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
 
 class Registry(dict):
     """Robot types by name. A built-in type's module is imported the first time its name is
     looked up (``registry[name]``, ``in``, ``get``), and every built-in type's when the registry
     is listed (iteration, ``keys``, ``values``, ``items``, ``len``): a run imports the types it
     uses and none of the others' kernels and option schemas (15–20 ms), while everything that
-    lists the types sees all of them, as when they were all imported up front."""
+    lists the types sees all of them, as when they were all imported up front.
+
+    A name the registry does not hold yet is also looked up as a reference
+    (``"module.path:NAME"``, ``"file.py:NAME"``) and among the installed plug-ins
+    (:data:`ENTRY_POINT_GROUP`); listing loads every plug-in, and ``broken`` then holds, by
+    name, why a plug-in failed to load."""
+
+    broken: dict
+
+    def __init__(self):
+        super().__init__()
+        self.broken = {}
 
     def _load(self, name) -> None:
-        module = BUILT_IN.get(name) if isinstance(name, str) else None
-        if module is not None and module not in sys.modules:
-            importlib.import_module(module)   # registers itself
+        if not isinstance(name, str) or dict.__contains__(self, name):
+            return
+        module = BUILT_IN.get(name)
+        if module is not None:
+            if module not in sys.modules:
+                importlib.import_module(module)   # registers itself
+            return
+        try:
+            resolve(name)
+        except RobotTypeError:
+            pass
 
     def _load_all(self) -> None:
         for name in BUILT_IN:
             self._load(name)
+        for ep in _entry_points():
+            if ep.name in BUILT_IN or dict.__contains__(self, ep.name):
+                continue
+            try:
+                _load_plugin(ep)
+            except RobotTypeError as exc:
+                self.broken[ep.name] = str(exc)
 
     def __missing__(self, name):
         self._load(name)
@@ -265,9 +306,134 @@ def register(robot_type: RobotType) -> RobotType:
     return robot_type
 
 
-def get(name: str) -> RobotType:
-    try:
+def get(name: str, base_dir: Optional[Path] = None) -> RobotType:
+    """The robot type an experiment's ``type`` names (see :func:`resolve`); raises
+    :class:`RobotTypeError` (a ``KeyError``) saying why there is none."""
+    return resolve(name, base_dir)
+
+
+def resolve(name: str, base_dir: Optional[Path] = None) -> RobotType:
+    """The robot type ``name`` names: a registered or built-in type, an installed plug-in's
+    (entry-point group :data:`ENTRY_POINT_GROUP`), or a reference to a ``RobotType`` object,
+    ``"package.module:NAME"`` or ``"file.py:NAME"``. A reference is looked up in ``base_dir``
+    first (the experiment file's folder: a relative file, or the module's top-level package
+    or module found there), then on the Python path; the type is then registered under the
+    reference as written, so later look-ups by the same string find it."""
+    if not isinstance(name, str):
+        raise RobotTypeError(f"expected a robot type name or 'module.path:NAME', found "
+                             f"{type(name).__name__}")
+    if ":" in name:
+        if base_dir is None and dict.__contains__(ROBOT_TYPES, name):
+            return dict.__getitem__(ROBOT_TYPES, name)
+        robot_type = _load_reference(name, base_dir)
+        dict.__setitem__(ROBOT_TYPES, name, robot_type)
+        return robot_type
+    if name in BUILT_IN or dict.__contains__(ROBOT_TYPES, name):
         return ROBOT_TYPES[name]
-    except KeyError:
-        raise KeyError(f"unknown robot type {name!r}; registered: "
-                       f"{', '.join(sorted(ROBOT_TYPES))}") from None
+    for ep in _entry_points():
+        if ep.name == name:
+            return _load_plugin(ep)
+    known = sorted({*BUILT_IN, *(k for k in dict.keys(ROBOT_TYPES) if ":" not in k),
+                    *(ep.name for ep in _entry_points())})
+    raise RobotTypeError(f"unknown robot type {name!r}; registered: {', '.join(known)} (or "
+                         "'module.path:NAME' naming a RobotType)")
+
+
+def _entry_points() -> tuple:
+    from importlib.metadata import entry_points
+
+    return tuple(entry_points(group=ENTRY_POINT_GROUP))
+
+
+def _load_plugin(ep) -> RobotType:
+    try:
+        obj = ep.load()
+    except (Exception, SystemExit) as exc:
+        raise RobotTypeError(f"robot type {ep.name!r} (plug-in entry point {ep.value!r}) "
+                             f"failed to load: {_failure(exc)}") from None
+    if not isinstance(obj, RobotType):
+        raise RobotTypeError(f"robot type {ep.name!r}: plug-in entry point {ep.value!r} is not "
+                             f"a RobotType (it is {_kind(obj)})")
+    ROBOT_TYPES[ep.name] = obj
+    return obj
+
+
+def _failure(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def _kind(obj) -> str:
+    return "a module" if isinstance(obj, type(sys)) else \
+        f"the class {obj.__name__}" if isinstance(obj, type) else f"a {type(obj).__name__}"
+
+
+def _load_reference(ref: str, base_dir: Optional[Path]) -> RobotType:
+    expected = "expected a robot type name, 'package.module:NAME' or 'file.py:NAME'"
+    target, _, attr = ref.rpartition(":")
+    if not attr.isidentifier():
+        raise RobotTypeError(f"{expected}: NAME must be a Python identifier; found {ref!r}")
+    folder = Path(".") if base_dir is None else Path(base_dir)
+    if target.endswith(".py"):
+        module = _load_file(folder / target, ref)
+    elif target and all(part.isidentifier() for part in target.split(".")):
+        module = _import(target, None if base_dir is None else folder)
+    else:
+        raise RobotTypeError(f"{expected}: the module must be a dotted name (package.module) or "
+                             f"end in .py; found {ref!r}")
+    if not hasattr(module, attr):
+        raise RobotTypeError(f"{target!r} has no {attr!r} (a RobotType was expected there)")
+    obj = getattr(module, attr)
+    if not isinstance(obj, RobotType):
+        raise RobotTypeError(f"{ref!r} is not a RobotType (it is {_kind(obj)})")
+    return obj
+
+
+def _load_file(path: Path, ref: str):
+    try:
+        path = path.resolve()
+        is_file = path.is_file()
+    except (OSError, ValueError, RuntimeError) as exc:   # RuntimeError: a symlink loop
+        raise RobotTypeError(f"cannot use {ref!r}: {_failure(exc)}") from None
+    if not is_file:
+        raise RobotTypeError(f"robot type file {str(path)!r} does not exist" if not path.exists()
+                             else f"robot type file {str(path)!r} is not a file")
+    name = f"swarmstack_robot_type_{abs(hash(str(path)))}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            del sys.modules[name]
+            raise RobotTypeError(f"importing {str(path)!r} failed: {_failure(exc)}") from None
+    return module
+
+
+def _import(target: str, folder: Optional[Path]):
+    """Module ``target``; its top-level package (or module) is taken from ``folder`` when it is
+    there and not imported yet, else from the Python path."""
+    top = target.split(".", 1)[0]
+    try:
+        if folder is not None and top not in sys.modules:
+            from importlib.machinery import PathFinder
+
+            spec = PathFinder.find_spec(top, [str(folder)])
+            if spec is not None:
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[top] = module
+                try:
+                    spec.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[top]
+                    raise
+        return importlib.import_module(target)
+    except ModuleNotFoundError as exc:
+        where = f"in {str(folder)!r} or " if folder is not None else ""
+        raise RobotTypeError(f"cannot import module {target!r}: no module named {exc.name!r} "
+                             f"{where}on the Python path") from None
+    except (Exception, SystemExit) as exc:
+        raise RobotTypeError(f"importing module {target!r} failed: {_failure(exc)}") from None

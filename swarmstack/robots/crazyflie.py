@@ -98,9 +98,14 @@ class _FlightBattery:
     def __getattr__(self, name):
         return getattr(self._device, name)
 
-    def update(self, world, group, keys, out, state) -> None:
-        self._device.update(world, group, keys, out, state)
-        world.drive[group.index]["battery"][:] = out
+    def plan(self, world, group, keys, out, state):
+        discharge, battery = (self._device.plan(world, group, keys, out, state),
+                              world.drive[group.index]["battery"])
+
+        def update() -> None:
+            discharge()
+            battery[:] = out
+        return update
 
 
 def battery_device(options, base_dir: Optional[Path] = None):

@@ -169,15 +169,14 @@ def camera_device(**kw):
 def battery_device(options: BatteryOptions, base_dir: Path | None = None):
     """One of the four published discharge models; a relative ``data_file`` is taken from
     ``base_dir`` (the experiment's folder)."""
-    from swarmstack import power
+    from swarmstack.power.battery import epuck2_battery
     from swarmstack.sensors.battery import Battery
 
     path = options.data_file
     if path is not None and base_dir is not None:
         path = Path(base_dir) / path
-    return Battery(power.epuck2_battery(options.model, path=path,
-                                        start_charge=options.start_charge,
-                                        interpolation=options.interpolation))
+    return Battery(epuck2_battery(options.model, path=path, start_charge=options.start_charge,
+                                  interpolation=options.interpolation))
 
 
 def _noisy(factory):

@@ -26,7 +26,6 @@ from swarmstack.robots.rvr_options import (ColourGroundOptions, FixedColourOptio
                                            LidarOptions, LuxOptions, RangefinderOptions,
                                            ReferenceOptions, SwitchOptions)
 from swarmstack.sensors.scan import register_mast
-from swarmstack.world.rng import STREAM
 
 # --- body and drive (report §4.1, §4.3; plug-in entity and physics model) ---------------------
 # The report collides with "a cubed colliding box around the robot shape": the plug-in's
@@ -93,9 +92,6 @@ LIDAR_FIRST_ANGLE_RAD = math.pi / 16
 LIDAR_RING_M = 0.035
 LIDAR_MIN_M = 0.10               # §4.2.10: [0.10, 12] m
 LIDAR_MAX_M = 12.0
-# The RVR has no ToF sensor: its lidar draws its noise from the robot's "tof" stream, so adding
-# the lidar needs no new stream (existing streams of other robots keep their keys).
-LIDAR_STREAM = STREAM["tof"]
 
 register_mast("rvr", LIDAR_HOUSING_RADIUS_M, HEIGHT_M, LIDAR_HOUSING_TOP_M)
 
@@ -153,8 +149,7 @@ def lidar_device(o: LidarOptions, base_dir: Optional[Path] = None):
     from swarmstack.sensors.lidar import Lidar
 
     return Lidar(LIDAR_RAYS, LIDAR_FIRST_ANGLE_RAD, LIDAR_RING_M, LIDAR_PLANE_M, LIDAR_MIN_M,
-                 LIDAR_MAX_M, LIDAR_MAX_M if o.no_hit == "max" else 0.0, o.noise_width,
-                 LIDAR_STREAM)
+                 LIDAR_MAX_M, LIDAR_MAX_M if o.no_hit == "max" else 0.0, o.noise_width)
 
 
 def reference_device(o: ReferenceOptions, base_dir: Optional[Path] = None):

@@ -34,16 +34,18 @@ from typing import ClassVar
 import numpy as np
 
 from numba import njit
+from swarmstack.sensors import lidar as lidar_kernels
+from swarmstack.sensors import lux as lux_kernels
+from swarmstack.sensors import rangefinder as rangefinder_kernels
 from swarmstack.sensors.beacons import beacons
-from swarmstack.sensors.colour_ground import read_colour
-from swarmstack.sensors.colour_labeller import label_kernel
-from swarmstack.sensors.lidar import Lidar, lidar_transfer
-from swarmstack.sensors.lux import Lux, lux_transfer
-from swarmstack.sensors.light import illumination
+from swarmstack.sensors.colour_ground import plan_colour
+from swarmstack.sensors.colour_labeller import label_rows
+from swarmstack.sensors.lidar import Lidar
+from swarmstack.sensors.light import sensors, sources
+from swarmstack.sensors.lux import Lux
 from swarmstack.sensors.noise import NOISE_KINDS
-from swarmstack.sensors.rangefinder import Rangefinders, rangefinder_transfer
+from swarmstack.sensors.rangefinder import Rangefinders
 from swarmstack.sensors.scan import masts
-from swarmstack.world.rng import STREAM
 
 TWO_PI = 2.0 * math.pi
 # §4.4 of the report
@@ -162,6 +164,9 @@ class Reference:
     max_neighbours: int
     name: str = "reference"
     scalar: bool = False
+    # it draws the noise of the devices it is made of: the streams of the rangefinders, lux
+    # meter, colour sensor and lidar (``keys`` then holds one column per name, in this order)
+    stream: tuple = ("proximity", "light", "ground_color", "lidar")
     needs_emitters: ClassVar[bool] = True
 
     def allocate(self, n: int) -> np.ndarray:
@@ -180,45 +185,53 @@ class Reference:
                 "index": np.zeros(n, np.int64),
                 "palette": np.asarray(self.palette, dtype=np.int64).reshape(-1, 3),
                 "count": np.zeros(n, np.int32), "dist": np.zeros((n, m)),
-                "angle": np.zeros((n, m)), "beacon_z": None}
+                "angle": np.zeros((n, m))}
 
-    def update(self, world, group, keys, out, state) -> None:
-        tick = world.tick
-        p = self.proximity
-        rangefinder_transfer(p.distances(world, group, state["prox"]), p.min_m, p.max_m,
-                             p.noise_mean, p.noise_std, keys[:, STREAM["proximity"]], tick,
-                             state["ranges"])
-        out["prox"] = prox_from_ranges(state["ranges"], self.prox_range_m)
-        lx = self.light
-        sums = illumination(world, group, state["light"], lx.range_m, lx.gain, False)
-        lux_transfer(sums, lx.max_lux, NOISE_KINDS[lx.noise], lx.noise_level,
-                     keys[:, STREAM["light"]], tick, state["lux"])
-        out["light"] = state["lux"]
-        read_colour(world, group, keys, self.ground_position_m, 0.0, self.ground_noise_std,
-                    state["rgb"])
-        if self.labelled:
-            label_kernel(state["rgb"], state["palette"], state["index"])
-            out["ground"] = state["palette"][state["index"]]
-        else:
-            out["ground"] = state["rgb"]
-        # neighbours, the simulation's way: beacons on top of the other robots
-        if state["beacon_z"] is None:
-            r, _, top = masts(world)
-            state["beacon_z"] = np.where(r > 0.0, top, 0.0)
-        cnt, dist, ang = state["count"], state["dist"], state["angle"]
-        beacons(world, group, state["beacon_z"], self.camera_z_m, self.camera_range_m, cnt,
-                dist, ang)
-        out["camera_count"], out["camera_distance"], out["camera_angle"] = cnt, dist, ang
-        # and the real robot's: clusters of lidar readings
-        ld = self.lidar
-        raw = ld.distances(world, group, state["lidar"],
-                           max_m=CLUSTER_MAX_M + ld.noise_width_m + 1e-6)
-        lidar_transfer(raw, ld.min_m, ld.max_m, ld.no_hit_m, ld.noise_width_m,
-                       keys[:, ld.stream], tick, state["scan"])
-        cluster_kernel(state["scan"], state["lidar"]["angles"], CLUSTER_MIN_M, CLUSTER_MAX_M,
-                       CLUSTER_DISTANCE_M, CLUSTER_ANGLE_RAD, CLUSTER_MIN_POINTS, cnt, dist, ang)
-        out["lidar_count"], out["lidar_distance"], out["lidar_angle"] = cnt, dist, ang
-        src = "lidar" if self.use_lidar else "camera"
-        out["neighbours"] = out[f"{src}_count"]
-        out["neighbour_distance"] = out[f"{src}_distance"]
-        out["neighbour_angle"] = out[f"{src}_angle"]
+    def plan(self, world, group, keys, out, state):
+        """``keys`` uint64[n, 4]: the keys of the four names of ``stream``, in that order."""
+        start, stop = group.start, group.stop
+        k_prox, k_light, k_ground, k_lidar = (keys[:, c] for c in range(4))
+        p, lx, ld = self.proximity, self.light, self.lidar
+        prox_params = (p.min_m, p.max_m, p.noise_mean, p.noise_std)
+        lux_params = (sources(world) + sensors(state["light"], lx.range_m, lx.gain, False)
+                      + (lx.max_lux, NOISE_KINDS[lx.noise], lx.noise_level))
+        read_colour = plan_colour(world, group, k_ground, state["rgb"], self.ground_position_m,
+                                  0.0, self.ground_noise_std)
+        r, _, top = masts(world)
+        beacon_z = np.where(r > 0.0, top, 0.0)
+
+        def sense():
+            tick = world.tick
+            rangefinder_kernels.transfer_rows(
+                start, stop, start, None, None, prox_params, k_prox, tick,
+                self.proximity.distances(world, group, state["prox"]), state["ranges"])
+            out["prox"] = prox_from_ranges(state["ranges"], self.prox_range_m)
+            lux_kernels.rows(start, stop, start, world.bodies_args, world.scene_args, lux_params,
+                             k_light, tick, state["light"]["sums"], state["lux"])
+            out["light"] = state["lux"]
+            read_colour()
+            if self.labelled:
+                label_rows(start, stop, start, None, None, state["palette"], None, 0,
+                           state["rgb"], state["index"])
+                out["ground"] = state["palette"][state["index"]]
+            else:
+                out["ground"] = state["rgb"]
+            # neighbours, the simulation's way: beacons on top of the other robots
+            cnt, dist, ang = state["count"], state["dist"], state["angle"]
+            beacons(world, group, beacon_z, self.camera_z_m, self.camera_range_m, cnt,
+                    dist, ang)
+            out["camera_count"], out["camera_distance"], out["camera_angle"] = cnt, dist, ang
+            # and the real robot's: clusters of lidar readings
+            raw = ld.distances(world, group, state["lidar"],
+                               max_m=CLUSTER_MAX_M + ld.noise_width_m + 1e-6)
+            lidar_kernels.transfer_rows(start, stop, start, None, None, ld.transfer_params,
+                                        k_lidar, tick, raw, state["scan"])
+            cluster_kernel(state["scan"], state["lidar"]["angles"], CLUSTER_MIN_M,
+                           CLUSTER_MAX_M, CLUSTER_DISTANCE_M, CLUSTER_ANGLE_RAD,
+                           CLUSTER_MIN_POINTS, cnt, dist, ang)
+            out["lidar_count"], out["lidar_distance"], out["lidar_angle"] = cnt, dist, ang
+            which = "lidar" if self.use_lidar else "camera"
+            out["neighbours"] = out[f"{which}_count"]
+            out["neighbour_distance"] = out[f"{which}_distance"]
+            out["neighbour_angle"] = out[f"{which}_angle"]
+        return sense

@@ -23,6 +23,7 @@ class Accelerometer:
 
     g_m_s2: float = G_M_S2
     name: str = "accelerometer"
+    stream: str = "accelerometer"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -31,11 +32,13 @@ class Accelerometer:
     def make_state(self, n: int) -> dict:
         return {"boot": None, "previous": None}
 
-    def update(self, world, group, keys, out, state) -> None:
-        v = boot_frame_velocity(world, group, state)
-        prev = state["previous"]
-        if prev is None:   # the first reading: no earlier velocity, no acceleration
-            prev = v
-        out[:, :2] = (v - prev) / (self.g_m_s2 * world.dt)
-        out[:, 2] = 0.0
-        state["previous"] = v
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            v = boot_frame_velocity(world, group, state)
+            prev = state["previous"]
+            if prev is None:   # the first reading: no earlier velocity, no acceleration
+                prev = v
+            out[:, :2] = (v - prev) / (self.g_m_s2 * world.dt)
+            out[:, 2] = 0.0
+            state["previous"] = v
+        return sense

@@ -22,9 +22,15 @@ TWO_PI = 2.0 * math.pi
 
 
 @njit(cache=True, error_model="numpy")
-def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylinders, gparams,
-                  cell_start, order, max_radius, camera_z, range_m, count, dist, angle):
-    """``count[i]`` int, ``dist``/``angle`` float64[stop − start, M] (unused slots: distance +inf, angle 0)."""
+def beacon_kernel(start, stop, bodies, scene, beacon_z, camera_z, range_m, count, dist, angle):
+    """``count[i]`` int, ``dist``/``angle`` float64[stop − start, M] (unused slots: distance
+    +inf, angle 0); ``bodies``, ``scene``: ``World.bodies_args``, ``World.scene_args``."""
+    pose, run, radius, height = bodies
+    boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
+    x = pose[0]
+    y = pose[1]
+    z = pose[2]
+    yaw = pose[5]
     n = x.shape[0]
     m_max = dist.shape[1]
     rob_idx = np.empty(n, dtype=np.int64)
@@ -68,7 +74,5 @@ def beacon_kernel(start, stop, x, y, z, yaw, run, radius, beacon_z, boxes, cylin
 
 def beacons(world, group, beacon_z: np.ndarray, camera_z: float, range_m: float, count, dist,
             angle) -> None:
-    b = world.bodies
-    beacon_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.radius, beacon_z,
-                  world.arena.boxes, world.arena.cylinders, world.grid, world.cell_start,
-                  world.order, world.max_radius, camera_z, range_m, count, dist, angle)
+    beacon_kernel(group.start, group.stop, world.bodies_args, world.scene_args, beacon_z,
+                  camera_z, range_m, count, dist, angle)

@@ -41,17 +41,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from swarmstack.sim import threads
+from numba import njit
 
-from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
-from numba import njit, prange
-from swarmstack.sensors.light import (_top, emitter_reach, lit_in_scratch, lit_rows,
-                                      occluders_near_segment, serial_emitter_arrays,
-                                      sight_blocked, static_blocked)
+from swarmstack.sensors.light import (_top, lit_robots, occluders_near_segment, sight_blocked,
+                                      sources, static_blocked)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.sim import threads
 
 BLOB_FIELDS = ("col_px", "row_px", "r", "g", "b")
 
@@ -164,21 +161,18 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
     return m
 
 
-# Slots of the camera's integer parameters (``iparams``) and float parameters (``fparams``):
-# one array of each, so that a tick's call unboxes two arrays instead of fifteen scalars.
-I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM, I_GREY = range(8)
-F_CAM_X, F_CAM_Y, F_CAM_Z, F_FOCAL, F_RANGE, F_LEVEL, F_EM_REACH, F_MAX_RADIUS = range(8)
-N_IPARAMS = 8
-N_FPARAMS = 8
+# the camera's float and integer parameters (the last two of the ``params`` of :func:`rows`)
+F_CAM_X, F_CAM_Y, F_CAM_Z, F_FOCAL, F_RANGE, F_LEVEL = range(6)
+I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_GREY = range(5)
 
 
-# robots whose camera poses and light pre-tests are worked out together in camera_rows
+# robots whose camera poses and light pre-tests are worked out together in rows
 BLOCK = 64
 
 
 @njit(cache=True, error_model="numpy")
 def scratch_size(n_boxes, n_cylinders, n_bodies, n_lights, max_blobs):
-    """Lengths of the int64 and float64 scratch :func:`camera_rows` takes (see
+    """Lengths of the int64 and float64 scratch :func:`rows` takes (see
     :func:`_scratch_views`)."""
     cap = max(max_blobs, 1)
     return (2 * n_boxes + 2 * n_cylinders + 2 * n_bodies + n_lights * (1 + BLOCK) + BLOCK
@@ -187,7 +181,7 @@ def scratch_size(n_boxes, n_cylinders, n_bodies, n_lights, max_blobs):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _scratch_views(iscr, nb, nc, n, nl, cap):
-    """The index lists of one :func:`camera_rows` call, cut from one int64 scratch array
+    """The index lists of one :func:`rows` call, cut from one int64 scratch array
     (:func:`scratch_size`): boxes and cylinders near the camera, those near one sight line,
     robots of the wedge, occluders of one sight line, active lights, the pre-test of each
     (active light, robot of the block) and whether any passed for each robot, sort order."""
@@ -268,20 +262,15 @@ def _approx_cos_sin(a):
 
 
 @njit(cache=True, error_model="numpy")
-def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
-                gparams, cell_start, order, max_radius,
-                lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, em_reach,
-                cam, width, height_px, owner_occludes, kind, level, keys, stream, tick, used,
-                out, iscr, fscr, top_max, grey=False):
+def rows(lo, hi, start, bodies, scene, params, keys, tick, used, out):
     """Fill rows ``i − start`` of ``out`` float64[·, max_blobs, 5] for robots
-    ``lo … hi − 1``; ``cam`` = (x, y, z of the camera in the body frame, focal length px,
-    range m). ``used`` int64[·]: how many blob rows of each robot's reading are not −1 (at
-    most that many are cleared; set to the new count), so a robot that saw 2 blobs last
-    time rewrites 2 rows, not all ``max_blobs``. ``lit`` int64[N]: 1 for a robot with an
-    emitter of some colour (``light.lit_rows``; read only when ``any_lit``). ``iscr`` and
-    ``fscr``: int64 and float64 scratch of the lengths :func:`scratch_size` gives.
-    ``top_max``: the highest top of any body (m), or NaN to find it when first needed. ``grey``:
-    each blob written gets its BT.601 luma in r, g and b, row by row.
+    ``lo … hi − 1``. ``params`` = ``light.sources`` without intensities + (the arena lights'
+    colours; float64 ``F_*``: x, y, z of the
+    camera in the body frame, focal length px, range m, pixel noise level px; int64 ``I_*``:
+    width, height px, whether the owner of an emitter hides it, noise kind, grey). ``used``
+    int64[·]: how many blob rows of each robot's reading are not −1 (at most that many are
+    cleared; set to the new count), so a robot that saw 2 blobs last time rewrites 2 rows,
+    not all ``max_blobs``. A grey camera writes each blob's BT.601 luma in r, g and b.
 
     Every arena light is first put through :func:`_may_see`, a few flops without branches,
     for a block of robots at once and from approximate headings (:func:`_approx_cos_sin`);
@@ -297,8 +286,19 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
     emitter in the image, the robots that could hide it are gathered once (see
     ``light.occluders_near_segment``) and every emitter's sight line is tested against that
     short list and the static shapes near it.
-    Pixel noise (``kind``, ``level`` px) is drawn per robot from its camera stream.
+    Pixel noise is drawn per robot from its own key.
     """
+    pose, run, radius, height = bodies
+    boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
+    lights, em_world, em_rgb, em_intensity, em_count, em_reach, light_rgb, cam, ip = params
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    any_lit = lit_robots(em_rgb, em_intensity, em_count, lit)
+    top_max = _top(pose[2], height)
+    width = ip[I_WIDTH]
+    height_px = ip[I_HEIGHT]
+    owner_occludes = ip[I_OWNER_OCCLUDES] != 0
+    kind = ip[I_KIND]
+    level = cam[F_LEVEL]
     x = pose[0]
     y = pose[1]
     z = pose[2]
@@ -323,8 +323,11 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
         ch = math.cos(half)
     cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
     occ_reach = cam_off + range_m
+    isize, fsize = scratch_size(boxes.shape[0], cylinders.shape[0], n, lights.shape[0], cap)
     box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx = _scratch_views(
-        iscr, boxes.shape[0], cylinders.shape[0], n, lights.shape[0], cap)
+        np.empty(isize, dtype=np.int64), boxes.shape[0], cylinders.shape[0], n, lights.shape[0],
+        cap)
+    fscr = np.empty(fsize)
     cc = fscr[0:BLOCK]
     ss = fscr[BLOCK:2 * BLOCK]
     pxs = fscr[2 * BLOCK:3 * BLOCK]
@@ -339,7 +342,6 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                                    or light_rgb[m, 2] != 0):
             act[n_act] = m
             n_act += 1
-    have_top = not math.isnan(top_max)
     r2max = range_m * range_m
     # error bound of the approximate camera frame: APPROX_EPS on cos and sin moves the
     # camera by at most 2·eps·offset and turns a point within range by at most 2·eps·range
@@ -376,8 +378,7 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
             i = b0 + k
             if looks[k] == 0:  # nothing can be in view
                 if used[i - start] > 0:
-                    _write_row(i - start, 0, kd, kf, idx, used, out, jitter, kind, level, keys,
-                               stream, tick, width, height_px, grey)
+                    _write_row(i - start, 0, kf, idx, used, out, jitter, ip, level, keys, tick)
                 continue
             c = math.cos(yaw[i])
             s = math.sin(yaw[i])
@@ -406,9 +407,6 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                     continue
                 f = 1.0
                 if tz > pz0:  # a rising sight line: above every body past f
-                    if not have_top:
-                        top_max = _top(z, height)
-                        have_top = True
                     f = min(1.0, max(0.0, (top_max - pz0) / (tz - pz0)) + 1e-9)
                 no = robots_near_segment(px0, py0, px0 + f * (tx - px0), py0 + f * (ty - py0),
                                          0.0, run[i], i, x, y, radius, max_radius, gparams,
@@ -458,15 +456,16 @@ def camera_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
                                 kf, cnt, cap)
             # (a call that passes arrays costs reference counting: made only when needed)
             if cnt > 0 or used[i - start] > 0:
-                _write_row(i - start, cnt, kd, kf, idx, used, out, jitter, kind, level, keys,
-                           stream, tick, width, height_px, grey)
+                _write_row(i - start, cnt, kf, idx, used, out, jitter, ip, level, keys, tick)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream, tick, width,
-               height_px, grey):
+def _write_row(r, cnt, kf, idx, used, out, jitter, ip, level, keys, tick):
     """The ``cnt`` blobs kept in ``kf`` into row ``r`` of ``out`` (sorted, rows left over
-    from the last reading cleared, pixel noise drawn, colours made luma if ``grey``)."""
+    from the last reading cleared, pixel noise drawn, colours made luma for a grey camera)."""
+    width = ip[I_WIDTH]
+    height_px = ip[I_HEIGHT]
+    kind = ip[I_KIND]
     # deterministic order: by column, then row, then colour
     for m in range(cnt):
         idx[m] = m
@@ -485,13 +484,14 @@ def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream
             out[r, m, f] = -1.0
     used[r] = cnt
     if jitter:
-        key = keys[r, stream]
+        key = keys[r]
         for m in range(cnt):
             col = out[r, m, 0] + draw(kind, level, key, tick, 2 * m)
             row = out[r, m, 1] + draw(kind, level, key, tick, 2 * m + 1)
             out[r, m, 0] = min(width - 1.0, max(0.0, col))
             out[r, m, 1] = min(height_px - 1.0, max(0.0, row))
-    if grey:  # BT.601 luma, in the order the oracle (tests/sensors/oracle/camera.py) computes it
+    # BT.601 luma, in the order the oracle (tests/sensors/oracle/camera.py) computes it
+    if ip[I_GREY] != 0:
         for m in range(cnt):
             luma = np.rint(out[r, m, 2] * 0.299 + out[r, m, 3] * 0.587 + out[r, m, 4] * 0.114)
             out[r, m, 2] = luma
@@ -499,55 +499,7 @@ def _write_row(r, cnt, kd, kf, idx, used, out, jitter, kind, level, keys, stream
             out[r, m, 4] = luma
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _rows(lo, hi, ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-          order, lights, light_rgb, em_world, em_rgb, em_count, lit, any_lit, keys, tick, used,
-          out, iscr, fscr, top_max):
-    camera_rows(lo, hi, ip[I_START], pose, run, radius, height, boxes, cylinders, gparams,
-                cell_start, order, fp[F_MAX_RADIUS], lights, light_rgb, em_world, em_rgb,
-                em_count, lit, any_lit, fp[F_EM_REACH], fp, ip[I_WIDTH], ip[I_HEIGHT],
-                ip[I_OWNER_OCCLUDES] != 0, ip[I_KIND], fp[F_LEVEL], keys, ip[I_STREAM], tick,
-                used, out, iscr, fscr, top_max, ip[I_GREY] != 0)
-
-
-@njit(cache=True, error_model="numpy")
-def sense_serial(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                 order, lights, light_rgb, em_world, em_rgb, rgb_flat, em_count, keys, tick,
-                 used, out, iscr, fscr):
-    """The camera of robots ``ip[I_START] … ip[I_STOP] − 1`` in one call (blobs and pixel
-    noise); ``ip``/``fp`` hold the integer and float parameters (``I_*``, ``F_*``; ``fp``
-    begins with the ``cam`` of :func:`camera_rows`), ``used`` as there; ``iscr`` and ``fscr``
-    scratch (the lengths of :func:`scratch_size`, ``iscr`` N longer for the lit flags);
-    ``rgb_flat`` is ``em_rgb`` seen as one row of bytes."""
-    iscr, lit, any_lit = lit_in_scratch(iscr, pose.shape[1], rgb_flat, em_rgb, None, em_count)
-    _rows(ip[I_START], ip[I_STOP], ip, fp, pose, run, radius, height, boxes, cylinders,
-          gparams, cell_start, order, lights, light_rgb, em_world, em_rgb, em_count, lit,
-          any_lit, keys, tick, used, out, iscr, fscr, np.nan)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def sense_parallel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                   order, lights, light_rgb, em_world, em_rgb, em_count, keys, tick, used, out,
-                   chunk):
-    """:func:`sense_serial` over chunks of ``chunk`` robots on all threads (the same result),
-    each with scratch of its own."""
-    start = ip[I_START]
-    stop = ip[I_STOP]
-    any_lit = any_on(em_rgb)
-    lit = np.empty(pose.shape[1], dtype=np.int64)
-    if any_lit:
-        lit_rows(em_rgb, None, em_count, lit)
-    isize, fsize = scratch_size(boxes.shape[0], cylinders.shape[0], pose.shape[1],
-                                lights.shape[0], out.shape[1])
-    # once for every chunk, not once in each (a scan of every body: ~6 µs at 10 000)
-    top_max = _top(pose[2], height)
-    n_chunks = (stop - start + chunk - 1) // chunk
-    for ch in prange(n_chunks):
-        lo = start + ch * chunk
-        _rows(lo, min(stop, lo + chunk), ip, fp, pose, run, radius, height, boxes, cylinders,
-              gparams, cell_start, order, lights, light_rgb, em_world, em_rgb, em_count, lit,
-              any_lit, keys, tick, used, out, np.empty(isize, dtype=np.int64),
-              np.empty(fsize), top_max)
+parallel_rows = threads.chunked(rows)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -605,6 +557,7 @@ class Camera:
     noise_level: float = 0.0
     name: str = "camera"
     scalar: bool = False
+    stream: str = "camera"
     grey: bool = False
     # the runner places and colours emitters only when some device looks at them
     needs_emitters: ClassVar[bool] = True
@@ -622,68 +575,20 @@ class Camera:
         return np.full((n, self.max_blobs, len(BLOB_FIELDS)), -1.0)
 
     def make_state(self, n: int):
+        # blob rows per robot that may hold a blob: the full count at first, as the reading
+        # array handed in may hold anything
+        return np.full(n, self.max_blobs, dtype=np.int64)
+
+    def plan(self, world, group, keys, out, state):
+        src = sources(world, intensity=False)
         px, py, pz = (float(v) for v in self.position_m)
-        # "used": blob rows per robot that may hold a blob; the full count at first, as the
-        # reading array handed in may hold anything
-        return {"reach": None, "cam": np.array([px, py, pz, self.focal_px, self.range_m]),
-                "used": np.full(n, self.max_blobs, dtype=np.int64)}
+        cam = np.array([px, py, pz, self.focal_px, self.range_m, float(self.noise_level)])
+        ip = np.array([self.width_px, self.height_px, bool(self.owner_occludes),
+                       NOISE_KINDS[self.noise], bool(self.grey)], dtype=np.int64)
+        params = src + (world.arena.light_rgb, cam, ip)
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
+                                 chunk_items=CHUNK)
 
-    def _params(self, world, group, state):
-        """The kernels' ``ip``/``fp`` (``I_*``, ``F_*``) for this group."""
-        if state["reach"] is None:
-            state["reach"] = emitter_reach(world)
-        ip = np.zeros(N_IPARAMS, dtype=np.int64)
-        ip[[I_START, I_STOP, I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_STREAM, I_GREY]] = (
-            group.start, group.stop, self.width_px, self.height_px, bool(self.owner_occludes),
-            NOISE_KINDS[self.noise], STREAM["camera"], bool(self.grey))
-        fp = np.zeros(N_FPARAMS)
-        fp[:5] = state["cam"]
-        fp[[F_LEVEL, F_EM_REACH, F_MAX_RADIUS]] = (float(self.noise_level), state["reach"],
-                                                   float(world.max_radius))
-        return ip, fp
-
-    def update(self, world, group, keys, out, state) -> None:
-        ip, fp = self._params(world, group, state)
-        b = world.bodies
-        em = world.emitters
-        arena = world.arena
-        args = (ip, fp, b.pose, b.run, b.radius, b.height, arena.boxes, arena.cylinders,
-                world.grid, world.cell_start, world.order, arena.lights, arena.light_rgb,
-                em.world, em.rgb, em.count, keys, world.tick, state["used"], out)
-        n = group.stop - group.start
-        if threads.go_parallel(n):
-            sense_parallel(*args, threads.spread(n, CHUNK))
-        else:
-            sense_serial(*args[:15], em.rgb.reshape(-1), *args[15:], *self._scratch(world))
-
-    def _scratch(self, world):
-        """Scratch of :func:`sense_serial` for this world."""
-        arena = world.arena
-        n = world.bodies.n
-        isize, fsize = scratch_size(arena.boxes.shape[0], arena.cylinders.shape[0], n,
-                                    arena.lights.shape[0], self.max_blobs)
-        return np.empty(isize + n, dtype=np.int64), np.empty(fsize)
-
-    def bind(self, world, group, keys, out, state):
-        """:meth:`update` as a call without arguments (``device.serial_arrays``)."""
-        head = serial_emitter_arrays(world, group, state)
-        if head is None:
-            return None
-        em = world.emitters
-        if not em.rgb.flags.c_contiguous:  # no flat view of it: update() flattens each call
-            return None
-        _, _, pose, run, radius, height, boxes, cylinders, gparams, _ = head
-        ip, fp = self._params(world, group, state)
-        arena = world.arena
-        lights, light_rgb, em_world, em_rgb, em_count = (
-            arena.lights, arena.light_rgb, em.world, em.rgb, em.count)
-        used = state["used"]
-        iscr, fscr = self._scratch(world)
-        rgb_flat = em_rgb.reshape(-1)  # a view: the colours written each tick show through
-        kernel = sense_serial
-
-        def update_bound():
-            kernel(ip, fp, pose, run, radius, height, boxes, cylinders, gparams,
-                   world.cell_start, world.order, lights, light_rgb, em_world, em_rgb, rgb_flat,
-                   em_count, keys, world.tick, used, out, iscr, fscr)
-        return update_bound
+        def sense():
+            call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
+        return sense

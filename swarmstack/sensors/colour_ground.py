@@ -13,11 +13,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from swarmstack.sim import threads
-from numba import njit, prange
 from swarmstack.world.floor import sample_texture
-from swarmstack.world.rng import STREAM, gaussian
+from swarmstack.world.rng import gaussian
 
 # robots per work item of the parallel form, and the group size from which it pays
 CHUNK = 2048
@@ -25,46 +25,38 @@ PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")
-def colour_kernel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys, tick,
-                  out):
-    """Fill ``out`` int[stop − start, 3] with noisy RGB readings."""
-    _colour_kernel_rows(start, start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
-                        tick, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def colour_kernel_parallel(start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
-                           tick, out, chunk):
-    """``colour_kernel`` over chunks of ``chunk`` robots on the thread pool."""
-    for c in prange((stop - start + chunk - 1) // chunk):
-        lo = start + c * chunk
-        _colour_kernel_rows(start, lo, min(stop, lo + chunk), x, y, yaw, px, py, texture,
-                            bounds, mean, std, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _colour_kernel_rows(base, start, stop, x, y, yaw, px, py, texture, bounds, mean, std, keys,
-                        tick, out):
-    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
-    for i in range(start, stop):
-        c = math.cos(yaw[i])
-        s = math.sin(yaw[i])
-        r, g, b = sample_texture(texture, bounds, x[i] + c * px - s * py, y[i] + s * px + c * py)
+def rows(lo, hi, start, bodies, scene, params, keys, tick, state, out):
+    """Fill rows ``i − start`` of ``out`` int[·, 3] with the noisy RGB readings of robots
+    ``lo … hi − 1``; ``params`` = (floor texture, its bounds, sensor x, y in the body frame,
+    noise mean, noise std)."""
+    pose = bodies[0]
+    texture, bounds, px, py, mean, std = params
+    for i in range(lo, hi):
+        c = math.cos(pose[5, i])
+        s = math.sin(pose[5, i])
+        r, g, b = sample_texture(texture, bounds, pose[0, i] + c * px - s * py,
+                                 pose[1, i] + s * px + c * py)
         rgb = (r, g, b)
         for ch in range(3):
             v = float(rgb[ch])
             if std > 0.0 or mean != 0.0:
-                v += mean + std * gaussian(keys[i - base], tick, ch)
-            out[i - base, ch] = min(255, max(0, int(round(v))))
+                v += mean + std * gaussian(keys[i - start], tick, ch)
+            out[i - start, ch] = min(255, max(0, int(round(v))))
 
 
-def read_colour(world, group, keys, position_m, mean: float, std: float, out) -> None:
-    b = world.bodies
-    kernel = threads.pick(group.stop - group.start, colour_kernel, colour_kernel_parallel,
-                          PARALLEL_MIN, CHUNK)
-    kernel(group.start, group.stop, b.x, b.y, b.yaw, float(position_m[0]),
-           float(position_m[1]), world.arena.floor.texture, world.bounds, float(mean),
-           float(std), keys[:, STREAM["ground"]], world.tick, out)
+parallel_rows = threads.chunked(rows)
+
+
+def plan_colour(world, group, keys, out, position_m, mean: float, std: float):
+    """The call that writes the noisy colour under ``position_m`` (body frame) of every robot
+    of ``group`` into ``out`` (shared by the devices that read the floor colour)."""
+    call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN, CHUNK)
+    params = (world.arena.floor.texture, world.bounds, float(position_m[0]),
+              float(position_m[1]), float(mean), float(std))
+
+    def sense():
+        call(world.bodies_args, None, params, keys, world.tick, None, out)
+    return sense
 
 
 @dataclass(frozen=True)
@@ -76,6 +68,7 @@ class ColourGround:
     noise_mean: float = 0.0
     noise_std: float = 5.0
     name: str = "ground_color"
+    stream: str = "ground_color"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -84,5 +77,6 @@ class ColourGround:
     def make_state(self, n: int):
         return None
 
-    def update(self, world, group, keys, out, state) -> None:
-        read_colour(world, group, keys, self.positions_m[0], self.noise_mean, self.noise_std, out)
+    def plan(self, world, group, keys, out, state):
+        return plan_colour(world, group, keys, out, self.positions_m[0], self.noise_mean,
+                           self.noise_std)

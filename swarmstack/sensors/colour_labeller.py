@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numba import njit
+
+from swarmstack.sensors.colour_ground import plan_colour
 from swarmstack.sim import threads
-from numba import njit, prange
-from swarmstack.sensors.colour_ground import read_colour
 
 # The palette of the real robot's labelling node: red, green, yellow, grey (report §3 names no
 # palette; this is the one shipped with the ROS driver) — experiments set their own.
@@ -28,23 +29,10 @@ PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")
-def label_kernel(rgb, palette, out_index):
-    """Index of the nearest palette entry (Eqs. 1–2) for every row of ``rgb`` int[n, 3]."""
-    _label_kernel_rows(0, rgb.shape[0], rgb, palette, out_index)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def label_kernel_parallel(rgb, palette, out_index, chunk):
-    """``label_kernel`` over chunks of ``chunk`` robots on the thread pool."""
-    n = rgb.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _label_kernel_rows(c * chunk, min(n, (c + 1) * chunk), rgb, palette, out_index)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _label_kernel_rows(start, stop, rgb, palette, out_index):
-    # robots start … stop − 1, each writing only its own outputs (both forms share it)
-    for i in range(start, stop):
+def label_rows(lo, hi, start, bodies, scene, palette, keys, tick, rgb, out_index):
+    """Index of the nearest ``palette`` entry (Eqs. 1–2) for rows ``lo − start … hi − start −
+    1`` of ``rgb`` int[n, 3], into ``out_index``."""
+    for i in range(lo - start, hi - start):
         best = -1
         best_d = 0
         for k in range(palette.shape[0]):
@@ -58,12 +46,16 @@ def _label_kernel_rows(start, stop, rgb, palette, out_index):
         out_index[i] = best
 
 
+parallel_label = threads.chunked(label_rows)
+
+
 def label(rgb, palette) -> np.ndarray:
     """Nearest-label indices (Eqs. 1–2) for RGB readings ``rgb`` (…, 3)."""
     a = np.asarray(rgb, dtype=np.int64)
     flat = np.ascontiguousarray(a.reshape(-1, 3))
     idx = np.empty(flat.shape[0], dtype=np.int64)
-    label_kernel(flat, np.asarray(palette, dtype=np.int64).reshape(-1, 3), idx)
+    label_rows(0, flat.shape[0], 0, None, None, np.asarray(palette, dtype=np.int64).reshape(-1, 3),
+               None, 0, flat, idx)
     return idx.reshape(a.shape[:-1])
 
 
@@ -76,6 +68,7 @@ class FixedColour:
     noise_mean: float = 0.0
     noise_std: float = 5.0
     name: str = "fixed_color"
+    stream: str = "fixed_color"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -85,10 +78,16 @@ class FixedColour:
         return {"raw": np.zeros((n, 3), dtype=np.int32), "index": np.zeros(n, dtype=np.int64),
                 "palette": np.asarray(self.palette, dtype=np.int64).reshape(-1, 3)}
 
-    def update(self, world, group, keys, out, state) -> None:
-        read_colour(world, group, keys, self.positions_m[0], self.noise_mean, self.noise_std,
-                    state["raw"])
-        threads.pick(len(state["raw"]), label_kernel, label_kernel_parallel, PARALLEL_MIN,
-                     CHUNK)(state["raw"], state["palette"], state["index"])
-        out[:, :3] = state["palette"][state["index"]]
-        out[:, 3] = state["index"]
+    def plan(self, world, group, keys, out, state):
+        raw, index, palette = state["raw"], state["index"], state["palette"]
+        read = plan_colour(world, group, keys, raw, self.positions_m[0], self.noise_mean,
+                           self.noise_std)
+        label_call = threads.rows_call(label_rows, parallel_label, group.start, group.stop,
+                                       PARALLEL_MIN, CHUNK)
+
+        def sense():
+            read()
+            label_call(None, None, palette, None, 0, raw, index)
+            out[:, :3] = palette[index]
+            out[:, 3] = index
+        return sense

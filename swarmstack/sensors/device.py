@@ -1,52 +1,63 @@
-"""What the runner needs from a sensor: allocate its readings once, refresh them every tick.
+"""What the simulation needs from a sensor (a *device*), and how to write one.
 
 A device is a small frozen dataclass holding its parameters (geometry, transfer function,
-noise) with two methods:
+noise) with these attributes and methods:
 
-- ``allocate(n) -> numpy array`` — the readings buffer for ``n`` robots (first axis = robot);
-  allocated once, then refreshed *in place*, so that per-robot controller views stay valid.
-- ``update(world, group, keys, out, state)`` — refresh ``out`` for the robots of ``group``;
-  ``keys`` is uint64[n, len(STREAMS)] (the group's random stream keys); ``state`` is whatever
-  ``make_state(n)`` returned (or None), for devices that integrate over time (encoders).
+- ``name``: the attribute under which controllers read it (``robot.proximity``);
+- ``scalar``: whether each robot's reading is one number (controllers then see a 0-d view);
+- ``stream``: the name the device's random keys are derived from (by default its own name);
+- ``allocate(n) -> numpy array``: the readings buffer for ``n`` robots (first axis = robot),
+  allocated once and then refreshed *in place*, so that per-robot controller views stay valid;
+- ``make_state(n)``: whatever the device keeps between ticks or uses as scratch for ``n``
+  robots (an array, a dict, or None);
+- ``plan(world, group, keys, out, state) -> call``: returns a function without arguments that
+  refreshes ``out`` for the robots of ``group``; the simulation calls it once per tick.
 
-A device may also offer ``bind(world, group, keys, out, state)``: ``update`` for one group as
-a call without arguments, bound to its compiled serial kernel (a tick of a small group is then
-mostly the kernel, not Python); it returns None when the group may go parallel
-(:func:`serial_arrays`), and ``update`` chooses each tick.
+``plan`` is called once, when the simulation plans its calls (and again when the thread
+settings change). Its arguments: ``world`` (:class:`swarmstack.world.state.World`); ``group``
+the robots' slice of the world's arrays (``group.start`` … ``group.stop − 1``); ``keys``
+uint64[n], this device's random key for each robot of the group (draw noise with
+``swarmstack.world.rng`` from ``(keys[row], world.tick, channel)``: the same numbers whatever
+the thread count); ``out`` the buffer of ``allocate``; ``state`` what ``make_state`` returned.
 
-``name`` is the attribute under which controllers read the device (``robot.proximity``), and
-``scalar`` says whether each robot's reading is one number (exposed as a 0-d array view).
+Everything that does not change during a run is worked out in ``plan``: parameter tuples, the
+kernel to call. What changes is read in the returned call, each tick: ``world.tick``,
+``world.bodies_args`` (``pose, run, radius, height``) and ``world.scene_args`` (boxes,
+cylinders, the robot grid: the contact pass replaces the grid arrays every tick).
+
+A device whose work is per robot writes it as one compiled *rows* kernel
+``rows(lo, hi, start, bodies, scene, params, keys, tick, state, out)`` that fills the rows
+``i − start`` of ``out`` for the robots ``lo … hi − 1``, each robot reading its own key and
+writing only its own rows. ``threads.chunked(rows)`` makes its parallel form, and
+``threads.rows_call(rows, parallel, group.start, group.stop)`` picks the form for the group
+(in ``plan``): both give the same numbers. A typical ``plan``::
+
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop)
+        params = (self.range_m, NOISE_KINDS[self.noise], self.noise_level)
+
+        def sense():
+            call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
+        return sense
+
+A device computed with NumPy just returns a function that does so.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
-
-from swarmstack.sim import threads
 
 
 class Device(Protocol):
     name: str
     scalar: bool
+    stream: str
 
     def allocate(self, n: int) -> np.ndarray: ...
 
     def make_state(self, n: int) -> Any: ...
 
-    def update(self, world, group, keys: np.ndarray, out: np.ndarray, state: Any) -> None: ...
-
-
-def serial_arrays(world, group, min_items: int = threads.PARALLEL_MIN_ITEMS) -> Optional[tuple]:
-    """For a device's ``bind``: the arrays every sensor kernel takes first, ``(start, stop,
-    pose, run, radius, height, boxes, cylinders, gparams)``, or None when the group is large
-    enough to go parallel (``threads.stays_serial`` with the kernel's minimum ``min_items``).
-    A bound call must still read the grid (``world.cell_start``, ``world.order``: the contact
-    pass replaces them) and the tick at each call."""
-    if not threads.stays_serial(group.stop - group.start, min_items):
-        return None
-    b = world.bodies
-    arena = world.arena
-    return (group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-            arena.cylinders, world.grid)
+    def plan(self, world, group, keys: np.ndarray, out: np.ndarray,
+             state: Any) -> Callable[[], None]: ...

@@ -23,6 +23,7 @@ class DifferentialSteering:
 
     axis_length_m: float
     name: str = "differential_steering"
+    stream: str = "differential_steering"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -31,8 +32,10 @@ class DifferentialSteering:
     def make_state(self, n: int):
         return None
 
-    def update(self, world, group, keys, out, state) -> None:
-        speed = world.drive[group.index]["wheel_speed"]
-        np.multiply(speed, CM_PER_M, out=out[:, 0:2])
-        np.multiply(speed, CM_PER_M * world.dt, out=out[:, 2:4])
-        out[:, 4] = self.axis_length_m * CM_PER_M
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            speed = world.drive[group.index]["wheel_speed"]
+            np.multiply(speed, CM_PER_M, out=out[:, 0:2])
+            np.multiply(speed, CM_PER_M * world.dt, out=out[:, 2:4])
+            out[:, 4] = self.axis_length_m * CM_PER_M
+        return sense

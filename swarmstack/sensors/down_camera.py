@@ -24,17 +24,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from numba import njit
-from swarmstack.world.rng import STREAM, uniform01
+
+from swarmstack.world.rng import uniform01
 
 # the miss draws use channels far above those the AI-deck camera's noise uses on the same stream
 _MISS_CHANNEL = 1 << 16
 
 
 @njit(cache=True, error_model="numpy")
-def _see(pose, run, robot_id, radius, height, start, stop, t_start, t_per_run, t_groups,
-         tan_half, miss, keys, tick, out):
-    """Rows ``start … stop − 1`` (drones); ``t_start[g]``/``t_per_run[g]`` the target groups'
-    slices (run r's targets of group g are ``t_start[g] + r · t_per_run[g]`` onward)."""
+def _see(start, stop, bodies, robot_id, targets, params, keys, tick, out):
+    """Rows ``start … stop − 1`` (drones); ``targets`` = (t_start, t_per_run): the target
+    groups' slices (run r's targets of group g are ``t_start[g] + r · t_per_run[g]``
+    onward); ``params`` = (tan of half the field of view, miss probability)."""
+    pose, run, radius, height = bodies
+    t_start, t_per_run = targets
+    t_groups = t_start.shape[0]
+    tan_half, miss = params
     m = out.shape[1]
     for i in range(stop - start):
         b = start + i
@@ -94,6 +99,7 @@ class DownCamera:
     miss: float = 0.0
     max_targets: int = 4
     name: str = "down_camera"
+    stream: str = "down_camera"
     scalar: bool = False
 
     @property
@@ -109,15 +115,18 @@ class DownCamera:
     def make_state(self, n: int):
         return None
 
-    def update(self, world, group, keys, out, state) -> None:
+    def plan(self, world, group, keys, out, state):
         groups = [world.group(name) for name in self.targets] if self.targets else \
             [g for g in world.groups if g.name != group.name]
-        t_start = np.array([g.start for g in groups], dtype=np.int64)
-        t_per_run = np.array([g.per_run for g in groups], dtype=np.int64)
-        b = world.bodies
-        _see(b.pose, b.run, b.robot_id, b.radius, b.height, group.start, group.stop, t_start,
-             t_per_run, len(groups), math.tan(0.5 * self.fov_rad), self.miss,
-             keys[:, STREAM["camera"]], world.tick, out)
+        targets = (np.array([g.start for g in groups], dtype=np.int64),
+                   np.array([g.per_run for g in groups], dtype=np.int64))
+        params = (math.tan(0.5 * self.fov_rad), self.miss)
+        robot_id = world.bodies.robot_id
+
+        def sense():
+            _see(group.start, group.stop, world.bodies_args, robot_id, targets, params, keys,
+                 world.tick, out)
+        return sense
 
 
 def targets_table(reading) -> dict:

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
+from numba import njit
 
+from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.sim import threads
-from numba import njit, prange
-from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
-from swarmstack.world.rng import STREAM
 
 REGISTER_SPAN = 65536.0
 REGISTER_HALF = 32768.0
@@ -35,26 +33,12 @@ PARALLEL_MIN = 131072
 
 
 @njit(cache=True, error_model="numpy")
-def encoder_kernel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
-    """Advance accumulators ``acc`` float64[n, 2] from ``wheel_speed`` float64[n, 2] (m/s) and
-    write ``out`` int[n, 2]."""
-    _encoder_rows(0, wheel_speed.shape[0], wheel_speed, dt, steps_per_m, kind, level, keys,
-                  tick, acc, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def encoder_kernel_parallel(wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out,
-                            chunk):
-    """``encoder_kernel`` over chunks of ``chunk`` robots on the thread pool."""
-    n = wheel_speed.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _encoder_rows(c * chunk, min(n, (c + 1) * chunk), wheel_speed, dt, steps_per_m, kind,
-                      level, keys, tick, acc, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _encoder_rows(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys, tick, acc, out):
-    for i in range(start, stop):
+def rows(lo, hi, start, bodies, scene, params, keys, tick, acc, out):
+    """Advance the accumulators ``acc`` float64[n, 2] of robots ``lo … hi − 1`` (rows
+    ``i − start``) and write ``out`` int[n, 2]; ``params`` = (wheel speeds float64[n, 2] m/s,
+    dt, steps per m, noise kind, noise level)."""
+    wheel_speed, dt, steps_per_m, kind, level = params
+    for i in range(lo - start, hi - start):
         for w in range(2):
             a = acc[i, w] + steps_per_m * wheel_speed[i, w] * dt
             a += draw(kind, level, keys[i], tick, w) * NOISE_SCALE
@@ -66,6 +50,9 @@ def _encoder_rows(start, stop, wheel_speed, dt, steps_per_m, kind, level, keys, 
             out[i, w] = min(32767, int(math.floor(a + _SNAP)))
 
 
+parallel_rows = threads.chunked(rows)
+
+
 @dataclass(frozen=True)
 class Encoders:
     """Left/right step counters; ``steps_per_m`` = steps per revolution / wheel circumference."""
@@ -74,6 +61,7 @@ class Encoders:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "encoders"
+    stream: str = "encoders"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -88,27 +76,13 @@ class Encoders:
         state[rows] = 0.0
         out[rows] = 0
 
-    def update(self, world, group, keys, out, state) -> None:
-        n = len(out)
-        kernel = (encoder_kernel if n < threads.floor  # a small group: one comparison
-                  else threads.pick(n, encoder_kernel, encoder_kernel_parallel, PARALLEL_MIN,
-                                    CHUNK))
-        kernel(world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
-               NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]],
-               world.tick, state, out)
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN,
+                                 CHUNK)
+        drive, dt = world.drive[group.index], world.dt
+        kind, level = NOISE_KINDS[self.noise], self.noise_level
 
-    def bind(self, world, group, keys, out, state):
-        """:meth:`update` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`update` chooses)."""
-        if not threads.stays_serial(len(out), PARALLEL_MIN):
-            return None
-        speed, dt, per_m = world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m
-        kind, level, key = NOISE_KINDS[self.noise], self.noise_level, keys[:, STREAM["encoders"]]
-        kernel = encoder_kernel
-        if kind == NOISE_NONE:  # the tick only keys the noise: none, no Python frame a tick
-            return partial(kernel, speed, dt, per_m, kind, level, key, 0, state, out)
-
-        def update_bound():
-            kernel(speed, dt, per_m, kind, level, key, world.tick, state, out)
-
-        return update_bound
+        def sense():  # (the drive state's arrays are made anew when a run restarts)
+            call(None, None, (drive["wheel_speed"], dt, self.steps_per_m, kind, level), keys,
+                 world.tick, state, out)
+        return sense

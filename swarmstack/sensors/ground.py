@@ -13,12 +13,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-from swarmstack.sim import threads
-from numba import njit, prange
 from swarmstack.sensors.noise import NOISE_KINDS, draw
+from swarmstack.sim import threads
 from swarmstack.world.floor import sample_texture
-from swarmstack.world.rng import STREAM
 
 # robots per work item of the parallel form, and the group size from which it pays
 CHUNK = 1024
@@ -26,37 +25,25 @@ PARALLEL_MIN = 8192
 
 
 @njit(cache=True, error_model="numpy")
-def ground_kernel(start, stop, x, y, yaw, points, texture, bounds, full_scale, kind, level,
-                  keys, tick, out):
-    """Fill ``out`` int[stop − start, K] for robots ``start … stop − 1``."""
-    _ground_kernel_rows(start, start, stop, x, y, yaw, points, texture, bounds, full_scale,
-                        kind, level, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def ground_kernel_parallel(start, stop, x, y, yaw, points, texture, bounds, full_scale, kind,
-                           level, keys, tick, out, chunk):
-    """``ground_kernel`` over chunks of ``chunk`` robots on the thread pool."""
-    for c in prange((stop - start + chunk - 1) // chunk):
-        lo = start + c * chunk
-        _ground_kernel_rows(start, lo, min(stop, lo + chunk), x, y, yaw, points, texture,
-                            bounds, full_scale, kind, level, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _ground_kernel_rows(base, start, stop, x, y, yaw, points, texture, bounds, full_scale, kind,
-                        level, keys, tick, out):
-    # robots start … stop − 1 of a group starting at body ``base`` (both forms share it)
-    for i in range(start, stop):
-        c = math.cos(yaw[i])
-        s = math.sin(yaw[i])
+def rows(lo, hi, start, bodies, scene, params, keys, tick, points, out):
+    """Fill rows ``i − start`` of ``out`` int[·, K] for robots ``lo … hi − 1``; ``points``
+    the sensors' body-frame (x, y); ``params`` = (floor texture, its bounds, full scale, noise
+    kind, noise level)."""
+    pose = bodies[0]
+    texture, bounds, full_scale, kind, level = params
+    for i in range(lo, hi):
+        c = math.cos(pose[5, i])
+        s = math.sin(pose[5, i])
         for k in range(points.shape[0]):
-            px = x[i] + c * points[k, 0] - s * points[k, 1]
-            py = y[i] + s * points[k, 0] + c * points[k, 1]
+            px = pose[0, i] + c * points[k, 0] - s * points[k, 1]
+            py = pose[1, i] + s * points[k, 0] + c * points[k, 1]
             r, g, b = sample_texture(texture, bounds, px, py)
             grey = 0.299 * r + 0.587 * g + 0.114 * b
-            v = grey * full_scale / 255.0 + draw(kind, level, keys[i - base], tick, k) * full_scale
-            out[i - base, k] = min(full_scale, max(0, int(round(v))))
+            v = grey * full_scale / 255.0 + draw(kind, level, keys[i - start], tick, k) * full_scale
+            out[i - start, k] = min(full_scale, max(0, int(round(v))))
+
+
+parallel_rows = threads.chunked(rows)
 
 
 def reading(rgb, *, full_scale: int):
@@ -75,6 +62,7 @@ class Ground:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "ground"
+    stream: str = "ground"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -83,27 +71,12 @@ class Ground:
     def make_state(self, n: int):
         return np.asarray(self.positions_m, dtype=np.float64).reshape(-1, 2)
 
-    def _arguments(self, world, group, keys, state) -> tuple:
-        """The kernel's arguments before ``tick, out`` (the same every tick)."""
-        b = world.bodies
-        return (group.start, group.stop, b.x, b.y, b.yaw, state, world.arena.floor.texture,
-                world.bounds, self.full_scale, NOISE_KINDS[self.noise], self.noise_level,
-                keys[:, STREAM["ground"]])
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN,
+                                 CHUNK)
+        params = (world.arena.floor.texture, world.bounds, self.full_scale,
+                  NOISE_KINDS[self.noise], self.noise_level)
 
-    def update(self, world, group, keys, out, state) -> None:
-        kernel = threads.pick(group.stop - group.start, ground_kernel, ground_kernel_parallel,
-                              PARALLEL_MIN, CHUNK)
-        kernel(*self._arguments(world, group, keys, state), world.tick, out)
-
-    def bind(self, world, group, keys, out, state):
-        """:meth:`update` for this group as a call without arguments, bound to the compiled
-        serial kernel; None when the group may go parallel (then :meth:`update` chooses)."""
-        if not threads.stays_serial(group.stop - group.start, PARALLEL_MIN):
-            return None
-        args = self._arguments(world, group, keys, state)
-        kernel = ground_kernel
-
-        def update_bound():
-            kernel(*args, world.tick, out)
-
-        return update_bound
+        def sense():
+            call(world.bodies_args, None, params, keys, world.tick, state, out)
+        return sense

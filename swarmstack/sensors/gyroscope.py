@@ -19,6 +19,7 @@ class Gyroscope:
     """float64[3]: angular velocity (rad/s) about x, y, z."""
 
     name: str = "gyroscope"
+    stream: str = "gyroscope"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -27,11 +28,13 @@ class Gyroscope:
     def make_state(self, n: int) -> dict:
         return {"previous": None}
 
-    def update(self, world, group, keys, out, state) -> None:
-        q = quaternion.of_bodies(world.bodies, group.slice)
-        prev = state["previous"]
-        if prev is None:
-            prev = q
-        delta = quaternion.multiply(q, quaternion.inverse(prev))
-        out[...] = quaternion.to_euler(delta) / world.dt
-        state["previous"] = q
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            q = quaternion.of_bodies(world.bodies, group.slice)
+            prev = state["previous"]
+            if prev is None:
+                prev = q
+            delta = quaternion.multiply(q, quaternion.inverse(prev))
+            out[...] = quaternion.to_euler(delta) / world.dt
+            state["previous"] = q
+        return sense

@@ -16,6 +16,7 @@ class Imu:
     """float64[3]: roll, pitch, yaw (rad) in the world frame."""
 
     name: str = "imu"
+    stream: str = "imu"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -24,9 +25,11 @@ class Imu:
     def make_state(self, n: int):
         return None
 
-    def update(self, world, group, keys, out, state) -> None:
-        b = world.bodies
-        sl = group.slice
-        out[:, 0] = b.roll[sl]
-        out[:, 1] = b.pitch[sl]
-        out[:, 2] = b.yaw[sl]
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            b = world.bodies
+            sl = group.slice
+            out[:, 0] = b.roll[sl]
+            out[:, 1] = b.pitch[sl]
+            out[:, 2] = b.yaw[sl]
+        return sense

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
+
 from swarmstack.sensors.scan import masts, scan
+from swarmstack.sim import threads
 from swarmstack.world.rng import symmetric
 
 # robots per work item of the parallel transfer, and the group size from which it pays
@@ -30,23 +31,11 @@ PARALLEL_MIN = 1024
 
 
 @njit(cache=True, error_model="numpy")
-def lidar_transfer(dist, min_m, max_m, no_hit_m, eta, keys, tick, out):
-    _transfer_rows(0, dist.shape[0], dist, min_m, max_m, no_hit_m, eta, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def lidar_transfer_parallel(dist, min_m, max_m, no_hit_m, eta, keys, tick, out, chunk):
-    """``lidar_transfer`` over chunks of ``chunk`` robots on the thread pool."""
-    n = dist.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _transfer_rows(c * chunk, min(n, (c + 1) * chunk), dist, min_m, max_m, no_hit_m, eta,
-                       keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _transfer_rows(start, stop, dist, min_m, max_m, no_hit_m, eta, keys, tick, out):
-    """Robots ``start … stop − 1``: distances → readings, each robot its own row."""
-    for i in range(start, stop):
+def transfer_rows(lo, hi, start, bodies, scene, params, keys, tick, dist, out):
+    """Rows ``lo − start … hi − start − 1``: distances ``dist`` → readings; ``params`` =
+    (min, max, no-hit reading, η)."""
+    min_m, max_m, no_hit_m, eta = params
+    for i in range(lo - start, hi - start):
         key = keys[i]
         for k in range(dist.shape[1]):
             d = dist[i, k]
@@ -60,6 +49,9 @@ def _transfer_rows(start, stop, dist, min_m, max_m, no_hit_m, eta, keys, tick, o
                 out[i, k] = min(max_m, max(0.0, d))
 
 
+parallel_transfer = threads.chunked(transfer_rows)
+
+
 @dataclass(frozen=True)
 class Lidar:
     count: int
@@ -70,7 +62,7 @@ class Lidar:
     max_m: float
     no_hit_m: float
     noise_width_m: float = 0.0    # η: noise U(−η, η)
-    stream: int = 0               # index of the robot stream the noise draws from
+    stream: str = "lidar"         # the name the noise's random keys derive from
     name: str = "lidar"
     scalar: bool = False
 
@@ -94,8 +86,16 @@ class Lidar:
              state["dist"])
         return state["dist"]
 
-    def update(self, world, group, keys, out, state) -> None:
-        kernel = threads.pick(len(out), lidar_transfer, lidar_transfer_parallel, PARALLEL_MIN,
-                              CHUNK)
-        kernel(self.distances(world, group, state), self.min_m, self.max_m, self.no_hit_m,
-               self.noise_width_m, keys[:, self.stream], world.tick, out)
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(transfer_rows, parallel_transfer, group.start, group.stop,
+                                 PARALLEL_MIN, CHUNK)
+        params = self.transfer_params
+
+        def sense():
+            call(None, None, params, keys, world.tick, self.distances(world, group, state), out)
+        return sense
+
+    @property
+    def transfer_params(self) -> tuple:
+        """The ``params`` of :func:`transfer_rows`."""
+        return self.min_m, self.max_m, self.no_hit_m, self.noise_width_m

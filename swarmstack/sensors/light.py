@@ -23,22 +23,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
-from swarmstack.sim import threads
-from swarmstack.actuators.leds import any_byte, any_on
-
+from swarmstack.actuators.leds import any_on
 from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near_segment,
                                         cylinder_near_segment, cylinders_near,
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
 from swarmstack.geometry.rays import _box_hit, _disk_hit, hit_candidates
-from numba import njit, prange
-from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.sim import threads
 
 _VISIBLE = 1.0 - 1e-9   # a sight line blocked only at (numerically) its end point still sees
 _SATURATING = 1e9       # contribution of a source sitting exactly on the sensor
@@ -123,27 +120,14 @@ CHUNK = 64
 @njit(cache=True, error_model="numpy")
 def lit_robots(em_rgb, em_intensity, em_count, out):
     """``out[j]`` = whether robot ``j`` has an emitter that is a source: a colour other than
-    black and, unless ``em_intensity`` is None (a camera sees every lit emitter), an
-    intensity > 0. Built once per call, so the sensing loops skip dark robots at once instead
-    of inspecting their emitters from every neighbour."""
+    black and, unless ``em_intensity`` is None, an intensity > 0; returns whether any robot
+    has. Built once per call, so the sensing loops skip dark robots at once instead of
+    inspecting their emitters from every neighbour (``out`` is left as it is when every
+    emitter is black: nothing reads it then)."""
     if not any_on(em_rgb):  # the common case: every LED off
-        out[:] = False
-        return
+        return False
     lit_rows(em_rgb, em_intensity, em_count, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def lit_in_scratch(iscr, n, rgb_flat, em_rgb, em_intensity, em_count):
-    """For a kernel given scratch ``iscr`` int64 with ``n`` (one per body) more than it needs:
-    (the scratch it needs, the lit flags of :func:`lit_rows` in the last ``n``, whether any
-    emitter has a colour); the flags are only made then. ``rgb_flat``: ``em_rgb`` as one row
-    of bytes."""
-    size = iscr.shape[0] - n
-    lit = iscr[size:]
-    any_lit = any_byte(rgb_flat)
-    if any_lit:
-        lit_rows(em_rgb, em_intensity, em_count, lit)
-    return iscr[:size], lit, any_lit
+    return _any(out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -178,6 +162,16 @@ def _top(z, height):
     return top
 
 
+def sources(world, intensity: bool = True) -> tuple:
+    """The light sources a light sensor or camera reads: ``(arena lights, emitter positions,
+    colours, intensities (all 1 with ``intensity`` False: a camera sees every lit emitter),
+    slots in use, emitter reach)``. The arrays are the world's own (refreshed in place)."""
+    em = world.emitters
+    return (world.arena.lights, em.world, em.rgb,
+            em.intensity if intensity else np.ones_like(em.intensity), em.count,
+            emitter_reach(world))
+
+
 @njit(cache=True, error_model="numpy")
 def sensor_offsets(angle_rad, ring_m, elevation_m):
     """float64[K, 3]: each sensor's body-frame (x, y) on its ring and its elevation, computed
@@ -191,50 +185,32 @@ def sensor_offsets(angle_rad, ring_m, elevation_m):
 
 
 @njit(cache=True, error_model="numpy")
-def illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders,
-                      gparams, cell_start, order, max_radius,
-                      lights, em_world, em_rgb, em_intensity, em_count, lit, any_lit,
-                      top_max, em_reach, offsets, ring_max, range_m, coef, squared, out):
+def illumination_rows(lo, hi, start, bodies, scene, sources, sensors, out):
     """Fill rows ``i − start`` of ``out`` float64[·, K] with each sensor's sum over the visible
     sources within ``range_m`` of ``coef·i²/d²`` (``squared``) or ``coef·i/d²``, for robots
     ``lo … hi − 1`` — the part every light sensor shares; each device applies its own
     transfer (E-Puck2: Eq. 2 with ``coef = γ²``, squared; RVR: lux).
 
-    ``em_reach`` bounds the horizontal distance of any emitter from its robot's centre, so the
-    robots whose LEDs can be within range are found in the spatial grid, not by a scan; ``lit``
-    (:func:`lit_robots`) says at once which of them have a source at all (``any_lit``: does
-    any). The robots that could block the sight lines towards a static light are gathered
-    from the grid cells along the part of it still below ``top_max``, the highest top of any
+    ``sources`` (:func:`sources`): ``em_reach`` bounds the horizontal distance of any emitter
+    from its robot's centre, so the robots whose LEDs can be within range are found in the
+    spatial grid, not by a scan; ``lit`` (:func:`lit_robots`) says at once which of them have
+    a source at all. ``sensors`` = (body-frame
+    offsets of :func:`sensor_offsets`, largest ring radius, range, coef, squared). The robots
+    that could block the sight lines towards a static light are gathered from the grid cells
+    along the part of it still below ``top_max``, the highest top of any
     body (``nearby.robots_near_segment``); those towards one source robot once per pair (see
     :func:`occluders_near_segment`). Then every sensor × source line is tested against that
     short list and the static shapes near it. Sources are summed in the order they always
     were (static lights, then robots in grid order, emitters in slot order): a float sum
     depends on its order.
     """
-    n = pose.shape[1]
-    n_sens = offsets.shape[0]
-    iscr = np.empty(light_scratch_size(boxes.shape[0], cylinders.shape[0], n, 0)[0],
-                    dtype=np.int64)
-    fscr = np.empty(4 * n_sens)
-    _illumination(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
-                  cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                  em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
-                  squared, out, iscr, fscr)
-
-
-@njit(cache=True, error_model="numpy")
-def light_scratch_size(n_boxes, n_cylinders, n_bodies, n_sensors):
-    """Lengths of the int64 and float64 scratch of :func:`_illumination`."""
-    return 2 * n_boxes + 2 * n_cylinders + 2 * n_bodies, 4 * n_sensors
-
-
-@njit(cache=True, error_model="numpy")
-def _illumination(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
-                  cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                  em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
-                  squared, out, iscr, fscr):
-    """:func:`illumination_rows` with its index lists and per-sensor values cut from the
-    scratch ``iscr``, ``fscr`` (:func:`light_scratch_size`): nothing allocated."""
+    pose, run, radius, height = bodies
+    boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
+    lights, em_world, em_rgb, em_intensity, em_count, em_reach = sources
+    offsets, ring_max, range_m, coef, squared = sensors
+    lit = np.empty(em_count.shape[0], dtype=np.bool_)
+    any_lit = lit_robots(em_rgb, em_intensity, em_count, lit)
+    top_max = _top(pose[2], height)
     x = pose[0]
     y = pose[1]
     z = pose[2]
@@ -246,16 +222,16 @@ def _illumination(lo, hi, start, pose, run, radius, height, boxes, cylinders, gp
     widen_led = max(ring_max, em_reach)
     nb_all = boxes.shape[0]
     nc_all = cylinders.shape[0]
-    box_idx = iscr[0:nb_all]
-    cyl_idx = iscr[nb_all:nb_all + nc_all]
-    seg_box = iscr[nb_all + nc_all:2 * nb_all + nc_all]
-    seg_cyl = iscr[2 * nb_all + nc_all:2 * nb_all + 2 * nc_all]
-    rob_idx = iscr[2 * nb_all + 2 * nc_all:2 * nb_all + 2 * nc_all + n]
-    occ_idx = iscr[2 * nb_all + 2 * nc_all + n:2 * nb_all + 2 * nc_all + 2 * n]
-    sx = fscr[0:n_sens]
-    sy = fscr[n_sens:2 * n_sens]
-    sz = fscr[2 * n_sens:3 * n_sens]
-    acc = fscr[3 * n_sens:4 * n_sens]
+    box_idx = np.empty(nb_all, dtype=np.int64)
+    cyl_idx = np.empty(nc_all, dtype=np.int64)
+    seg_box = np.empty(nb_all, dtype=np.int64)
+    seg_cyl = np.empty(nc_all, dtype=np.int64)
+    rob_idx = np.empty(n, dtype=np.int64)
+    occ_idx = np.empty(n, dtype=np.int64)
+    sx = np.empty(n_sens)
+    sy = np.empty(n_sens)
+    sz = np.empty(n_sens)
+    acc = np.empty(n_sens)
     r2max = range_m * range_m
     for i in range(lo, hi):
         c = math.cos(yaw[i])
@@ -359,90 +335,6 @@ def _illumination(lo, hi, start, pose, run, radius, height, boxes, cylinders, gp
             out[i - start, k] = acc[k]
 
 
-@njit(cache=True, error_model="numpy")
-def sums_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
-                offsets, ring_max, range_m, coef, squared, out):
-    """:func:`illumination_rows` for robots ``start … stop − 1`` into ``out``."""
-    lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, lit)
-    any_lit = _any(lit)
-    top_max = _top(pose[2], height)
-    illumination_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
-                      cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                      em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
-                      squared, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def sums_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                  order, max_radius, lights, em_world, em_rgb, em_intensity, em_count, em_reach,
-                  offsets, ring_max, range_m, coef, squared, out, chunk):
-    """:func:`sums_serial` over chunks of robots on all threads (the same result)."""
-    lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, lit)
-    any_lit = _any(lit)
-    top_max = _top(pose[2], height)
-    n_chunks = (stop - start + chunk - 1) // chunk
-    for ch in prange(n_chunks):
-        lo = start + ch * chunk
-        illumination_rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
-                          cylinders, gparams, cell_start, order, max_radius, lights, em_world,
-                          em_rgb, em_intensity, em_count, lit, any_lit, top_max, em_reach, offsets,
-                          ring_max, range_m, coef, squared, out)
-
-
-@njit(cache=True, error_model="numpy")
-def _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, out):
-    for row in range(lo - start, hi - start):
-        for k in range(sums.shape[1]):
-            v = sums[row, k]
-            if kind != NOISE_NONE:  # a draw of the "none" model adds 0.0: skip its hashing
-                v += draw(kind, level, keys[row, stream], tick, k)
-            out[row, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
-
-
-@njit(cache=True, error_model="numpy")
-def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                 order, max_radius, lights, em_world, em_rgb, rgb_flat, em_intensity, em_count,
-                 em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level, keys,
-                 stream, tick, sums, out, iscr, fscr):
-    """The E-Puck2 light sensors of robots ``start … stop − 1`` in one call: the sums
-    (:func:`illumination_rows` with ``coef = γ²``, squared) and Eq. 2 (:func:`eq2_transfer`).
-    ``keys`` is the group's uint64[n, streams], ``stream`` the light column; ``rgb_flat`` is
-    ``em_rgb`` seen as one row of bytes; ``iscr``, ``fscr`` scratch of the lengths of
-    :func:`light_scratch_size`, ``iscr`` N longer for the lit flags."""
-    iscr, lit, any_lit = lit_in_scratch(iscr, pose.shape[1], rgb_flat, em_rgb, em_intensity,
-                                        em_count)
-    top_max = _top(pose[2], height)
-    _illumination(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
-                  cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                  em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m, coef,
-                  True, sums, iscr, fscr)
-    _eq2_rows(start, stop, start, sums, full_scale, kind, level, keys, stream, tick, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                   em_count, em_reach, offsets, ring_max, range_m, coef, full_scale, kind, level,
-                   keys, stream, tick, sums, out, chunk):
-    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
-    lit = np.empty(em_count.shape[0], dtype=np.bool_)
-    lit_robots(em_rgb, em_intensity, em_count, lit)
-    any_lit = _any(lit)
-    top_max = _top(pose[2], height)
-    n_chunks = (stop - start + chunk - 1) // chunk
-    for ch in prange(n_chunks):
-        lo = start + ch * chunk
-        hi = min(stop, lo + chunk)
-        illumination_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
-                          cell_start, order, max_radius, lights, em_world, em_rgb, em_intensity,
-                          em_count, lit, any_lit, top_max, em_reach, offsets, ring_max, range_m,
-                          coef, True, sums)
-        _eq2_rows(lo, hi, start, sums, full_scale, kind, level, keys, stream, tick, out)
-
-
 @njit(cache=True, error_model="numpy", inline="always")
 def _term(coef, squared, inten, d2):
     # (coef·i)·i, not coef·(i·i): the E-Puck2's recorded readings depend on the rounding
@@ -450,12 +342,33 @@ def _term(coef, squared, inten, d2):
 
 
 @njit(cache=True, error_model="numpy")
-def eq2_transfer(sums, full_scale, kind, level, keys, tick, out):
-    """E-Puck2 Eq. 2: noise on the sum ``s``, reading ``round(4095 (1 − s))`` clamped."""
-    for i in range(sums.shape[0]):
+def sum_rows(lo, hi, start, bodies, scene, params, keys, tick, state, out):
+    """:func:`illumination_rows` as a per-rows kernel: ``params`` = sources + sensors (one
+    flat tuple: Numba's parallel loops take no tuple inside a tuple)."""
+    illumination_rows(lo, hi, start, bodies, scene, params[:6], params[6:11], out)
+
+
+parallel_sums = threads.chunked(sum_rows)
+
+
+@njit(cache=True, error_model="numpy")
+def rows(lo, hi, start, bodies, scene, params, keys, tick, sums, out):
+    """The E-Puck2 light sensors of robots ``lo … hi − 1`` (rows ``i − start``): the sums
+    (:func:`illumination_rows` with ``coef = γ²``, squared) into ``sums``, then Eq. 2: noise
+    on the sum ``s``, reading ``round(4095 (1 − s))`` clamped. ``params`` = sources + sensors +
+    (
+    full scale, noise kind, noise level), one flat tuple."""
+    full_scale, kind, level = params[11], params[12], params[13]
+    illumination_rows(lo, hi, start, bodies, scene, params[:6], params[6:11], sums)
+    for row in range(lo - start, hi - start):
         for k in range(sums.shape[1]):
-            v = sums[i, k] + draw(kind, level, keys[i], tick, k)
-            out[i, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
+            v = sums[row, k]
+            if kind != NOISE_NONE:  # a draw of the "none" model adds 0.0: skip its hashing
+                v += draw(kind, level, keys[row], tick, k)
+            out[row, k] = min(full_scale, max(0, int(round(full_scale * (1.0 - v)))))
+
+
+parallel_rows = threads.chunked(rows)
 
 
 def reading(distances, intensities, *, gamma: float, range_m: float, full_scale: int,
@@ -472,17 +385,6 @@ def reading(distances, intensities, *, gamma: float, range_m: float, full_scale:
                        (gamma * i) ** 2 / np.maximum(d * d, 1e-18), 0.0)
     s = contrib if axis is None else contrib.sum(axis=axis)
     return np.clip(np.round(full_scale * (1.0 - s)), 0, full_scale).astype(np.int64)
-
-
-def serial_emitter_arrays(world, group, state) -> Optional[tuple]:
-    """``device.serial_arrays`` and the largest body radius, for a sensor of emitters (light,
-    camera) binding its serial kernel; its ``state["reach"]`` made on first use."""
-    head = serial_arrays(world, group)
-    if head is None:
-        return None
-    if state["reach"] is None:
-        state["reach"] = emitter_reach(world)
-    return head + (world.max_radius,)
 
 
 def emitter_reach(world) -> float:
@@ -507,6 +409,7 @@ class Light:
     noise_level: float = 0.0
     name: str = "light"
     scalar: bool = False
+    stream: str = "light"
     # the runner places and colours emitters only when some device looks at them
     needs_emitters: ClassVar[bool] = True
 
@@ -516,58 +419,17 @@ class Light:
     def make_state(self, n: int):
         return illumination_state(self.angles_rad, self.ring_m, self.elevation_m, n)
 
-    def update(self, world, group, keys, out, state) -> None:
-        if state["reach"] is None:
-            state["reach"] = emitter_reach(world)
-        b = world.bodies
-        em = world.emitters
-        arena = world.arena
-        args = (group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-                arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
-                arena.lights, em.world, em.rgb)
-        rest = (em.intensity, em.count, state["reach"], state["offsets"], state["ring_max"],
-                self.range_m, self.gamma * self.gamma, self.full_scale,
-                NOISE_KINDS[self.noise], self.noise_level, keys, STREAM["light"], world.tick,
-                state["sums"], out)
-        n = group.stop - group.start
-        if threads.go_parallel(n):
-            sense_parallel(*args, *rest, threads.spread(n, CHUNK))
-        else:
-            sense_serial(*args, em.rgb.reshape(-1), *rest, *_light_scratch(world, state))
+    def plan(self, world, group, keys, out, state):
+        src = sources(world)
+        params = (src + sensors(state, self.range_m, self.gamma * self.gamma, True)
+                  + (self.full_scale, NOISE_KINDS[self.noise], self.noise_level))
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
+                                 chunk_items=CHUNK)
+        sums = state["sums"]
 
-    def bind(self, world, group, keys, out, state):
-        """:meth:`update` as a call without arguments (``device.serial_arrays``)."""
-        head = serial_emitter_arrays(world, group, state)
-        if head is None or not world.emitters.rgb.flags.c_contiguous:
-            return None
-        start, stop, pose, run, radius, height, boxes, cylinders, gparams, max_radius = head
-        em = world.emitters
-        arena = world.arena
-        lights, em_world, em_rgb, em_intensity, em_count = (arena.lights, em.world, em.rgb,
-                                                            em.intensity, em.count)
-        rgb_flat = em_rgb.reshape(-1)  # a view: the colours written each tick show through
-        iscr, fscr = _light_scratch(world, state)
-        reach, offsets, ring_max, sums = (state["reach"], state["offsets"], state["ring_max"],
-                                          state["sums"])
-        range_m, coef, full_scale = self.range_m, self.gamma * self.gamma, self.full_scale
-        kind, level, stream = NOISE_KINDS[self.noise], self.noise_level, STREAM["light"]
-        kernel = sense_serial
-
-        def update_bound():
-            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   world.cell_start, world.order, max_radius, lights, em_world, em_rgb,
-                   rgb_flat, em_intensity, em_count, reach, offsets, ring_max, range_m, coef,
-                   full_scale, kind, level, keys, stream, world.tick, sums, out, iscr, fscr)
-        return update_bound
-
-
-def _light_scratch(world, state):
-    """Scratch of the light's :func:`sense_serial` for this world (and its lit flags)."""
-    arena = world.arena
-    n = world.bodies.n
-    isize, fsize = light_scratch_size(arena.boxes.shape[0], arena.cylinders.shape[0], n,
-                                      state["offsets"].shape[0])
-    return np.empty(isize + n, dtype=np.int64), np.empty(fsize)
+        def sense():
+            call(world.bodies_args, world.scene_args, params, keys, world.tick, sums, out)
+        return sense
 
 
 def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:
@@ -575,25 +437,23 @@ def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:
     a = np.asarray(angles_rad, dtype=np.float64)
     ring = np.broadcast_to(np.asarray(ring_m, float), a.shape).copy()
     elev = np.broadcast_to(np.asarray(elevation_m, float), a.shape).copy()
-    # emitter layouts are fixed for a run: their reach is measured once, on first use
     return {"angle": a, "ring": ring, "elev": elev, "offsets": sensor_offsets(a, ring, elev),
-            "ring_max": float(max(0.0, ring.max(initial=0.0))), "reach": None,
+            "ring_max": float(max(0.0, ring.max(initial=0.0))),
             "sums": np.zeros((n, a.shape[0]))}
+
+
+def sensors(state: dict, range_m: float, coef: float, squared: bool) -> tuple:
+    """The ``sensors`` of :func:`illumination_rows` for the geometry in ``state``
+    (:func:`illumination_state`) and a source term ``coef·i²/d²`` (``squared``) or
+    ``coef·i/d²`` up to ``range_m``."""
+    return (state["offsets"], state["ring_max"], float(range_m), float(coef), bool(squared))
 
 
 def illumination(world, group, state, range_m: float, coef: float, squared: bool) -> np.ndarray:
     """Per robot of ``group`` and sensor: the occlusion-aware source sum of
     :func:`illumination_rows` (float64[n, K], a scratch array of ``state``)."""
-    if state["reach"] is None:
-        state["reach"] = emitter_reach(world)
-    b = world.bodies
-    em = world.emitters
-    arena = world.arena
-    sums = state["sums"]
-    kernel = threads.pick(group.stop - group.start, sums_serial, sums_parallel,
-                          chunk_items=CHUNK, spread_out=True)
-    kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-           arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
-           arena.lights, em.world, em.rgb, em.intensity, em.count, state["reach"],
-           state["offsets"], state["ring_max"], range_m, coef, squared, sums)
-    return sums
+    call = threads.rows_call(sum_rows, parallel_sums, group.start, group.stop,
+                             chunk_items=CHUNK)
+    params = sources(world) + sensors(state, range_m, coef, squared)
+    call(world.bodies_args, world.scene_args, params, None, world.tick, None, state["sums"])
+    return state["sums"]

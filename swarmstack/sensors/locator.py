@@ -16,6 +16,7 @@ class Locator:
     """float64[2]: (X, Y) m from the boot position, along the world axes."""
 
     name: str = "locator"
+    stream: str = "locator"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -24,10 +25,12 @@ class Locator:
     def make_state(self, n: int) -> dict:
         return {"origin": None}
 
-    def update(self, world, group, keys, out, state) -> None:
-        b = world.bodies
-        sl = group.slice
-        here = np.stack([b.x[sl], b.y[sl]], axis=-1)
-        if state["origin"] is None:
-            state["origin"] = here.copy()
-        out[...] = here - state["origin"]
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            b = world.bodies
+            sl = group.slice
+            here = np.stack([b.x[sl], b.y[sl]], axis=-1)
+            if state["origin"] is None:
+                state["origin"] = here.copy()
+            out[...] = here - state["origin"]
+        return sense

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.sim import threads
-from numba import njit, prange
-from swarmstack.world.rng import STREAM, gaussian
+from numba import njit
 
+from swarmstack.sim import threads
+from swarmstack.world.rng import gaussian
 
 # robots per work item of the parallel form, and the group size from which it pays
 CHUNK = 2048
@@ -24,23 +24,13 @@ PARALLEL_MIN = 16384
 
 
 @njit(cache=True, error_model="numpy")
-def _noisy_pose(pose, start, stop, pos_std, yaw_std, keys, tick, out):
-    _pose_rows(0, stop - start, pose, start, pos_std, yaw_std, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def _noisy_pose_parallel(pose, start, stop, pos_std, yaw_std, keys, tick, out, chunk):
-    n = stop - start
-    for c in prange((n + chunk - 1) // chunk):
-        _pose_rows(c * chunk, min(n, (c + 1) * chunk), pose, start, pos_std, yaw_std, keys, tick,
-                   out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _pose_rows(lo, hi, pose, start, pos_std, yaw_std, keys, tick, out):
-    """Group rows ``lo … hi − 1`` (body ``start + i``), each its own row of ``out``."""
-    for i in range(lo, hi):
-        b = start + i
+def rows(lo, hi, start, bodies, scene, params, keys, tick, state, out):
+    """Robots ``lo … hi − 1``, each its own row ``i − start`` of ``out``; ``params`` =
+    (position σ, yaw σ)."""
+    pose = bodies[0]
+    pos_std, yaw_std = params
+    for b in range(lo, hi):
+        i = b - start
         for a in range(6):
             out[i, a] = pose[a, b]
         if pos_std > 0.0:
@@ -51,11 +41,15 @@ def _pose_rows(lo, hi, pose, start, pos_std, yaw_std, keys, tick, out):
             out[i, 5] = math.atan2(math.sin(y), math.cos(y))
 
 
+parallel_rows = threads.chunked(rows)
+
+
 @dataclass(frozen=True)
 class Positioning:
     position_noise_m: float = 0.0
     yaw_noise_rad: float = 0.0
     name: str = "pose"
+    stream: str = "pose"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -64,7 +58,11 @@ class Positioning:
     def make_state(self, n: int):
         return None
 
-    def update(self, world, group, keys, out, state) -> None:
-        kernel = threads.pick(len(out), _noisy_pose, _noisy_pose_parallel, PARALLEL_MIN, CHUNK)
-        kernel(world.bodies.pose, group.start, group.stop, self.position_noise_m,
-               self.yaw_noise_rad, keys[:, STREAM["positioning"]], world.tick, out)
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN,
+                                 CHUNK)
+        params = (float(self.position_noise_m), float(self.yaw_noise_rad))
+
+        def sense():
+            call(world.bodies_args, None, params, keys, world.tick, None, out)
+        return sense

@@ -68,6 +68,7 @@ class QuaternionSensor:
     """float64[4] ``(w, x, y, z)``: orientation relative to the boot orientation (Eq. 13)."""
 
     name: str = "quaternion"
+    stream: str = "quaternion"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -78,5 +79,7 @@ class QuaternionSensor:
     def make_state(self, n: int) -> dict:
         return {"boot": None}
 
-    def update(self, world, group, keys, out, state) -> None:
-        out[...] = boot_relative(world.bodies, group.slice, state)
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            out[...] = boot_relative(world.bodies, group.slice, state)
+        return sense

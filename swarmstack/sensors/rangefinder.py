@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
+
 from swarmstack.sensors.scan import masts, scan
-from swarmstack.world.rng import STREAM, gaussian
+from swarmstack.sim import threads
+from swarmstack.world.rng import gaussian
 
 # robots per work item of the parallel form, and the group size from which it pays
 CHUNK = 4096
@@ -25,23 +26,11 @@ PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")
-def rangefinder_transfer(dist, min_m, max_m, mean, std, keys, tick, out):
-    _rangefinder_transfer_rows(0, dist.shape[0], dist, min_m, max_m, mean, std, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def rangefinder_transfer_parallel(dist, min_m, max_m, mean, std, keys, tick, out, chunk):
-    """``rangefinder_transfer`` over chunks of ``chunk`` robots on the thread pool."""
-    n = dist.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _rangefinder_transfer_rows(c * chunk, min(n, (c + 1) * chunk), dist, min_m, max_m, mean,
-                                   std, keys, tick, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _rangefinder_transfer_rows(start, stop, dist, min_m, max_m, mean, std, keys, tick, out):
-    # robots start … stop − 1, each writing only its own outputs (both forms share it)
-    for i in range(start, stop):
+def transfer_rows(lo, hi, start, bodies, scene, params, keys, tick, dist, out):
+    """Rows ``lo − start … hi − start − 1``: distances ``dist`` → readings; ``params`` =
+    (min, max, noise mean, noise std)."""
+    min_m, max_m, mean, std = params
+    for i in range(lo - start, hi - start):
         for k in range(dist.shape[1]):
             d = dist[i, k]
             if d > max_m:
@@ -52,6 +41,9 @@ def _rangefinder_transfer_rows(start, stop, dist, min_m, max_m, mean, std, keys,
                 if std > 0.0 or mean != 0.0:
                     d += mean + std * gaussian(keys[i], tick, k)
                 out[i, k] = d
+
+
+parallel_transfer = threads.chunked(transfer_rows)
 
 
 @dataclass(frozen=True)
@@ -67,6 +59,7 @@ class Rangefinders:
     noise_mean: float = 0.0
     noise_std: float = 0.0
     name: str = "proximity"
+    stream: str = "proximity"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -84,8 +77,11 @@ class Rangefinders:
              state["masts"], state["dist"])
         return state["dist"]
 
-    def update(self, world, group, keys, out, state) -> None:
-        kernel = threads.pick(len(out), rangefinder_transfer, rangefinder_transfer_parallel,
-                              PARALLEL_MIN, CHUNK)
-        kernel(self.distances(world, group, state), self.min_m, self.max_m, self.noise_mean,
-               self.noise_std, keys[:, STREAM["proximity"]], world.tick, out)
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(transfer_rows, parallel_transfer, group.start, group.stop,
+                                 PARALLEL_MIN, CHUNK)
+        params = (self.min_m, self.max_m, self.noise_mean, self.noise_std)
+
+        def sense():
+            call(None, None, params, keys, world.tick, self.distances(world, group, state), out)
+        return sense

@@ -15,13 +15,12 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack.sim import threads
+from numba import njit
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import _EPS, NO_HIT, _box_hit, _disk_hit, box_interval
-from numba import njit, prange
-from swarmstack.sensors.device import serial_arrays
+from swarmstack.geometry.rays import _EPS, NO_HIT, _disk_hit, box_interval
+from swarmstack.sim import threads
 
 
 @dataclass(frozen=True)
@@ -67,12 +66,10 @@ def ray_table(angle_rad, ring_m, elevation_m):
 
 def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
     """Hit distances (m) of ``layout``'s rays for every robot of ``group`` into ``out``."""
-    b = world.bodies
-    kernel = threads.pick(group.stop - group.start, cast_serial, cast_parallel,
-                          chunk_items=CHUNK, spread_out=True)
-    kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, world.arena.boxes,
-           world.arena.cylinders, world.grid, world.cell_start, world.order, world.static,
-           world.max_radius, layout.table, layout.range_m, out)
+    call = threads.rows_call(_cast_rows, _cast_parallel, group.start, group.stop,
+                             chunk_items=CHUNK)
+    call(world.bodies_args, world.scene_args, (layout.table, layout.range_m), None, world.tick,
+         None, out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -108,15 +105,17 @@ _SLACK_M = 1e-9  # added to the reach of a gathering box: covers the rounding of
 
 
 @njit(cache=True, error_model="numpy")
-def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-              order, static, max_radius, rays, range_m, out):
+def cast_rows(a, b, base, bodies, scene, rays, range_m, out):
     """Hit distances (m; ``range_m`` if none) of robots ``a … b − 1`` into rows ``i − base``
-    of ``out`` float64[·, K]; ``rays`` is :attr:`RayLayout.table`.
+    of ``out`` float64[·, K]; ``bodies``, ``scene``: ``World.bodies_args``,
+    ``World.scene_args``; ``rays`` is :attr:`RayLayout.table`.
 
     Short devices (every ray ends within one grid cell of the body: proximity) gather the
     nearby shapes once per robot and intersect them in the robot's own frame, where each ray is
     a fixed radial line; long ones (ToF) search the grid per ray (:func:`long_rows`).
     """
+    pose, run, radius, height = bodies
+    boxes, cylinders, gparams, cell_start, order, bs, bi, cs, ci, max_radius = scene
     x = pose[0]
     y = pose[1]
     z = pose[2]
@@ -127,10 +126,8 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
         reach = max(reach, rays[k, 2] + range_m)
     short = reach <= gparams[2]  # then the per-cell static lists and a 3×3 block suffice
     if not short:
-        long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
-                  cell_start, order, max_radius, rays, range_m, out)
+        long_rows(a, b, base, bodies, scene, rays, range_m, out)
         return
-    bs, bi, cs, ci = static
     nx = int(gparams[3])
     box_idx = np.empty(boxes.shape[0], dtype=np.int64)
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
@@ -194,31 +191,10 @@ def cast_rows(a, b, base, pose, run, radius, height, boxes, cylinders, gparams, 
 
 
 @njit(cache=True, error_model="numpy")
-def long_rows(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
-              cell_start, order, max_radius, rays, range_m, out):
-    """:func:`long_rows_into` with its scratch made for the call."""
-    ray, bodies, who, keep = long_scratch(b - a, rays.shape[0])
-    long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
-                   cell_start, order, max_radius, rays, range_m, out, ray, bodies, who, keep)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def long_scratch(n_robots, n_rays):
-    """The scratch :func:`long_rows_into` needs for ``n_robots`` robots of ``n_rays`` rays:
-    the rays (float64[8, n_robots · n_rays]), a small run's bodies (float32[6, SMALL_RUN]),
-    their indices (int32) and flags (uint8, 8-byte aligned: read as uint64 words). A kernel
-    without reference counting gets it made once, from Python."""
-    return (np.empty((8, n_robots * n_rays)), np.empty((6, SMALL_RUN), dtype=np.float32),
-            np.empty(SMALL_RUN, dtype=np.int32), np.empty(SMALL_RUN, dtype=np.uint8))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinders, gparams,
-                   cell_start, order, max_radius, rays, range_m, out, ray, bodies, who, keep):
-    """Long rays (ToF), in the scratch of :func:`long_scratch`: the first hit of each ray
-    (what ``rays.first_hit`` finds). Every ray of the rows is laid out first; the static
-    shapes go next, box by box over all rays at once (:func:`_boxes_hit`): their hit ends the
-    part of a ray left to search.
+def long_rows(a, b, base, bodies, scene, rays, range_m, out):
+    """Long rays (ToF): the first hit of each ray (what ``rays.first_hit`` finds). Every ray
+    of the rows is laid out first; the static shapes go next, box by box over all rays at
+    once (:func:`_boxes_hit`): their hit ends the part of a ray left to search.
 
     The robots of a run of at most ``SMALL_RUN`` bodies are then searched whole
     (:func:`_small_run_hit`); those of a larger run through the grid: the part of the ray
@@ -233,6 +209,18 @@ def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinde
     The search is written out in this loop rather than called per ray: a compiled call per
     ray with this many arrays costs more than the search itself.
     """
+    pose, run, radius, height = bodies
+    boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
+    x = pose[0]
+    y = pose[1]
+    z = pose[2]
+    yaw = pose[5]
+    # scratch: the rays (float64[8, robots · rays]), a small run's bodies (float32[6,
+    # SMALL_RUN]), their indices (int32) and flags (uint8, 8-byte aligned: read as uint64 words)
+    ray = np.empty((8, (b - a) * rays.shape[0]))
+    bodies_f = np.empty((6, SMALL_RUN), dtype=np.float32)
+    who = np.empty(SMALL_RUN, dtype=np.int32)
+    keep = np.empty(SMALL_RUN, dtype=np.uint8)
     nx, ny = int(gparams[3]), int(gparams[4])
     ox = gparams[0]
     oy = gparams[1]
@@ -262,7 +250,7 @@ def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinde
             ray[6, r] = ca
             ray[7, r] = sa
     _boxes_hit(ray, boxes)
-    # `bodies` and `who`: the bodies of the run last gathered (see _gather_run)
+    # `bodies_f` and `who`: the bodies of the run last gathered (see _gather_run)
     words = keep.view(np.uint64)  # the flags eight at a time: most words are zero
     ring_max = rays[0, 2]  # (a loop: an array's max() needs the reference counting)
     for k in range(1, n_rays):
@@ -275,7 +263,7 @@ def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinde
         small = cell_start[rbase + n_cells] - cell_start[rbase] <= SMALL_RUN
         if small and run[i] != gathered:
             n_run = _gather_run(cell_start[rbase], cell_start[rbase + n_cells], order, x, y, z,
-                                radius, height, range_m + ring_max + max_radius, bodies, who)
+                                radius, height, range_m + ring_max + max_radius, bodies_f, who)
             gathered = run[i]
         for k in range(n_rays):
             r = (i - a) * n_rays + k
@@ -291,7 +279,7 @@ def long_rows_into(a, b, base, x, y, z, yaw, run, radius, height, boxes, cylinde
                                            cylinders[q, 3]))
             if small:
                 best = _small_run_hit(i, x0, y0, z0, dx, dy, ray[6, r], ray[7, r], range_m,
-                                      best, x, y, z, radius, height, bodies, who, keep, words,
+                                      best, x, y, z, radius, height, bodies_f, who, keep, words,
                                       n_run)
                 out[row, k] = range_m if best >= NO_HIT else best * range_m
                 continue
@@ -468,38 +456,9 @@ def _small_run_hit(i, x0, y0, z0, dx, dy, ca, sa, range_m, best, x, y, z, radius
 
 
 @njit(cache=True, error_model="numpy")
-def cast_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                order, static, max_radius, rays, range_m, out):
-    """Hit distances of robots ``start … stop − 1`` into ``out`` float64[stop − start, K]."""
-    cast_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
-              cell_start, order, static, max_radius, rays, range_m, out)
+def _cast_rows(lo, hi, start, bodies, scene, params, keys, tick, state, out):
+    """:func:`cast_rows` as a per-rows kernel (``params`` = (rays, range)) for :func:`cast`."""
+    cast_rows(lo, hi, start, bodies, scene, params[0], params[1], out)
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
-def cast_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                  order, static, max_radius, rays, range_m, out, chunk):
-    """:func:`cast_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        a = start + c * chunk
-        cast_rows(a, min(stop, a + chunk), start, pose, run, radius, height, boxes, cylinders,
-                  gparams, cell_start, order, static, max_radius, rays, range_m, out)
-
-
-def bind_sensor_rows(kernel, world, group, rays, coef, kind, keys, stream, state, out):
-    """A ray sensor's ``update`` for one group as a call without arguments, bound to the
-    compiled serial ``kernel`` (``tof``/``proximity`` ``sense_serial``: the arguments of
-    :func:`cast_serial`, then the transfer's); None when the group may go parallel (then
-    ``update`` chooses; ``device.serial_arrays``)."""
-    head = serial_arrays(world, group)
-    if head is None:
-        return None
-    start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
-    static, max_radius = world.static, world.max_radius
-    compiled = kernel
-
-    def update_bound():
-        compiled(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                 world.cell_start, world.order, static, max_radius, rays, coef, kind, keys,
-                 stream, world.tick, state, out)
-    return update_bound
+_cast_parallel = threads.chunked(_cast_rows)

@@ -76,11 +76,12 @@ def _cone_rays(lo, hi, a0, step, n_rays, out_range):
 
 
 @njit(cache=True, error_model="numpy")
-def scan_kernel(start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius, height,
-                mast_r, mast_lo, mast_hi, boxes, cylinders, gparams, cell_start, order,
-                max_radius, angle_rad, uniform_step, ring_m, elevation_m, range_m, out):
+def scan_kernel(start, stop, bodies, scene, shapes, mast, rays, out):
     """Fill ``out`` float64[stop − start, K] with the distance (m, from the ring) to the first
-    thing each ray meets within ``range_m``, or ``inf``.
+    thing each ray meets within ``range_m``, or ``inf``. ``bodies``, ``scene``:
+    ``World.bodies_args``, ``World.scene_args``; ``shapes`` = (shape, half_x, half_y) of the
+    bodies; ``mast`` = (mast_r, mast_lo, mast_hi) per body (:func:`masts`); ``rays`` =
+    (angle_rad, uniform_step, ring_m, elevation_m, range_m).
 
     ``uniform_step`` > 0 says the rays are ``angle_rad[0] + k·step`` around the full circle
     (``K·step = 2π``), so each shape's cone maps to a run of ray indices; otherwise every ray
@@ -88,6 +89,15 @@ def scan_kernel(start, stop, x, y, z, yaw, run, shape, half_x, half_y, radius, h
     ``half_x``/``half_y``), else a disc of ``radius``; ``mast_r`` > 0 adds a cylinder of that
     radius at the robot's centre spanning ``mast_lo … mast_hi`` above its base.
     """
+    pose, run, radius, height = bodies
+    boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
+    shape, half_x, half_y = shapes
+    mast_r, mast_lo, mast_hi = mast
+    angle_rad, uniform_step, ring_m, elevation_m, range_m = rays
+    x = pose[0]
+    y = pose[1]
+    z = pose[2]
+    yaw = pose[5]
     n = x.shape[0]
     n_rays = angle_rad.shape[0]
     reach = ring_m + range_m
@@ -236,7 +246,7 @@ def scan(world, group, angles: np.ndarray, uniform_step: float, ring_m: float,
          elevation_m: float, range_m: float, mast, out: np.ndarray) -> None:
     """Run :func:`scan_kernel` for ``group`` (``mast`` = the arrays of :func:`masts`)."""
     b = world.bodies
-    scan_kernel(group.start, group.stop, b.x, b.y, b.z, b.yaw, b.run, b.shape, b.half_x,
-                b.half_y, b.radius, b.height, mast[0], mast[1], mast[2], world.arena.boxes,
-                world.arena.cylinders, world.grid, world.cell_start, world.order,
-                world.max_radius, angles, uniform_step, ring_m, elevation_m, range_m, out)
+    scan_kernel(group.start, group.stop, world.bodies_args, world.scene_args,
+                (b.shape, b.half_x, b.half_y), mast,
+                (angles, float(uniform_step), float(ring_m), float(elevation_m), float(range_m)),
+                out)

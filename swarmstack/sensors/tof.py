@@ -14,112 +14,29 @@ from functools import cached_property
 
 import numpy as np
 
-from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
+
 from swarmstack.sensors import ranging
-from swarmstack.sensors.device import serial_arrays
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.sim import threads
 
 
 @njit(cache=True, error_model="numpy")
-def transfer(dist, range_m, min_mm, max_mm, kind, level, keys, tick, out):
-    """Distance (m) + noise → clamped millimetres, for a block of robots."""
-    for i in range(dist.shape[0]):
-        out[i] = _mm(dist[i, 0], range_m, min_mm, max_mm, kind, level, keys[i], tick)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _mm(d, range_m, min_mm, max_mm, kind, level, key, tick):
-    if kind != NOISE_NONE:  # a draw of the "none" model adds 0.0: skip its hashing
-        d = d + draw(kind, level, key, tick, 0) * range_m
-    return min(max_mm, max(min_mm, int(round(1000.0 * d))))
-
-
-@njit(cache=True, error_model="numpy")
-def _rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-          order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
-    """Distance, then reading, of robots ``lo … hi − 1`` (rows ``i − start``)."""
-    ranging.cast_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams,
-                      cell_start, order, static, max_radius, rays, coef[0], dist)
-    _readings(lo, hi, start, coef, kind, keys, stream, tick, dist, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _readings(lo, hi, start, coef, kind, keys, stream, tick, dist, out):
-    """The readings (mm) of rows ``lo − start … hi − start − 1`` from their distances."""
-    min_mm = int(coef[1])
-    max_mm = int(coef[2])
+def rows(lo, hi, start, bodies, scene, params, keys, tick, dist, out):
+    """The ray, then the reading, of robots ``lo … hi − 1`` (rows ``i − start``); ``params``
+    = (ray table, (range, min mm, max mm, noise level), noise kind), ``dist`` the scratch for
+    the hit distances."""
+    rays, coef, kind = params
+    range_m, min_mm, max_mm, level = coef[0], int(coef[1]), int(coef[2]), coef[3]
+    ranging.cast_rows(lo, hi, start, bodies, scene, rays, range_m, dist)
     for row in range(lo - start, hi - start):
-        out[row] = _mm(dist[row, 0], coef[0], min_mm, max_mm, kind, coef[3], keys[row, stream],
-                       tick)
+        d = dist[row, 0]
+        if kind != NOISE_NONE:  # a draw of the "none" model adds 0.0: skip its hashing
+            d = d + draw(kind, level, keys[row], tick, 0) * range_m
+        out[row] = min(max_mm, max(min_mm, int(round(1000.0 * d))))
 
 
-@njit(cache=True, error_model="numpy")
-def _long_rows(lo, hi, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-               order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
-    """:func:`_rows` for a ray that ends beyond the grid cell of its robot (the usual ToF):
-    the static index is not needed, which saves passing it in (``ranging.long_rows``: the
-    walls over all rays at once, a small run's robots all tested on vector lanes)."""
-    ranging.long_rows(lo, hi, start, pose[0], pose[1], pose[2], pose[5], run, radius, height,
-                      boxes, cylinders, gparams, cell_start, order, max_radius, rays, coef[0],
-                      dist)
-    _readings(lo, hi, start, coef, kind, keys, stream, tick, dist, out)
-
-
-@njit(cache=True, error_model="numpy")
-def long_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                order, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
-    """:func:`sense_serial` for a ray longer than a grid cell (see :func:`_long_rows`)."""
-    _long_rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams,
-               cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
-
-
-@njit(cache=True, error_model="numpy")
-def long_serial_scratch(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                        cell_start, order, max_radius, rays, coef, kind, keys, stream, tick, dist,
-                        out, ray, bodies, who, keep):
-    """:func:`long_serial` in the scratch ``ray, bodies, who, keep`` of
-    ``ranging.long_scratch(stop − start, rays)``."""
-    ranging.long_rows_into(start, stop, start, pose[0], pose[1], pose[2], pose[5], run, radius,
-                           height, boxes, cylinders, gparams, cell_start, order, max_radius,
-                           rays, coef[0], dist, ray, bodies, who, keep)
-    _readings(start, stop, start, coef, kind, keys, stream, tick, dist, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def long_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                  order, max_radius, rays, coef, kind, keys, stream, tick, dist, out, chunk):
-    """:func:`long_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        _long_rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
-                   cylinders, gparams, cell_start, order, max_radius, rays, coef, kind, keys,
-                   stream, tick, dist, out)
-
-
-@njit(cache=True, error_model="numpy")
-def sense_serial(start, stop, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-                 order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out):
-    """The ray and the reading of robots ``start … stop − 1`` in one call. ``coef`` = (range,
-    min mm, max mm, noise level); ``keys`` the group's uint64[n, streams], ``stream`` the
-    column."""
-    _rows(start, stop, start, pose, run, radius, height, boxes, cylinders, gparams, cell_start,
-          order, static, max_radius, rays, coef, kind, keys, stream, tick, dist, out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def sense_parallel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   cell_start, order, static, max_radius, rays, coef, kind, keys, stream, tick,
-                   dist, out, chunk):
-    """:func:`sense_serial` over chunks of robots on all threads (the same result)."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        _rows(lo, min(stop, lo + chunk), start, pose, run, radius, height, boxes,
-              cylinders, gparams, cell_start, order, static, max_radius, rays, coef, kind, keys,
-              stream, tick, dist, out)
+parallel_rows = threads.chunked(rows)
 
 
 def reading(d_m, *, min_mm: int, max_mm: int):
@@ -140,6 +57,7 @@ class ToF:
     noise_level: float = 0.0
     name: str = "tof_mm"
     scalar: bool = True
+    stream: str = "tof_mm"
 
     @cached_property  # built once: it is read every tick
     def layout(self) -> ranging.RayLayout:
@@ -157,49 +75,17 @@ class ToF:
     def make_state(self, n: int):
         return np.zeros((n, 1))  # scratch for the hit distance
 
-    @cached_property
-    def _coef(self) -> np.ndarray:
-        return np.array([self.range_m, self.min_mm, self.max_mm, self.noise_level],
+    @cached_property  # built once: it is read every tick
+    def _params(self) -> tuple:
+        coef = np.array([self.range_m, self.min_mm, self.max_mm, self.noise_level],
                         dtype=np.float64)
+        return self.layout.table, coef, NOISE_KINDS[self.noise]
 
-    def update(self, world, group, keys, out, state) -> None:
-        b = world.bodies
-        arena = world.arena
-        n = group.stop - group.start
-        layout = self.layout
-        if layout.reach_m > world.grid[2]:  # the usual case: see ranging.cast_rows
-            kernel = threads.pick(n, long_serial, long_parallel, chunk_items=ranging.CHUNK,
-                                  spread_out=True)
-            kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-                   arena.cylinders, world.grid, world.cell_start, world.order, world.max_radius,
-                   layout.table, self._coef, NOISE_KINDS[self.noise], keys, STREAM["tof"],
-                   world.tick, state, out)
-            return
-        kernel = threads.pick(n, sense_serial, sense_parallel, chunk_items=ranging.CHUNK,
-                              spread_out=True)
-        kernel(group.start, group.stop, b.pose, b.run, b.radius, b.height, arena.boxes,
-               arena.cylinders, world.grid, world.cell_start, world.order, world.static,
-               world.max_radius, layout.table, self._coef, NOISE_KINDS[self.noise], keys,
-               STREAM["tof"], world.tick, state, out)
+    def plan(self, world, group, keys, out, state):
+        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
+                                 chunk_items=ranging.CHUNK)
+        params = self._params
 
-    def bind(self, world, group, keys, out, state):
-        """:meth:`update` as a call without arguments (``device.serial_arrays``): a ray that
-        ends beyond its robot's grid cell (the usual ToF) through :func:`long_serial_scratch`,
-        its scratch made here once."""
-        kind, stream = NOISE_KINDS[self.noise], STREAM["tof"]
-        if self.layout.reach_m <= world.grid[2]:
-            return ranging.bind_sensor_rows(sense_serial, world, group, self.layout.table,
-                                            self._coef, kind, keys, stream, state, out)
-        head = serial_arrays(world, group)
-        if head is None:
-            return None
-        start, stop, pose, run, radius, height, boxes, cylinders, gparams = head
-        max_radius, rays, coef = world.max_radius, self.layout.table, self._coef
-        ray, bodies, who, keep = ranging.long_scratch(stop - start, rays.shape[0])
-        kernel = long_serial_scratch
-
-        def update_bound():
-            kernel(start, stop, pose, run, radius, height, boxes, cylinders, gparams,
-                   world.cell_start, world.order, max_radius, rays, coef, kind, keys, stream,
-                   world.tick, state, out, ray, bodies, who, keep)
-        return update_bound
+        def sense():
+            call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
+        return sense

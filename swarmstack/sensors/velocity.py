@@ -28,6 +28,7 @@ class Velocity:
     """float64[2]: velocity (m/s) along the boot-time x and y axes."""
 
     name: str = "velocity"
+    stream: str = "velocity"
     scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
@@ -36,5 +37,7 @@ class Velocity:
     def make_state(self, n: int) -> dict:
         return {"boot": None}
 
-    def update(self, world, group, keys, out, state) -> None:
-        out[...] = boot_frame_velocity(world, group, state)
+    def plan(self, world, group, keys, out, state):
+        def sense():
+            out[...] = boot_frame_velocity(world, group, state)
+        return sense

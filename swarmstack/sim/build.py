@@ -2,7 +2,7 @@
 
 Everything the tick needs is made here, once: the arena (``Scene``), the placement of every
 robot of every run, the struct-of-arrays world (``World``), and per group its robot type's
-devices, command arrays, actuators, drive state and random-stream keys. ``simulation`` then only
+devices, command arrays, actuators, drive state and random streams. ``simulation`` then only
 steps what was built.
 """
 
@@ -15,14 +15,15 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from swarmstack.experiments.config import (MAX_ROBOTS, ConfigError, ExperimentCfg, WallsCfg,
-                                           key, one_line, regular_file)
+                                           key, one_line)
+from swarmstack.experiments.files import regular_file
 from swarmstack.geometry.overlap import SHAPE_BOX, SHAPE_DISC
 from swarmstack.robots import base as robot_types
 from swarmstack.robots.base import RobotType
 from swarmstack.world.arena import Arena, box_row, wall_boxes
 from swarmstack.world.floor import Floor, FloorTooLarge
 from swarmstack.world.placement import Occupancy, PlacementError, place_group
-from swarmstack.world.rng import robot_stream_keys, run_generator
+from swarmstack.world.rng import Streams, robot_seeds, run_generator
 from swarmstack.world.scene import (MAX_STATIC_ENTRIES, GroupSlice, Scene, SceneTooLarge,
                                     static_index_entries)
 from swarmstack.world.state import Bodies, Emitters, World
@@ -44,7 +45,7 @@ class Group:
     states: dict
     commands: dict
     actuators: list
-    keys: np.ndarray               # uint64[n, n_streams]
+    streams: Streams               # the robots' random stream keys, by stream name
     params: list = field(default_factory=list)
     controllers: list = field(default_factory=list)
     views: list = field(default_factory=list)
@@ -188,12 +189,13 @@ def start_flying(world: World, slices, types: list[RobotType]) -> None:
                                                                    b.yaw[i]]))
 
 
-def stream_keys(cfg: ExperimentCfg, slices: list[GroupSlice], seed: int, runs: int):
-    """Per group uint64[n, streams]: robot i of run r draws from run r's spawned children."""
+def streams(cfg: ExperimentCfg, slices: list[GroupSlice], seed: int, runs: int) -> list[Streams]:
+    """Per group its robots' streams: robot i of run r draws from run r's spawned children."""
     n_run = sum(g.n for g in cfg.robots)
-    run_keys = [robot_stream_keys(seed, r, n_run) for r in range(runs)]
-    return [np.concatenate([run_keys[r][sl.id_offset:sl.id_offset + sl.per_run]
-                            for r in range(runs)]) for sl in slices]
+    per_run = [robot_seeds(seed, r, n_run) for r in range(runs)]
+    return [Streams([s for r in range(runs)
+                     for s in per_run[r][sl.id_offset:sl.id_offset + sl.per_run]])
+            for sl in slices]
 
 
 def make_bodies(slices, types: list[RobotType], poses: np.ndarray, runs: int) -> Bodies:
@@ -233,7 +235,7 @@ def make_emitters(slices, types: list[RobotType]) -> Emitters:
                     count=count)
 
 
-def make_group(gi: int, g, sl: GroupSlice, rt: RobotType, keys: np.ndarray, params: list,
+def make_group(gi: int, g, sl: GroupSlice, rt: RobotType, streams: Streams, params: list,
                base_dir: Path, source: str) -> Group:
     devices = {}
     for name, spec in rt.devices.items():  # the type's order, whatever the file's
@@ -262,7 +264,7 @@ def make_group(gi: int, g, sl: GroupSlice, rt: RobotType, keys: np.ndarray, para
         readings={d.name: d.allocate(sl.n) for d in devices.values()},
         states={d.name: d.make_state(sl.n) for d in devices.values()},
         commands={c.name: c.allocate(sl.n) for c in rt.commands},
-        actuators=actuators, keys=keys, params=params)
+        actuators=actuators, streams=streams, params=params)
 
 
 def run_params(cfg: ExperimentCfg, runs: int,
@@ -320,7 +322,6 @@ def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
     if not any(g.cfg.radio_on for g in groups):
         return None
     from swarmstack.media.rab import Medium, RadioParams
-    from swarmstack.world.rng import STREAM
 
     per_group = {}
     for g in groups:
@@ -333,7 +334,7 @@ def build_medium(cfg: ExperimentCfg, world: World, groups: list[Group]):
                                  "bearing_noise_rad": r.bearing_noise, "capacity": r.capacity,
                                  **({"payload_bytes": r.payload_bytes}
                                     if r.payload_bytes is not None else {})}
-    keys = np.concatenate([g.keys[:, STREAM["radio"]] for g in groups])
+    keys = np.concatenate([g.streams.keys("radio") for g in groups])
     params = RadioParams.for_world(world, per_group, keys=keys, occlusion=cfg.radio.occlusion,
                                    robots_occlude=cfg.radio.robots_occlude,
                                    mixed_sizes=cfg.radio.mixed_sizes)
@@ -360,9 +361,9 @@ def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
     world = World(scene, bodies, make_emitters(slices, types),
                   drive=[t.dynamics.make_state(sl.n) for sl, t in zip(slices, types)])
     start_flying(world, slices, types)
-    keys = stream_keys(cfg, slices, seed, runs)
     per_group = run_params(cfg, runs, params)
-    groups = [make_group(gi, g, slices[gi], types[gi], keys[gi], per_group[gi], base_dir,
+    seeds = streams(cfg, slices, seed, runs)
+    groups = [make_group(gi, g, slices[gi], types[gi], seeds[gi], per_group[gi], base_dir,
                          source) for gi, g in enumerate(cfg.robots)]
     check_group_names(groups, source)
     check_radio(cfg, world, groups, source)

@@ -32,7 +32,8 @@ from swarmstack.controllers.views import GroupView, robot_view_class
 from swarmstack.sim import build as builder
 from swarmstack.sim.build import Group
 from swarmstack.experiments.config import ConfigError, ExperimentCfg, one_line, parse_experiment
-from swarmstack.world.rng import STREAM
+from swarmstack.experiments.checks import MAX_REPORT, excerpt, report
+from swarmstack.world.rng import Streams
 
 CONTACT_ITERATIONS = 4
 NOT_STOPPED = np.iinfo(np.int64).max  # stop_tick of a run that is still running
@@ -43,11 +44,14 @@ PHASES = ("control", "actuate", "dynamics", "contacts", "sense", "radio")  # a t
 def controller_error(group: str, run: Optional[int], robot_id: Optional[int], tick: int,
                      tb: str, error: Optional[ControllerError] = None) -> ControllerError:
     """A ControllerError (``error`` itself if given) whose message and ``tick`` say when it
-    happened; ``run`` is None for a batched controller, which controls every run at once."""
+    happened; ``run`` is None for a batched controller, which controls every run at once. The
+    traceback is bounded (``checks.report``): a message of megabytes is not repeated whole."""
+    tb = report(tb)
     if error is None:
         error = ControllerError(group, -1 if run is None else run, robot_id, tb)
     error.run = run
     error.tick = tick
+    error.traceback = tb
     who = f"robot {robot_id} of group {group!r} (run {run})" if robot_id is not None else \
         f"the batched controller of group {group!r} (every run of the batch)"
     error.args = (f"controller of {who} raised at tick {tick}:\n{tb}",)
@@ -64,14 +68,6 @@ def _from_interrupt(exc: Optional[BaseException]) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
-
-
-def _try_step(need, integrate) -> int:
-    """``try_integrate`` of a bounded dynamics that has none: −k, or 1/0 after integrating."""
-    k = need()
-    if k > 1:
-        return -k
-    return 1 if integrate() else 0
 
 
 class Hooks:
@@ -210,7 +206,8 @@ class Simulation:
     # ------------------------------------------------------------------ construction helpers
     @classmethod
     def from_dict(cls, data: dict, **kw) -> "Simulation":
-        return cls(parse_experiment(data, kw.get("source", "<experiment>")), **kw)
+        return cls(parse_experiment(data, kw.get("source", "<experiment>"), kw.get("base_dir")),
+                   **kw)
 
     @classmethod
     def from_file(cls, path: Path | str, **kw) -> "Simulation":
@@ -275,8 +272,8 @@ class Simulation:
             g.batched = isinstance(cls, tuple) or bool(getattr(cls, "batched", False))
             if g.batched:
                 view = GroupView(sl.name, g.readings, g.commands, b.robot_id[sl.slice],
-                                 b.run[sl.slice], g.keys, self.world, g.params,
-                                 devices=tuple(g.robot_type.devices))
+                                 b.run[sl.slice], g.streams.keys("controller"), self.world,
+                                 g.params, devices=tuple(g.robot_type.devices))
                 view._radio = port
                 view._log = self.on_log
                 g.views = [view]
@@ -314,67 +311,50 @@ class Simulation:
 
     @staticmethod
     def _controller_rng(g: Group, i: int) -> np.random.Generator:
-        return np.random.Generator(np.random.PCG64(int(g.keys[i, STREAM["controller"]])))
+        return np.random.Generator(np.random.PCG64(int(g.streams.keys("controller")[i])))
 
     def _plan(self) -> None:
-        """Bound call lists for the hot phases, so a tick does no lookups it can avoid."""
-        w = self.world
-        self._actuate_calls = [(act.apply, g.slice, g.keys, g.commands, w.drive[g.slice.index])
-                               for g in self.groups for spec, act in g.actuators
-                               if self._needs_emitters or not spec.needs_emitters]
-        self._dynamics_calls = [(g.robot_type.dynamics.integrate, g.slice.start, g.slice.stop,
-                                 w.drive[g.slice.index]) for g in self.groups]
-        self._sense_calls = [(dev.update, g.slice, g.keys, g.readings[dev.name],
-                              g.states[dev.name])
-                             for g in self.groups for dev in g.devices.values()]
+        """The controllers to call, then the tick's kernel calls (:meth:`_plan_calls`)."""
         self._batched = [(g, g.controllers[0], g.views[0]) for g in self.groups
                          if g.batched and g.controllers]
         stop = self.stop_tick
         self._per_robot = [(g, [(c, v) for c, v in zip(g.controllers, g.views)
                                 if stop[v.run] == NOT_STOPPED])
                            for g in self.groups if not g.batched and g.controllers]
-        self._bind()
+        self._plan_calls()
 
-    def _bind(self) -> None:
-        """The tick's kernel calls as calls without arguments: for a group too small to go
-        parallel, the phase's own ``bind`` (``bind_try`` for dynamics) ties its arguments to
-        the serial kernel, skipping the Python method; otherwise its method with the arguments
-        bound.
-        Redone when the thread settings change (``threads.generation``), so that a group that
-        may now go parallel is handed back to its method, which chooses the form."""
+    def _plan_calls(self) -> None:
+        """The tick's kernel calls as calls without arguments: each actuator's and device's
+        ``plan`` chooses its kernel's form (serial, or parallel for a group large enough) and
+        binds its arrays and its own random stream keys. Planned again when the thread settings
+        change (``threads.generation``)."""
         w = self.world
         b = w.bodies
         self._threads_seen = threads.generation
+        self._actuate = [act.plan(w, g.slice, g.streams.keys(spec.name), g.commands,
+                                  w.drive[g.slice.index])
+                         for g in self.groups for spec, act in g.actuators
+                         if self._needs_emitters or not spec.needs_emitters]
+        self._sense = [dev.plan(w, g.slice, g.streams.keys(dev.stream), g.readings[dev.name],
+                                g.states[dev.name])
+                       for g in self.groups for dev in g.devices.values()]
+        # per group whose dynamics bounds its bodies (``physics.substeps.bounded``) its planned
+        # ``count`` and ``integrate``; the others' ``integrate`` in ``_trials``, measured after
+        # (``_measure``)
+        from swarmstack.physics.substeps import bounded, measure_by_run
 
-        def bound(obj, name, args, fallback):
-            bind = getattr(obj, name, None)
-            return (bind(*args) if bind is not None else None) or partial(fallback, *args)
-
-        self._actuate = [bound(getattr(apply, "__self__", None), "bind",
-                               (w, group, keys, commands, drive), apply)
-                         for apply, group, keys, commands, drive in self._actuate_calls]
-        self._sense = [bound(getattr(update, "__self__", None), "bind",
-                             (w, group, keys, out, state), update)
-                       for update, group, keys, out, state in self._sense_calls]
-        # per group whose dynamics bounds its bodies (``physics.substeps.bounded``): its
-        # ``try_integrate`` (integrates unless the tick needs sub-steps, then returns −k) and
-        # its ``needed_substeps``; the others' ``integrate`` in ``_trials``, with ``_measure``
-        # (``physics.substeps.measure``) to tell what their trial moved
-        from swarmstack.physics.substeps import bounded, measure
-
-        self._bounded, self._trials = [], []
-        for integrate, start, stop, drive in self._dynamics_calls:
-            owner = getattr(integrate, "__self__", None)
-            args = (b, start, stop, drive, w.scene.dt)
-            if not bounded(owner):
-                self._trials.append(partial(integrate, *args))
-                continue
-            need = bound(owner, "bind_need", args, owner.needed_substeps)
-            step = getattr(owner, "try_integrate", None)
-            try_step = (bound(owner, "bind_try", args, step) if step is not None else
-                        partial(_try_step, need, partial(integrate, *args)))
-            self._bounded.append((try_step, need))
-        self._measure = measure if self._trials else None
+        self._counts, self._integrates, self._trials = [], [], []
+        self._k_run = np.ones(self.runs, dtype=np.int64)
+        for g in self.groups:
+            dyn = g.robot_type.dynamics
+            args = (b, g.slice.start, g.slice.stop, w.drive[g.slice.index], w.scene.dt)
+            if bounded(dyn):
+                count, integrate = dyn.plan(*args, self._k_run)
+                self._counts.append(count)
+                self._integrates.append(integrate)
+            else:
+                self._trials.append(partial(dyn.integrate, *args))
+        self._measure = measure_by_run
         em = w.emitters
         self._place_emitters = (bind_lit_emitters(b.x, b.y, b.z, b.yaw, em.local, em.rgb,
                                                   em.world) if self._needs_emitters else None)
@@ -414,8 +394,9 @@ class Simulation:
         if not self.isolate_runs:
             raise controller_error(g.slice.name, view.run, view.id, tick, tb) from None
         self.stop_run(view.run, {"group": g.slice.name, "run": view.run, "robot": view.id,
-                                 "tick": tick, "error": f"{type(exc).__name__}: {exc}",
-                                 "traceback": tb})
+                                 "tick": tick, "error": excerpt(f"{type(exc).__name__}: {exc}",
+                                                                MAX_REPORT),
+                                 "traceback": report(tb)})
 
     def stop_run(self, run: int, error: Optional[dict] = None) -> None:
         """Stop run ``run`` of the batch at the current tick: its robots hold their type's safe
@@ -542,16 +523,16 @@ class Simulation:
         types = [g.robot_type for g in self.groups]
         pose = self._initial["bodies"]["pose"]
         one = builder.layout(self.cfg, 1)
+        robots = [[] for _ in self.groups]
         for k, s in enumerate(seeds):
             poses = builder.place(self.cfg, self.world.arena, types, int(s), 1, self.source)
-            keys = builder.stream_keys(self.cfg, one, int(s), 1)
-            for g, sl1, kk in zip(self.groups, one, keys):
+            for g, sl1, streams, mine in zip(self.groups, one,
+                                             builder.streams(self.cfg, one, int(s), 1), robots):
                 n = g.slice.per_run
                 rows = np.arange(g.slice.start + k * n, g.slice.start + (k + 1) * n)
                 pose[np.ix_(PLACED, rows)] = poses[sl1.start:sl1.stop].T
-                g.keys[k * n:(k + 1) * n] = kk
-                if self.medium is not None:
-                    self.medium.params.keys[rows] = kk[:, STREAM["radio"]]
+                mine.extend(streams.robots)
+        self._set_streams([Streams(r) for r in robots])
         self._initial_from_poses()
 
     def reset(self, seed: Optional[int] = None, params: Optional[Sequence[dict]] = None) -> None:
@@ -596,12 +577,16 @@ class Simulation:
         poses = builder.place(self.cfg, w.arena, [g.robot_type for g in self.groups], self.seed,
                               self.runs, self.source)
         self._initial["bodies"]["pose"][PLACED, :] = poses.T
-        keys = builder.stream_keys(self.cfg, list(w.groups), self.seed, self.runs)
-        for g, k in zip(self.groups, keys):
-            np.copyto(g.keys, k)
-            if self.medium is not None:
-                self.medium.params.keys[g.slice.slice] = k[:, STREAM["radio"]]
+        self._set_streams(builder.streams(self.cfg, list(w.groups), self.seed, self.runs))
         self._initial_from_poses()
+
+    def _set_streams(self, streams: list[Streams]) -> None:
+        """Each group's random streams (one :class:`~swarmstack.world.rng.Streams` per group);
+        devices and controllers take theirs at the next plan."""
+        for g, s in zip(self.groups, streams):
+            g.streams = s
+            if self.medium is not None:
+                self.medium.params.keys[g.slice.slice] = s.keys("radio")
 
     def _initial_from_poses(self) -> None:
         """``_initial`` as ``build`` makes it for the poses just written into it: previous
@@ -626,13 +611,13 @@ class Simulation:
 
         Readings therefore always describe the current world: after ``start()`` those of tick
         0, after k steps those of tick k — the ones the controllers will see next. The first
-        step starts the simulation; a step after the thread settings changed binds the
+        step starts the simulation; a step after the thread settings changed plans the
         kernels' calls anew (``threads.generation``).
         """
         if not self._started:
             self.start()
         if self._threads_seen != threads.generation:
-            self._bind()
+            self._plan_calls()
         # each phase's method, or a call of it between its hooks
         control, actuate, dynamics, contacts, sense, radio = self.hooks.calls
         control()
@@ -688,42 +673,30 @@ class Simulation:
         integrated as they would be alone (most in one step), whatever their companions do.
         At usual rates every ``k`` is 1: one integration here, one contact pass in
         :meth:`contacts`.
+
+        Each run's ``k`` comes first: the dynamics that bound their own bodies raise it from
+        the tick's drive state (the ``count`` their ``plan`` gave, moving nothing); the others
+        integrate a trial of the whole tick, measured after the fact (``_measure``). When every
+        ``k`` is 1 the bounded ones then integrate the whole tick too.
         """
         b = self.world.bodies
         b.prev_pose[...] = b.pose
-        moved = self._integrate_once()
-        if moved is None:
-            self._substeps()  # contacts included
-            moved = False
-        self._moved = moved
-
-    def _integrate_once(self) -> Optional[bool]:
-        """Every group over the whole tick in one step: whether a body moved; or None when some
-        run needs sub-steps (then the poses are left for :meth:`_substeps` to overwrite).
-
-        The groups whose dynamics bounds its own bodies (``_bounded``: ``(try_step, need)``)
-        are asked first whether one step fits (``need``), all but the last, which checks and
-        integrates in one call (``try_step``: 1 moved, 0 not, −k needs k sub-steps); the others
-        then integrate with theirs. The other dynamics (``_trials``) integrate a trial of the
-        whole tick, measured after the fact (``_measure``)."""
-        moved = False
+        k_run = self._k_run   # every k 1 between ticks
+        moved, k = False, 1
+        for integrate in self._trials:
+            moved |= bool(integrate())
         if self._trials:
-            for integrate in self._trials:
+            k = self._measure(b, k_run)
+        for count in self._counts:
+            k = max(k, count())
+        if k > 1:
+            self._substeps(k_run)  # contacts included
+            k_run.fill(1)
+            moved = False
+        else:
+            for integrate in self._integrates:
                 moved |= bool(integrate())
-            if self._measure(self.world.bodies) > 1:
-                return None
-        if not self._bounded:
-            return moved
-        *first, (try_last, _) = self._bounded
-        for _, need in first:
-            if need() > 1:
-                return None
-        r = try_last()
-        if r < 0:
-            return None
-        for try_step, _ in first:
-            moved |= try_step() > 0
-        return moved or r > 0
+        self._moved = moved
 
     def contacts(self) -> None:
         """Overlaps projected out of the poses the dynamics just gave, if a body moved (a run
@@ -734,23 +707,13 @@ class Simulation:
             self._moved = False
         self._refresh_emitters()
 
-    def _substeps(self) -> None:
+    def _substeps(self, k_run: np.ndarray) -> None:
         """The tick again from the pose before it, each run in the sub-steps its own bodies
-        need (see :meth:`dynamics`): run ``r`` in ``k_r`` sub-steps of ``dt / k_r``, with the
-        contacts after each; a run is left alone in the passes after its last sub-step."""
-        from swarmstack.physics.substeps import bounded, measure_by_run
-
+        need (see :meth:`dynamics`): run ``r`` in ``k_run[r]`` sub-steps of ``dt / k_run[r]``,
+        with the contacts after each; a run is left alone in the passes after its last one."""
         w = self.world
         b = w.bodies
         dt = w.scene.dt
-        k_run = np.ones(self.runs, dtype=np.int64)
-        for g in self.groups:
-            dyn = g.robot_type.dynamics
-            if bounded(dyn):
-                dyn.substeps_by_run(b, g.slice.start, g.slice.stop, w.drive[g.slice.index], dt,
-                                    k_run)
-        if self._measure is not None:  # what the trial of the other groups moved
-            measure_by_run(b, k_run)
         np.copyto(b.pose, b.prev_pose)  # the tick is sub-stepped from where it started
         # per group, its runs in spans of consecutive runs with the same k: (integrate, first
         # and end body, the span's rows of the drive state, k)

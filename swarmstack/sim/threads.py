@@ -2,10 +2,11 @@
 
 Kernels independent per robot come in two compiled forms around one shared body: a *serial*
 one (a plain loop: the cheapest launch) and a *parallel* one (Numba ``prange`` over chunks of
-robots, on Numba's thread pool). Every robot writes only its own outputs and draws from its own
-counter-based streams (:mod:`swarmstack.world.rng`), so both forms give bit-identical results
-whatever the thread count. Launching on the pool costs microseconds, so a kernel goes parallel
-only for at least :func:`parallel_min` items and when more than one thread is allowed.
+robots, on Numba's thread pool; :func:`chunked` derives it from a per-rows kernel, and
+:func:`rows_call` picks one of the two). Every robot writes only its own outputs and draws from
+its own counter-based streams (:mod:`swarmstack.world.rng`), so both forms give bit-identical
+results whatever the thread count. Launching on the pool costs microseconds, so a kernel goes
+parallel only for at least :func:`parallel_min` items and when more than one thread is allowed.
 
 A one-thread process never launches work on the pool. (Numba starts its threading layer when
 it loads a cached function that contains a parallel loop, which the contact pass does; the
@@ -43,8 +44,8 @@ _pool = threading.local()  # .size: the thread count Numba's pool was sized for,
 # below this many items no kernel goes parallel whatever its minimum: one comparison is then
 # all a small group pays (on one thread: never parallel)
 floor = FLOOR_ITEMS
-# counts the changes of the thread count and of the minimum: a call bound to a kernel's serial
-# form while :func:`stays_serial` held is made again when it moves (``Simulation`` does)
+# counts the changes of the thread count and of the minimum: the forms of the kernels chosen
+# when the simulation planned its calls are chosen again when it moves (``Simulation`` does)
 generation = 0
 _settings = (None, None)  # (thread count, minimum) that ``generation`` was last counted for
 _layer_ready = False  # prepare_layer() ran
@@ -174,6 +175,53 @@ def spread(items: int, smallest: int) -> int:
     own minimum), and at most :func:`set_chunk_max`'s size. A result never depends on it."""
     per = -(-items // (threads() * CHUNKS_PER_THREAD))
     return chunk(max(smallest, per))
+
+
+# the parallel form of a per-rows kernel ``{rows}`` (see chunked)
+_CHUNKED = """
+def {rows}_parallel(start, stop, chunk, bodies, scene, params, keys, tick, state, out):
+    n_chunks = (stop - start + chunk - 1) // chunk
+    for c in prange(n_chunks):
+        lo = start + c * chunk
+        {rows}(lo, min(stop, lo + chunk), start, bodies, scene, params, keys, tick, state, out)
+"""
+
+
+def chunked(rows: Callable) -> Callable:
+    """The parallel form of a per-rows kernel.
+
+    ``rows(lo, hi, start, bodies, scene, params, keys, tick, state, out)`` (a function compiled
+    with Numba's ``njit``, defined at the top level of its module) fills the rows
+    ``lo − start … hi − start − 1`` of ``out`` for robots ``lo … hi − 1``. The result,
+    ``parallel(start, stop, chunk, bodies, scene, params, keys, tick, state, out)``, runs
+    ``rows`` over chunks of ``chunk`` robots of ``start … stop − 1`` on Numba's thread pool:
+    the same numbers as ``rows(start, stop, start, …)``, as long as every robot writes only
+    its own rows. Its arguments are arrays, numbers, None or flat tuples of those (Numba's
+    parallel loops take no tuple inside a tuple).
+
+    It is compiled from source as if written next to ``rows`` in the same file, so that Numba
+    caches it on disk with that file, as any kernel there (a closure over ``rows`` would not
+    be found again: Numba keys a closure's cache by its pickled variables, and a compiled
+    function pickles differently in every process)."""
+    from numba import njit, prange
+
+    py_func = rows.py_func
+    namespace = {"__name__": py_func.__module__, "prange": prange, py_func.__name__: rows}
+    source = _CHUNKED.format(rows=py_func.__name__)
+    exec(compile(source, py_func.__code__.co_filename, "exec"), namespace)
+    return njit(cache=True, parallel=True, error_model="numpy")(
+        namespace[f"{py_func.__name__}_parallel"])
+
+
+def rows_call(rows: Callable, parallel: Callable, start: int, stop: int,
+              min_items: int = PARALLEL_MIN_ITEMS, chunk_items: int = 64) -> Callable:
+    """The form of a per-rows kernel to call for robots ``start … stop − 1`` under the present
+    settings, chosen once (when a device plans its call): ``rows`` over all of them, or, when
+    :func:`go_parallel` says so, ``parallel`` (:func:`chunked`) over :func:`spread` chunks of
+    at least ``chunk_items``. Either takes ``(bodies, scene, params, keys, tick, state, out)``."""
+    if go_parallel(stop - start, min_items):
+        return partial(parallel, start, stop, spread(stop - start, chunk_items))
+    return partial(rows, start, stop, start)
 
 
 def chunk(items: int) -> int:

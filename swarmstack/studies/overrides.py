@@ -16,6 +16,7 @@ found before anything runs.
 from __future__ import annotations
 
 import copy
+import datetime
 import math
 import re
 import tomllib
@@ -61,12 +62,17 @@ def check_path(path: Any, where: str) -> str:
 
 
 def _finite(value, path: str, where: str):
-    """Numbers in values must be finite (lists and tables are checked through)."""
+    """Numbers in values must be finite, and no value a TOML date or time, which no key of an
+    experiment takes (lists and tables are checked through)."""
     stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, float) and not math.isfinite(v):
             raise ConfigError([f"{where}: expected finite numbers, found {v!r}"])
+        if isinstance(v, (datetime.date, datetime.time)):
+            raise ConfigError([f"{where}: {v.isoformat()} is a TOML date or time, which no "
+                               "key of an experiment takes (a string is written in quotes: "
+                               f"\"{v.isoformat()}\")"])
         if isinstance(v, dict):
             stack.extend(v.values())
         elif isinstance(v, (list, tuple)):

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from swarmstack.experiments.config import (MAX_FILE_BYTES, MAX_TICKS, ConfigError,
-                                           ExperimentCfg, one_line, parse_experiment,
-                                           read_limited)
+                                           ExperimentCfg, one_line, parse_experiment)
+from swarmstack.experiments.files import read_limited
 from swarmstack.studies.overrides import (MAX_POINTS, Override, check_compatible,
                                           is_run_param, parse_param, set_path, sweep_override)
 

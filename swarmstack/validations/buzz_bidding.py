@@ -89,7 +89,7 @@ def bidding_plot(durations: dict[int, list[int]], step_ms: float, path: Path, ti
 
 
 def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[3] / "examples" / "buzz"
+    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
 
 
 def expected_winner(robots: int, task: int) -> int:

@@ -82,7 +82,7 @@ def schedule(tests: int) -> dict[str, list[int]]:
 
 
 def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[3] / "examples" / "buzz"
+    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
 
 
 def consensus_run(layout: str, put_step: int, seed: int, range_m: float = RANGE_M,
@@ -182,6 +182,49 @@ def reproduce(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
         steps[layout] = [d for k, put in enumerate(puts)
                          for d in consensus_run(layout, put, seed=1000 * (layout == "chain") + k,
                                                 range_m=range_m, drop=loss)]
-    return consensus_result("buzz-vs-consensus", "virtual-stigmergy consensus, 10 robots 0.5 m "
-                            "apart, one writer, chain and circle", "Buzz harness", steps,
-                            step_ms, out_dir, tests, range_m, loss)
+    result = consensus_result("buzz-vs-consensus", "virtual-stigmergy consensus, 10 robots "
+                              "0.5 m apart, one writer, chain and circle", "Buzz harness", steps,
+                              step_ms, out_dir, tests, range_m, loss)
+    result.rows += thesis_resource_rows()
+    return result
+
+
+# Table 4.2: memory (KB) of the thesis's three BittyBuzz scripts
+PAPER_SCRIPT_KB = {"Exploration": 2.48, "VS": 0.732, "Neighbors broadcast": 0.396}
+
+
+def vs_script_kb() -> float:
+    """Bytecode size (kB) of the virtual-stigmergy consensus script run here."""
+    from swarmstack.buzz.bytecode import encode
+    from swarmstack.buzz.compiler import compile_source
+
+    path = examples_dir() / "vstig_consensus.bzz"
+    return len(encode(compile_source(path.read_text(encoding="utf-8"), str(path)))) / 1000.0
+
+
+def thesis_resource_rows() -> list[Row]:
+    """The thesis's §4.6 numbers about the Crazyflie itself: shown beside ours where a script
+    of ours compares, otherwise listed as not reproducible, with the reason."""
+    ours_kb = vs_script_kb()
+    return [
+        Row("Table 4.2: memory of the VS script (kB)", f"{PAPER_SCRIPT_KB['VS']:g} kB",
+            f"{ours_kb:.3g} kB: bytecode of vstig_consensus.bzz (our script; the thesis's is "
+            "not published)", True, ours_value=ours_kb, unit="kB", informative=True),
+        Row("Table 4.2: memory of the Exploration and Neighbors broadcast scripts (kB)",
+            f"{PAPER_SCRIPT_KB['Exploration']:g} and {PAPER_SCRIPT_KB['Neighbors broadcast']:g}"
+            " kB", "not reproducible: the thesis does not publish these scripts", True,
+            informative=True),
+        Row("Fig. 4.4: BBZVM, firmware and free flash on the Crazyflie, Kilobot and Zooids",
+            "e.g. Crazyflie firmware 240.6 kB, BBZVM 19.3 kB, 740.0 kB free",
+            "not reproducible: sizes of the robots' C firmware builds, not of a simulated "
+            "robot", True, informative=True),
+        Row("Table 4.3: time step (ms), Exploration / VS / Neighbor queries",
+            "68.74 ± 9.66 / 3.83 ± 1.08 / 5.92 ± 0.56 (ratios 17.9 : 1 : 1.55)",
+            "not reproducible: times of the Crazyflie's microcontroller under FreeRTOS running "
+            "unpublished scripts; a simulator's step time says nothing of them", True,
+            informative=True),
+        Row("§4.6.1: packet loss of neighbour broadcasts over BLE at 50 / 100 / 500 ms",
+            "1.9 ± 1.2 % / 1.55 ± 0.97 % / 0 % (0–4.5 % in all tests)",
+            "not reproducible: the loss is the Crazyflie BLE link's; a simulated radio takes "
+            "loss as an input (radio.loss), it cannot predict it", True, informative=True),
+    ]

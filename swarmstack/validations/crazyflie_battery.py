@@ -211,8 +211,9 @@ def discharge_run(horizon_s: float = HORIZON_S) -> dict:
             g = sim.group(_group_name(q0))
             dev = battery_device(CrazyflieBatteryOptions(start_charge=q0))
             charge[q0], left[q0] = dev.allocate(g.slice.n), dev.make_state(g.slice.n)
-            dev.update(sim.world, g.slice, g.keys, charge[q0], left[q0])   # tick 0
-            drive.append((dev, g, q0))
+            update = dev.plan(sim.world, g.slice, None, charge[q0], left[q0])
+            update()   # tick 0
+            drive.append(update)
             sim.commands(g.slice.name)["wheels"][1::2] = MOVING_WHEELS_M_S
         fly = None
     x0, y0 = sim.world.bodies.x.copy(), sim.world.bodies.y.copy()
@@ -226,8 +227,8 @@ def discharge_run(horizon_s: float = HORIZON_S) -> dict:
         sim.step()
         if fly is not None:
             np.maximum(top_z, sim.world.bodies.z, out=top_z)
-        for dev, g, q0 in drive:
-            dev.update(sim.world, g.slice, g.keys, charge[q0], left[q0])
+        for update in drive:
+            update()
         for q0 in START_CHARGES:
             q_hist[q0].append(charge[q0].copy())
             l_hist[q0].append(np.asarray(left[q0], dtype=np.float64).copy())

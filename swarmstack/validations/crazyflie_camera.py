@@ -52,7 +52,7 @@ def camera_world(lights=(), robots=(), bounds=(-4.0, -4.0, 4.0, 4.0)):
     ``robot<k>`` (so a device reads one robot). Emitters are placed, LEDs off."""
     from swarmstack.actuators.leds import update_emitters
     from swarmstack.world.arena import Arena
-    from swarmstack.world.rng import robot_stream_keys
+    from swarmstack.world.rng import Streams, robot_seeds
     from swarmstack.world.scene import GroupSlice, Scene
     from swarmstack.world.state import Bodies, Emitters, World
 
@@ -80,7 +80,7 @@ def camera_world(lights=(), robots=(), bounds=(-4.0, -4.0, 4.0, 4.0)):
     scene = Scene.create(arena, groups, 1, 0.1, max(col[4], default=0.05))
     world = World(scene, bodies, em, drive=[{} for _ in groups])
     update_emitters(bodies.x, bodies.y, bodies.z, bodies.yaw, em.local, em.world)
-    keys = robot_stream_keys(0, 0, n) if n else np.zeros((0, 11), dtype=np.uint64)
+    keys = Streams(robot_seeds(0, 0, n))
     return world, keys
 
 
@@ -88,7 +88,8 @@ def read_camera(device, world, keys, robot: int = 0) -> np.ndarray:
     """One refresh of ``device`` on robot ``robot`` of a :func:`camera_world`; its reading."""
     g = world.group(f"robot{robot}")
     out = device.allocate(g.n)
-    device.update(world, g, keys[g.start:g.stop], out, device.make_state(g.n))
+    device.plan(world, g, keys.keys(device.stream)[g.start:g.stop], out,
+                device.make_state(g.n))()
     return out[0]
 
 

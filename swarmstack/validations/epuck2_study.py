@@ -1,46 +1,83 @@
-"""E-Puck2 paper §4.3 (execution times) as one sweep: 11 speeds × 30 seeds, 50 robots.
+"""E-Puck2 paper §4.3 (execution times): the §4.3.1 study as one sweep, and what §4.3.2
+(Fig. 14) and §4.3.3 (Table 6) report about each sensor's and each battery model's cost.
 
 §4.3.1: "30 independent simulations using … fifty robots as well as eleven robot speeds (0 cm/s,
-1.5 cm/s, 3 cm/s, 4.5 cm/s, 6 cm/s, 7.5 cm/s, 9 cm/s, 10.5 cm/s, 12 cm/s, 13.5 cm/s, and
-15 cm/s), running for 2 simulated hours. The robots … would be rotating at a given speed"
-(one wheel forward, the other backward), four walls around them for the proximity sensors
-(Fig. 13(a)). Here: 50 E-Puck2 robots with proximity sensors placed uniformly in a walled
-2 m × 2 m arena, 10 ticks per second, one study of 330 runs (``swarmstack sweep`` with
-``robots.0.controller.params.speed`` swept and 30 seeds).
+1.5 cm/s, … 15 cm/s), running for 2 simulated hours. The robots … would be rotating at a given
+speed" (one wheel forward, the other backward); "each sensor was tested in its particular
+scenario … whether robots were using sensors or not": four walls for proximity and ToF, six
+lights for light, eight for the camera, a grey floor for the ground sensor, nothing for the
+encoders and the battery models, whose robots sweep their speed from −15 to 15 cm/s in steps
+of 0.1 cm/s. Here the same scenes with 50 E-Puck2 robots, 10 ticks per second.
 
 Compared with the paper's literal numbers:
 
-* the study's shape: 330 runs, the eleven speeds of §4.3.1, 2 simulated hours (72 000 ticks);
-* the robots rotate on the spot as §4.3.1 says: none travels further than its own radius from
-  where it started (walls and neighbours may nudge it);
-* the mean execution time per run with proximity sensors: ARGoS took 15.10 s per run for 50
-  robots without sensors (Table 6, "None") and up to 45 % longer with proximity sensors
-  (§4.3.2), i.e. 21.9 s per run; ours (the sweep command's wall time on this machine,
-  set-up included, divided by the runs) must be below it.
+* the study's shape: 330 runs, the eleven speeds of §4.3.1, 2 simulated hours (72 000 ticks),
+  the robots rotating on the spot (none travels further than its own radius);
+* each sensor is computed every tick (the readings of the spinning robots change, and every
+  battery model drains the charge): a sensor skipped or cached would make its cost look nil;
+* the cost of each sensor relative to the same scene without it, 50 robots (§4.3.2, Fig. 14:
+  proximity "a maximum 45 % longer … for fifty robots", light "up to 53 % slower (50 robots)",
+  ground "10 %–13 % slower" for 5–50 robots, ToF "14 % slower" for fifty, encoders "a maximum
+  increment of 2.8 %", camera "in the range 9 %–16 %"), and the ordering the paper draws from
+  them ("sensors internally using ray traces had a higher impact", the encoders' "little
+  effect");
+* the cost of each battery model relative to none, 50 robots (Table 6: 15.10 s without a
+  model; Simple 14.84 s, −1.7 %; Linear 15.38 s, 1.8 %; Cubic 15.54 s, 2.9 %; Approximated
+  15.26 s, 1.0 %);
+* ARGoS's absolute time for the 50-robot proximity scene beside ours, when ``argos3`` is on
+  the PATH and ``SWARMSTACK_ARGOS_SCENE`` names the scene's ``.argos`` file (its controller on
+  ``ARGOS_PLUGIN_PATH``); otherwise the row says it was not run.
 
-The quick form (tests) runs 2 seeds of 600 ticks per speed; its execution time (set-up
-included, projected to 2 hours) is shown but not compared: short runs on a shared machine say
-little about speed, which ``benchmarks/sweep.py`` measures.
+Each cost is the in-loop wall time of ``Simulation.run`` (kernels compiled beforehand), the
+median of interleaved repeats, with and without the sensor in the same scene. The cost rows
+are timings of our own code on a shared machine: the quick form (tests) measures them over
+short runs and shows them without judging them; the full form judges them.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import statistics
+import subprocess
+import time
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
+
 from swarmstack import BatchedController
 from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                              validation)
+                                    validation)
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 PAPER_SPEEDS_CM_S = (0.0, 1.5, 3.0, 4.5, 6.0, 7.5, 9.0, 10.5, 12.0, 13.5, 15.0)   # §4.3.1
 PAPER_SEEDS = 30                 # §4.3.1: 30 independent simulations per speed
 PAPER_ROBOTS = 50                # §4.3.1
 PAPER_SIM_S = 2 * 3600.0         # §4.3.1: 2 simulated hours
-PAPER_NONE_50_S = 15.10          # Table 6: 50 robots, no sensor, mean execution time (s)
-PAPER_PROXIMITY_SLOWER = 0.45    # §4.3.2: proximity "a maximum 45 % longer … for fifty robots"
 TICKS_PER_S = 10                 # §4
+PAPER_NONE_50_S = 15.10          # Table 6: 50 robots, no battery model, mean execution time (s)
+
+# §4.3.2 (Fig. 14), 50 robots: execution time with the sensor ÷ without it, and the span the
+# paper gives for that sensor over its swarm sizes (half of it widens the tolerance)
+PAPER_SENSOR_COST = {
+    "proximity": (1.45, (1.40, 1.45), "“a maximum 45 % longer … for fifty robots”; 40–45 % "
+                                      "beyond ten robots"),
+    "light": (1.53, (1.45, 1.53), "“up to 53 % slower (50 robots)”; about 45 % for 5–20"),
+    "ground": (1.13, (1.10, 1.13), "“about 10 %–13 % slower” for 5–50 robots"),
+    "tof": (1.14, (1.03, 1.14), "fifty robots “14 % slower”, one robot 3 %"),
+    "encoders": (1.028, (1.0, 1.028), "“a maximum increment of 2.8 %”"),
+    "camera": (1.16, (1.09, 1.16), "“in the range 9 %–16 %”"),
+}
+# Table 6, 50 robots: mean execution time (s) per battery model
+PAPER_BATTERY_50_S = {"simple": 14.84, "linear": 15.38, "cubic": 15.54, "approximated": 15.26}
+PAPER_BATTERY_SD_50_S = {"none": 0.34, "simple": 0.37, "linear": 0.39, "cubic": 0.44,
+                         "approximated": 0.41}
+# timing precision of a cost ratio measured here (shared 2-core machine, interleaved medians)
+RATIO_PRECISION = 0.10
+RAY_SENSORS = ("proximity", "light")   # §4.3.2/§5: "sensors that use rays … higher impact"
+PAPER_ARGOS_HINT = "SWARMSTACK_ARGOS_SCENE"
 
 # --- the study (what the sweep is asked to do) -------------------------------------------------
 SPEED_PARAM = "robots.0.controller.params.speed"
@@ -48,35 +85,240 @@ SPEED_RANGE = "0:0.15:11"        # m/s: the eleven speeds
 QUICK_SEEDS = 2
 QUICK_TICKS = 600
 LOG_EVERY = 600                  # ticks between logged poses (one a simulated minute)
+COST_TICKS = 72_000              # the cost measurement: one 2-hour run per sensor and repeat
+QUICK_COST_TICKS = 3_000
+COST_REPEATS = 3
+QUICK_COST_REPEATS = 1
+COST_SPEED_M_S = 0.075           # the middle of §4.3.1's speeds
+SWEEP_MAX_M_S = 0.15             # §4.3.1's battery scene: −15 … 15 cm/s
+SWEEP_STEP_M_S = 0.001           # in steps of 0.1 cm/s
+
+FLOOR_GREY = 0.5                 # the ground scene's grey floor
+GROUND_FULL = 1023               # the ground sensor's white reading
+GROUND_TOL = 0.1                 # of full scale: the ground row's check that the floor is read
 
 SPEED_TOL_M_S = 1e-9
+SENSORS = tuple(PAPER_SENSOR_COST)
+READING = {"tof": "tof_mm"}
 
 
 class Spin(BatchedController):
-    """§4.3.1's robots: left wheel +speed, right wheel −speed (each run its own speed)."""
+    """§4.3.1's robots: left wheel +speed, right wheel −speed (each run its own speed), reading
+    the enabled sensor every tick as a controller would."""
 
     def init(self, group, params):
         self.v = group.param("speed", 0.0)
+        self.sensor = params.get("sensor")
 
     def step(self, group):
-        group.proximity  # a real controller would read it
+        if self.sensor:
+            getattr(group, self.sensor)
         group.wheels[:, 0] = self.v
         group.wheels[:, 1] = -self.v
 
 
+class SweepSpin(BatchedController):
+    """§4.3.1's battery scene: the robots rotate "at a variable speed … from -15 cm/s (counter
+    clockwise) to 15 cm/s (clockwise) changing in steps of 0.1 cm/s" -- one step a tick, back
+    and forth -- so that the discharge models interpolate between their speeds."""
+
+    def init(self, group, params):
+        self.sensor = params.get("sensor")
+        self.k = 0
+
+    def step(self, group):
+        if self.sensor:
+            getattr(group, self.sensor)
+        span = round(2 * SWEEP_MAX_M_S / SWEEP_STEP_M_S)          # 300 steps end to end
+        k = self.k % (2 * span)
+        v = -SWEEP_MAX_M_S + SWEEP_STEP_M_S * (k if k <= span else 2 * span - k)
+        self.k += 1
+        group.wheels[:, 0] = v
+        group.wheels[:, 1] = -v
+
+
+def _side(robots: int) -> float:
+    return 2.0 * math.sqrt(max(robots, 50) / 50.0)   # 50 robots per 4 m²
+
+
 def experiment(robots: int = PAPER_ROBOTS) -> dict:
     """The §4.3 scene for proximity sensors: 50 robots per 4 m², walled."""
-    side = 2.0 * math.sqrt(max(robots, 50) / 50.0)
+    side = _side(robots)
     return {
         "simulation": {"ticks_per_second": TICKS_PER_S, "duration": PAPER_SIM_S, "seed": 1},
         "arena": {"size": [side, side], "walls": {"thickness": 0.02, "height": 0.1}},
         "robots": [{
             "name": "epuck2", "type": "epuck2", "count": robots,
             "sensors": {"proximity": True},
-            "controller": {"python": f"{__name__}:Spin", "params": {"speed": 0.05}},
+            "controller": {"python": f"{__name__}:Spin",
+                           "params": {"speed": 0.05, "sensor": "proximity"}},
         }],
         "output": {"trajectories": True, "every": LOG_EVERY},
     }
+
+
+def cost_scene(scene: str, device: Optional[str], battery: Optional[str] = None,
+               robots: int = PAPER_ROBOTS) -> dict:
+    """§4.3.1's scene for ``scene`` (a sensor's name, or "battery"), with ``device`` on (a
+    sensor name) or none; ``battery`` a discharge model for the battery scene."""
+    side = _side(robots)
+    h = side / 2
+    cfg: dict = {"simulation": {"ticks_per_second": TICKS_PER_S}, "arena": {"size": [side, side]}}
+    if scene in ("proximity", "tof"):           # Fig. 13(a), (d): four walls
+        cfg["arena"]["walls"] = {"thickness": 0.02, "height": 0.1}
+    if scene == "light":                         # Fig. 13(b): six lights
+        cfg["lights"] = [{"position": [x * h / 2, y * h / 2, 0.1]}
+                         for x in (-1, 0, 1) for y in (-1, 1)]
+    if scene == "camera":                        # Fig. 13(f): eight lights
+        colours = ["red", "green", "blue", "yellow", "cyan", "magenta", "white", "orange"]
+        cfg["lights"] = [{"position": [0.8 * h * math.cos(k * math.pi / 4),
+                                       0.8 * h * math.sin(k * math.pi / 4), 0.1],
+                          "color": c} for k, c in enumerate(colours)]
+    if scene == "ground":                        # Fig. 13(c): a grey floor
+        cfg["floor"] = {"grey": FLOOR_GREY}
+    sensors: dict = {}
+    if battery is not None:
+        sensors["battery"] = {"model": battery}
+    elif device is not None:
+        sensors[device] = True
+    reading = "battery" if battery is not None else READING.get(device, device)
+    spin = "SweepSpin" if scene == "battery" else "Spin"
+    cfg["robots"] = [{"name": "epuck2", "type": "epuck2", "count": robots, "sensors": sensors,
+                      "controller": {"python": f"{__name__}:{spin}",
+                                     "params": {"speed": COST_SPEED_M_S, "sensor": reading}}}]
+    return cfg
+
+
+def _timed(cfg: dict, ticks: int, seed: int = 1):
+    """In-loop wall time (s) of ``ticks`` ticks of ``cfg`` (kernels compiled by a first tick),
+    and the readings after the first tick and after the last."""
+    from swarmstack.sim.simulation import Simulation
+
+    sim = Simulation.from_dict(cfg, seed=seed)
+    sim.start()
+    sim.step()
+    first = {k: np.array(v, copy=True) for k, v in sim.readings("epuck2").items()}
+    t0 = time.perf_counter()
+    sim.run(ticks)
+    wall = time.perf_counter() - t0
+    last = {k: np.array(v, copy=True) for k, v in sim.readings("epuck2").items()}
+    return wall, first, last
+
+
+def measure_costs(ticks: int, repeats: int) -> dict:
+    """Wall times (s, median of ``repeats`` interleaved rounds) per (scene, configuration):
+    ``(sensor, None)`` and ``(sensor, sensor)`` for every sensor, ``("battery", None)`` and
+    ``("battery", model)`` for every Table 6 model; and whether each sensor was computed every
+    tick (its readings changed over the run, or the charge fell)."""
+    configs = [(s, None) for s in SENSORS] + [(s, s) for s in SENSORS]
+    configs += [("battery", None)] + [("battery", m) for m in PAPER_BATTERY_50_S]
+    walls: dict = {c: [] for c in configs}
+    sensed: dict = {}
+    for _ in range(repeats):
+        for scene, which in configs:
+            battery = which if scene == "battery" else None
+            device = None if scene == "battery" else which
+            wall, first, last = _timed(cost_scene(scene, device, battery), ticks)
+            walls[(scene, which)].append(wall)
+            if which is not None:
+                key = "battery" if scene == "battery" else READING.get(which, which)
+                a, b = first[key], last[key]
+                if scene == "battery":
+                    sensed[which] = bool(np.all(b < a))
+                elif scene == "ground":   # spinning on a uniform floor: a steady reading
+                    sensed[which] = bool(np.all(np.abs(b - FLOOR_GREY * GROUND_FULL)
+                                                <= GROUND_TOL * GROUND_FULL))
+                else:
+                    sensed[which] = bool(np.any(a != b))
+    return {"times": {c: statistics.median(w) for c, w in walls.items()}, "sensed": sensed}
+
+
+def cost_rows(times: dict, judged: bool) -> list[Row]:
+    """Fig. 14's and Table 6's rows from measured wall times (see :func:`measure_costs`);
+    ``judged`` False shows them as information (timings of short runs)."""
+    rows = []
+    ratio = {}
+    for s, (paper, (lo, hi), quote) in PAPER_SENSOR_COST.items():
+        ours = times[(s, s)] / times[(s, None)]
+        ratio[s] = ours
+        tol = RATIO_PRECISION + (hi - lo)
+        rows.append(_cost_row(f"execution time with ÷ without {s}, 50 robots (§4.3.2, Fig. 14: "
+                              f"{quote}; ± {RATIO_PRECISION:g} timing precision + the paper's "
+                              f"own span {lo:g}–{hi:g})", paper, ours, tol, judged))
+    ray_min = min(ratio[s] for s in RAY_SENSORS)
+    rows.append(Row("execution time ordering (§4.3.2, §5): the ray sensors (proximity, light) "
+                    "cost more than the encoders, ToF and ground",
+                    "proximity 1.45, light 1.53 > ToF 1.14, ground 1.13, encoders 1.028",
+                    ", ".join(f"{s} {ratio[s]:.3g}" for s in SENSORS)
+                    + ("" if judged else " (short runs: not judged)"),
+                    all(ray_min > ratio[s] for s in ("encoders", "tof", "ground"))
+                    if judged else True, informative=not judged))
+    tol_b = 2 * math.hypot(PAPER_BATTERY_SD_50_S["none"], max(PAPER_BATTERY_SD_50_S.values()))
+    tol_b = tol_b / PAPER_NONE_50_S + RATIO_PRECISION / 2
+    for m, paper_s in PAPER_BATTERY_50_S.items():
+        paper = paper_s / PAPER_NONE_50_S
+        ours = times[("battery", m)] / times[("battery", None)]
+        rows.append(_cost_row(
+            f"execution time with ÷ without the {m} battery model, 50 robots (Table 6: "
+            f"{paper_s:g} s ÷ {PAPER_NONE_50_S:g} s; ± two SDs of the paper's difference, "
+            f"{PAPER_BATTERY_SD_50_S['none']:g} s and "
+            f"≤ {max(PAPER_BATTERY_SD_50_S.values()):g} s, "
+            f"+ {RATIO_PRECISION / 2:g} timing precision)", paper, ours, tol_b, judged))
+    return rows
+
+
+def _cost_row(quantity: str, paper: float, ours: float, tol: float, judged: bool) -> Row:
+    """A cost ratio judged two-sided, or (``judged`` False: a short timing) shown only: the
+    paper's number stays in the text, not as a value to agree with."""
+    row = Row.within(quantity, paper, ours, tol, "×")
+    if judged:
+        return row
+    return Row(quantity, row.paper, row.ours + " (short run: not judged)", True,
+               ours_value=ours, unit="×", informative=True)
+
+
+def sensed_rows(sensed: dict) -> list[Row]:
+    """Each sensor computed every tick of the cost runs: spinning robots' readings change, and
+    every battery model drains the charge (a sensor skipped or cached would cost nothing)."""
+    rows = [Row(f"{s} is sensed every tick: readings change over the cost run",
+                "computed every tick (§4.3.1: robots read the sensor under evaluation)",
+                "changed" if sensed[s] else "unchanged", sensed[s])
+            for s in SENSORS if s != "ground"]
+    rows.append(Row("ground reads the grey floor (every robot, after the cost run)",
+                    f"{FLOOR_GREY * GROUND_FULL:g} ± {GROUND_TOL * GROUND_FULL:g} "
+                    f"(grey {FLOOR_GREY:g} of {GROUND_FULL} white)",
+                    "read" if sensed["ground"] else "not read", sensed["ground"]))
+    rows += [Row(f"{m} battery model drains every robot's charge over the cost run",
+                 "charge falls (Table 6 runs a model per robot)",
+                 "falls" if sensed[m] else "does not fall", sensed[m])
+             for m in PAPER_BATTERY_50_S]
+    return rows
+
+
+def argos_row(ours_s: float) -> Row:
+    """ARGoS's whole-process time for the 50-robot proximity scene beside ours (informative:
+    different engines and machines), or why it was not run."""
+    label = ("execution time beside ARGoS, 50 robots, proximity, 72 000 ticks "
+             f"(Table 6 gives {PAPER_NONE_50_S:g} s for 72 000 ticks without sensors)")
+    exe = shutil.which("argos3")
+    scene = os.environ.get(PAPER_ARGOS_HINT)
+    if exe is None:
+        return Row(label, f"{PAPER_NONE_50_S:g} s (no sensor, the paper's machine)",
+                   "not run: ARGoS not installed (argos3 is not on the PATH)", True,
+                   informative=True)
+    if not scene or not Path(scene).is_file():
+        return Row(label, f"{PAPER_NONE_50_S:g} s (no sensor, the paper's machine)",
+                   f"not run: no ARGoS scene ({PAPER_ARGOS_HINT} names the .argos file)", True,
+                   informative=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run([exe, "-n", "-z", "-c", scene], capture_output=True, text=True)
+    argos_s = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return Row(label, "—", f"not run: argos3 exited {proc.returncode}", True,
+                   informative=True)
+    return Row(label, f"ARGoS {argos_s:.2f} s (whole process, {Path(scene).name})",
+               f"swarmstack {ours_s:.2f} s (in-loop)", True, ours_value=ours_s, unit="s",
+               informative=True)
 
 
 def run_study(out_dir: Path, seeds: int = PAPER_SEEDS, ticks: Optional[int] = None,
@@ -103,28 +345,16 @@ def reproduce(out_dir: Path, quick: bool = False, workers: Optional[int] = None,
     spec, outcome = run_study(study_dir, seeds, ticks, workers, ray, progress=not quick)
     con = catalogue.open(study_dir)
     per_speed = con.execute(
-        "select speed, count(*), avg(wall_time_s), stddev_samp(wall_time_s), max(ticks_done) "
-        "from runs where status = 'done' group by speed order by speed").fetchall()
+        "select speed, count(*), max(ticks_done) from runs where status = 'done' "
+        "group by speed order by speed").fetchall()
     done = sum(r[1] for r in per_speed)
-    ticks_run = max((r[4] for r in per_speed), default=0)
-    scale = PAPER_SIM_S * TICKS_PER_S / max(1, ticks_run)   # per run, projected to 2 h
-    # the study's wall time (every sitting of the sweep command, set-up included) per run
-    from swarmstack.studies.ledger import LEDGER, Ledger
-
-    led = Ledger(study_dir / LEDGER)
-    try:
-        elapsed = float(led.get("elapsed_s") or 0.0)
-    finally:
-        led.close()
-    workers_used = _workers(workers, ray)
-    per_run_s = elapsed * scale / max(1, done)
+    ticks_run = max((r[2] for r in per_speed), default=0)
     # rotation on the spot: the largest distance of any robot from where it started
     motion = con.execute(
         "with t as (select r.speed, t.run_id, t.robot, t.tick, t.x, t.y, t.yaw from trajectories t "
         "join runs r using (run_id)), f as (select run_id, robot, x as x0, y as y0 from t "
         "where tick = 0) select t.speed, max(sqrt((t.x - f.x0) ^ 2 + (t.y - f.y0) ^ 2)) "
         "from t join f using (run_id, robot) group by t.speed order by t.speed").fetchall()
-    paper_run_s = PAPER_NONE_50_S * (1 + PAPER_PROXIMITY_SLOWER)
     speeds = [float(r[0]) for r in per_speed]
     rows = [
         Row("runs done (11 speeds × 30 seeds; quick: × 2)",
@@ -140,48 +370,61 @@ def reproduce(out_dir: Path, quick: bool = False, workers: Optional[int] = None,
         Row("robots rotate on the spot: max distance from start (m)", "< 0.035 (a radius)",
             f"{max((m[1] for m in motion), default=float('nan')):.4f}",
             bool(motion) and max(m[1] for m in motion) < 0.035),
-        Row("execution time per run, 50 robots, proximity (s, 2 h)",
-            f"{paper_run_s:.1f} (Table 6 15.10 s + 45 %, §4.3.2)",
-            (f"{per_run_s:.3f} ({paper_run_s / per_run_s:.0f}× less)" if per_run_s else "—")
-            + (" (quick: short runs, not compared)" if quick else ""),
-            quick or 0 < per_run_s < paper_run_s),
     ]
-    files = _table_and_plot(Path(out_dir), per_speed, scale, workers_used, paper_run_s)
+    cost_ticks = QUICK_COST_TICKS if quick else COST_TICKS
+    costs = measure_costs(cost_ticks, QUICK_COST_REPEATS if quick else COST_REPEATS)
+    rows += sensed_rows(costs["sensed"])
+    rows += cost_rows(costs["times"], judged=not quick)
+    full_s = costs["times"][("proximity", "proximity")] * COST_TICKS / cost_ticks
+    rows.append(argos_row(full_s))
+    files = [_speed_table(Path(out_dir), con)] + _table_and_plot(Path(out_dir), costs["times"])
     notes = (f"{done} runs in {study_dir}/ (query them: swarmstack results {study_dir} "
-             "\"select speed, avg(wall_time_s) from runs group by all\"); execution time = the "
-             f"sweep's wall time ({elapsed:.1f} s, set-up included) per run, "
-             f"{workers_used} worker(s); per speed (table, plot): each run's share of its "
-             "batch's wall time ÷ workers"
-             + (f", projected ×{scale:g} to 2 simulated hours" if scale != 1 else ""))
-    return Reproduction("epuck2-study", "E-Puck2 §4.3: the execution-time study as one sweep",
-                        rows, files, notes)
+             "\"select speed, avg(wall_time_s) from runs group by all\"); costs: in-loop wall "
+             f"time of {cost_ticks} ticks per scene, median of "
+             f"{QUICK_COST_REPEATS if quick else COST_REPEATS} interleaved round(s)"
+             + ("; quick: short timings on a shared machine, shown, not judged" if quick
+                else ""))
+    return Reproduction("epuck2-study", "E-Puck2 §4.3: the execution-time study and the "
+                        "sensors' and battery models' relative cost", rows, files, notes)
 
 
-def _workers(workers, ray) -> int:
-    if ray is not None:
-        return 1   # per-run wall times are already those of the whole cluster's batches
-    from swarmstack.studies.executors import default_workers
-
-    return default_workers() if workers is None else max(1, workers)
-
-
-def _table_and_plot(out_dir: Path, per_speed, scale, workers_used, paper_run_s) -> list[Path]:
+def _speed_table(out_dir: Path, con) -> Path:
+    """The study per speed: runs done and their mean in-loop wall time."""
     table = out_dir / "epuck2_study.csv"
+    rows = con.execute("select speed, count(*), avg(wall_time_s), stddev_samp(wall_time_s) "
+                       "from runs where status = 'done' group by speed order by speed").fetchall()
     with open(table, "w", encoding="utf-8") as fh:
-        fh.write("speed_cm_s,runs,execution_time_per_run_s,sd_s,paper_s\n")
-        for speed, n, mean, sd, _ in per_speed:
-            fh.write(f"{speed * 100:g},{n},{mean * scale / workers_used:.6f},"
-                     f"{(sd or 0.0) * scale / workers_used:.6f},{paper_run_s:.2f}\n")
+        fh.write("speed_cm_s,runs,wall_time_per_run_s,sd_s\n")
+        for speed, n, mean, sd in rows:
+            fh.write(f"{speed * 100:g},{n},{mean:.6f},{sd or 0.0:.6f}\n")
+    return table
+
+
+def _table_and_plot(out_dir: Path, times: dict) -> list[Path]:
+    table = out_dir / "epuck2_study_costs.csv"
+    names = list(SENSORS) + list(PAPER_BATTERY_50_S)
+    ours = [times[(s, s)] / times[(s, None)] for s in SENSORS]
+    ours += [times[("battery", m)] / times[("battery", None)] for m in PAPER_BATTERY_50_S]
+    paper = [PAPER_SENSOR_COST[s][0] for s in SENSORS]
+    paper += [v / PAPER_NONE_50_S for v in PAPER_BATTERY_50_S.values()]
+    with open(table, "w", encoding="utf-8") as fh:
+        fh.write("device,time_without_s,time_with_s,ours_ratio,paper_ratio\n")
+        for s in SENSORS:
+            fh.write(f"{s},{times[(s, None)]:.6f},{times[(s, s)]:.6f},"
+                     f"{times[(s, s)] / times[(s, None)]:.4f},{PAPER_SENSOR_COST[s][0]:.4f}\n")
+        for m, p in PAPER_BATTERY_50_S.items():
+            fh.write(f"{m},{times[('battery', None)]:.6f},{times[('battery', m)]:.6f},"
+                     f"{times[('battery', m)] / times[('battery', None)]:.4f},"
+                     f"{p / PAPER_NONE_50_S:.4f}\n")
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    x = [s * 100 for s, *_ in per_speed]
-    y = [m * scale / workers_used for _, _, m, _, _ in per_speed]
-    ax.bar(x, y, width=1.0, label="swarmstack (per run, all workers)")
-    ax.axhline(paper_run_s, color="tab:red", ls="--", label="ARGoS, paper (15.10 s + 45 %)")
-    ax.set_yscale("log")
-    style_axes(ax, "wheel speed (cm/s)", "execution time per 2 h run (s)",
-               "§4.3: 50 E-Puck2 robots with proximity sensors")
-    return [table, save_plot(fig, out_dir / "epuck2_study.png")]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    x = np.arange(len(names))
+    ax.bar(x - 0.2, paper, width=0.4, label="ARGoS, paper (Fig. 14, Table 6)")
+    ax.bar(x + 0.2, ours, width=0.4, label="swarmstack")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xticks(x, names, rotation=30)
+    style_axes(ax, "", "time with ÷ without", "§4.3: cost of each device, 50 E-Puck2 robots")
+    return [table, save_plot(fig, out_dir / "epuck2_study_costs.png")]
 
 
 @validation("epuck2-study")

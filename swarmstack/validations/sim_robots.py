@@ -13,7 +13,7 @@ TICKS_PER_SECOND = 20  # 50 ms control steps, as in the papers
 
 
 def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[3] / "examples" / "buzz"
+    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
 
 
 def circle_poses(n: int, radius: float,

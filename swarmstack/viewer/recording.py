@@ -26,6 +26,11 @@ of 4 bytes. Fixed-size frames make a chunk's frame count its size divided by ``f
 and let a page view each frame's arrays without copying.
 
 Only run 0 of a batch is recorded: the viewer shows one run.
+
+The reader (:func:`open_recording`) trusts none of it: a header or end file of the wrong shape,
+or a first chunk that is no file of the recording, is one line naming the file and the key; a
+later chunk that is unusable, truncated or whose ticks do not run forward ends the replay
+there, said in one line with the last good tick.
 """
 
 from __future__ import annotations
@@ -51,8 +56,6 @@ MAX_CHUNK_FRAMES = 1000            # … and at most this many frames (a page fe
 MAX_FLOOR_PX = 2048                # a floor image larger than this is scaled down for the page
 MAX_TEXT = 200                     # characters of a robot's debug text kept per line
 _CHUNK = re.compile(r"chunk-(\d{6,})\.bin")
-FILES = re.compile(r"header\.json|end\.json|floor\.png|(chunk|links)-\d{6,}\.bin|"
-                   r"text-\d{6,}\.json|\..+\.tmp")
 
 
 def recording_dir(out_dir: Path) -> Path:
@@ -474,6 +477,10 @@ def _check_header(h, head: Path) -> None:
     if fb < need:
         raise RecordingError(f"{head}: frame.frame_bytes is {fb}, less than the {need} bytes "
                              f"of {robots} robots, {leds} LEDs and {rays} rays")
+    if fb != FrameLayout(robots, leds, rays).frame_bytes:
+        raise RecordingError(f"{head}: frame.frame_bytes is {fb}, not the "
+                             f"{FrameLayout(robots, leds, rays).frame_bytes} bytes of {robots} "
+                             f"robots, {leds} LEDs and {rays} rays (padded to a multiple of 4)")
     arena = get(h, "", "arena", dict, "an object")
     bounds = get(arena, "arena.", "bounds", list, "[x0, y0, x1, y1]")
     if len(bounds) != 4 or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -520,6 +527,45 @@ def _check_end(end, path: Path) -> None:
         raise RecordingError(f"{path}: status is {_shown(end['status'])}, expected a string")
 
 
+def _ticks(folder: Path, name: str, frames: int, fb: int) -> Optional[np.ndarray]:
+    """The ticks (int64) of the first ``frames`` frames of chunk ``name``; None when the file
+    cannot be read."""
+    data = read_inside(folder, name, frames * fb)
+    if data is None or len(data) < frames * fb:
+        return None
+    return np.frombuffer(data, np.uint8).reshape(frames, fb)[:, :4].copy().view("<i4")[:, 0] \
+        .astype(np.int64)
+
+
+def _links_ok(data: bytes, robots: int) -> bool:
+    """Whether ``data`` is a links file the page can read: ``uint32`` F, ``uint32[F + 1]``
+    non-decreasing offsets from 0, then as many (sender, receiver) rows, all of them robot rows
+    of a frame."""
+    if len(data) < 8 or len(data) % 4:
+        return False
+    words = np.frombuffer(data, "<u4")
+    f = int(words[0])
+    if len(words) < f + 2:
+        return False
+    offsets = words[1:f + 2].astype(np.int64)
+    pairs = words[f + 2:]
+    return (offsets[0] == 0 and bool(np.all(np.diff(offsets) >= 0))
+            and len(pairs) == 2 * offsets[-1] and bool(np.all(pairs < robots)))
+
+
+def _text_ok(data: bytes, frames: int, robots: int) -> bool:
+    """Whether ``data`` is a text file the page can read: a JSON list of ``[frame in chunk,
+    robot row, text]`` within the chunk's frames and a frame's robots."""
+    try:
+        lines = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(lines, list) and all(
+        isinstance(t, list) and len(t) == 3 and isinstance(t[2], str)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in t[:2])
+        and 0 <= t[0] <= frames and 0 <= t[1] < robots for t in lines)
+
+
 @dataclass
 class Recording:
     """A recording on disk as far as it can be replayed: its header, its complete frames
@@ -549,12 +595,17 @@ class Recording:
         return int(np.frombuffer(data, "<i4")[0])
 
     def overlay(self, kind: str, k: int) -> Optional[bytes]:
-        """Chunk ``k``'s ``links`` (binary) or ``text`` (JSON) file; None when absent."""
+        """Chunk ``k``'s ``links`` (binary) or ``text`` (JSON) file; None when absent or not of
+        the form the page reads (no text: ``[]``)."""
+        if not 0 <= k < len(self.chunk_sizes):
+            return None
         name = f"links-{k:06d}.bin" if kind == "links" else f"text-{k:06d}.json"
         data = read_inside(self.folder, name)
-        if data is None:
-            return b"[]" if kind == "text" and 0 <= k < len(self.chunk_sizes) else None
-        return data
+        robots = int(self.header["robots"])
+        if kind == "links":
+            return data if data is not None and _links_ok(data, robots) else None
+        return data if data is not None and _text_ok(data, self.chunk_sizes[k], robots) \
+            else b"[]"
 
     def chunk(self, k: int) -> bytes:
         """Chunk ``k``'s whole frames (a truncated file: the whole frames it holds);
@@ -572,10 +623,11 @@ class Recording:
         raw = np.frombuffer(self.chunk(k), dtype=np.uint8).reshape(-1, fb)
         h = self.header
         lo = FrameLayout(int(h["robots"]), int(h["leds"]), int(h.get("rays", 0)))
+        f = raw.shape[0]
         return {"tick": raw[:, :4].copy().view("<i4")[:, 0],
                 "pose": raw[:, lo.pose_offset:lo.leds_offset].copy().view("<f4")
-                .reshape(-1, lo.robots, 6),
-                "leds": raw[:, lo.leds_offset:lo.rays_offset].reshape(-1, lo.leds, 3),
+                .reshape(f, lo.robots, 6),
+                "leds": raw[:, lo.leds_offset:lo.rays_offset].reshape(f, lo.leds, 3),
                 "rays": raw[:, lo.rays_offset:lo.rays_offset + lo.rays]}
 
     def status(self) -> dict:
@@ -588,9 +640,12 @@ class Recording:
 def open_recording(out_dir: Path) -> Recording:
     """The recording under ``out_dir`` (or ``out_dir`` itself if it is a recording folder).
 
-    Replays what can be replayed: chunks in order up to the first one missing; a truncated
-    chunk counts for its whole frames and ends the replay there. ``stops`` says where and why
-    it stops when the run did not end normally (killed, interrupted, failed, truncated)."""
+    Replays what can be replayed: chunks in order up to the first one missing or unusable (a
+    folder, a link to nothing or out of the folder: the first chunk so is an error); a
+    truncated chunk counts for its whole frames and ends the replay there, and so does a frame
+    whose tick is not after the one before it. ``stops`` says up to which tick the replay is
+    good and why it stops when the run did not end normally (killed, interrupted, failed,
+    truncated, damaged). Overlays the page could not read are left out (:meth:`overlay`)."""
     out_dir = Path(out_dir)
     folder = out_dir if (out_dir / "header.json").is_file() else recording_dir(out_dir)
     head = folder / "header.json"
@@ -613,15 +668,38 @@ def open_recording(out_dir: Path) -> Recording:
     sizes: list[int] = []
     stops = None
     expected = end.get("chunks") if end else None
+    last = -1          # the tick of the last frame found good
     for k in range(len(present)):
         if k not in present:
             break
-        real, why = _inside(folder, f"chunk-{k:06d}.bin")
+        name = f"chunk-{k:06d}.bin"
+        real, why = _inside(folder, name)
+        try:
+            size = os.stat(real).st_size if real is not None else 0
+        except OSError as exc:
+            real, why = None, f"cannot be read: {exc.strerror or exc}"
         if real is None:
-            raise RecordingError(f"{folder / f'chunk-{k:06d}.bin'} {why}")
-        size = os.stat(real).st_size
+            if k == 0:   # nothing before it to replay
+                raise RecordingError(f"{folder / name} {why}")
+            stops = f"{name} {why}"
+            break
         whole = min(cf, size // fb)
+        ticks = _ticks(folder, name, whole, fb)
+        if ticks is None:
+            stops = f"{name} cannot be read"
+            break
+        # a replay runs forward: each frame's tick after the one before it
+        bad = np.flatnonzero(np.diff(ticks, prepend=last) <= 0)
+        if len(bad):
+            i = int(bad[0])
+            sizes.append(i)
+            stops = (f"{name}: frame {i} has tick {int(ticks[i])}, " +
+                     (f"not after tick {int(ticks[i - 1]) if i else last}" if i or last >= 0
+                      else "a tick before the run's first"))
+            break
         sizes.append(whole)
+        if whole:
+            last = int(ticks[-1])
         if size != whole * fb or (whole < cf and (expected is None or k != expected - 1)):
             stops = f"chunk {k} is truncated"
             break

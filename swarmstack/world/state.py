@@ -105,6 +105,7 @@ class World:
     order: np.ndarray = field(default=None)
 
     def __post_init__(self):
+        self._scene_args = None
         if self.cell_start is None:
             self.refresh_grid()
 
@@ -117,6 +118,28 @@ class World:
     n_runs = property(lambda self: self.scene.n_runs)
     dt = property(lambda self: self.scene.dt)
     max_radius = property(lambda self: self.scene.max_radius)
+
+    @property
+    def bodies_args(self) -> tuple:
+        """What sensor kernels read of the bodies: ``(pose, run, radius, height)``."""
+        b = self.bodies
+        return b.pose, b.run, b.radius, b.height
+
+    @property
+    def scene_args(self) -> tuple:
+        """What sensor kernels read of the scene and the robot grid, at this moment (the
+        contact pass replaces the grid every tick): ``(boxes, cylinders, grid params,
+        cell_start, order, box_start, box_items, cylinder_start, cylinder_items,
+        max_radius)``; the four in the middle are ``Scene.static``, the per-cell lists of boxes
+        and cylinders. One flat tuple: Numba's parallel loops take no tuple inside a tuple.
+        Made again only when the grid arrays change (several sensors read it each tick)."""
+        made = self._scene_args
+        if made is None or made[3] is not self.cell_start or made[4] is not self.order:
+            arena = self.scene.arena
+            made = self._scene_args = (arena.boxes, arena.cylinders, self.scene.grid,
+                                       self.cell_start, self.order, *self.scene.static,
+                                       self.scene.max_radius)
+        return made
 
     def refresh_grid(self) -> None:
         b = self.bodies

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from swarmstack.argos import ArgosError, import_argos, load_argos
+from swarmstack.argos import ArgosError, import_argos
+from swarmstack.experiments.config import load_experiment
 from swarmstack.cli import app
 from swarmstack.experiments.config import ConfigError
 
@@ -91,7 +92,7 @@ def test_not_an_argos_file(tmp_path):
 def test_schema_problems_are_told_in_terms_of_the_xml(argos):
     path = argos(ROBOT + '\n<light id="l" position="0,0,1" color="red" intensity="-1" medium="m" />')
     with pytest.raises(ConfigError) as info:
-        load_argos(path)
+        load_experiment(path)
     (line,) = info.value.problems
     assert line.startswith(f"{path}:{_line(path, '<light')}: "
                            "/argos-configuration/arena/light[@id='l']: ")

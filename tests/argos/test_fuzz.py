@@ -10,7 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swarmstack.argos import ArgosError, import_argos, load_argos
+from swarmstack.argos import ArgosError, import_argos
+from swarmstack.experiments.config import load_experiment
 from swarmstack.experiments.config import ConfigError
 from tests.argos.test_translate import _plain
 
@@ -76,7 +77,7 @@ def test_mutated_files_translate_or_are_refused_in_one_line(tmp_path, text):
     data = tomllib.loads(im.toml())
     assert data == _plain(im.data())
     try:
-        load_argos(path)
+        load_experiment(path)
     except ConfigError as exc:
         for p in exc.problems:
             assert "\n" not in p and p.startswith(f"{path}"), p

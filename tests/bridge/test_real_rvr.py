@@ -273,7 +273,10 @@ def test_readings_without_a_topic_are_refused(tmp_path):
     exp = tmp_path / "e.toml"
     exp.write_text('[arena]\nsize = [1.0, 1.0]\n[[robots]]\nname = "e"\ntype = "epuck2"\n'
                    'count = 1\nsensors = { proximity = true, encoders = true }\n'
-                   'controller = { python = "swarmstack.controllers.api:Controller" }\n')
+                   'controller = { python = "still.py:Still" }\n')
+    (tmp_path / "still.py").write_text("from swarmstack import Controller\n\n\n"
+                                       "class Still(Controller):\n"
+                                       "    def step(self, robot):\n        pass\n")
     # the epuck_ros2 driver publishes odometry, not its encoder counts
     with pytest.raises(RealRunError, match="no topic for encoders"):
         open_real(load_experiment(exp), ["e1"], base_dir=tmp_path)

@@ -46,7 +46,7 @@ def test_thread_settings_changed_between_ticks_take_effect(restored_threads):
             sim.run(30)
         runs.append((sim.world.bodies.pose.copy(), sim.readings("epuck2")["encoders"].copy()))
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
-    assert encoders.encoder_kernel_parallel.signatures  # the parallel form ran
+    assert encoders.parallel_rows.signatures  # the parallel form ran
 
 
 COMMAND = """

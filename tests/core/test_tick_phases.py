@@ -218,9 +218,9 @@ def test_a_failing_controller_stops_its_run_and_the_others_go_on():
 
 
 @pytest.mark.parametrize("noisy", [False, True])
-def test_the_ticks_bound_calls_equal_the_methods_tick_by_tick(noisy):
-    """The tick calls wheels, encoders and the battery through bound calls (without noise,
-    the tick is left out of the call); the methods, called with every argument, give the same
+def test_the_ticks_planned_calls_equal_calls_planned_anew_tick_by_tick(noisy):
+    """The tick calls wheels, encoders and the battery as planned once (without noise, the
+    tick is left out of the wheels' call); calls planned anew every tick give the same
     numbers, and noise, when on, is drawn anew every tick."""
     sensors = {"encoders": {"noise": "uniform", "level": 0.3} if noisy else True,
                "battery": {"model": "cubic"}}
@@ -233,18 +233,18 @@ def test_the_ticks_bound_calls_equal_the_methods_tick_by_tick(noisy):
         sim.start()
     g = by_method.groups[0]
     wheels, = [a for s, a in g.actuators if s.name == "wheels"]
-    encoders = g.devices["encoders"]
     w = by_method.world
     errors = []
     for _ in range(20):
         bound.step()
         by_method.control()
-        wheels.apply(w, g.slice, g.keys, g.commands, w.drive[g.slice.index])
+        wheels.plan(w, g.slice, g.streams.keys("wheels"), g.commands, w.drive[g.slice.index])()
         by_method.dynamics()
         by_method.contacts()
         w.tick += 1
-        encoders.update(w, g.slice, g.keys, g.readings["encoders"], g.states["encoders"])
-        g.devices["battery"].update(w, g.slice, g.keys, g.readings["battery"], None)
+        for name in ("encoders", "battery"):
+            dev = g.devices[name]
+            dev.plan(w, g.slice, g.streams.keys(dev.stream), g.readings[name], g.states[name])()
         assert np.array_equal(bound.readings("r")["battery"], g.readings["battery"])
         b_drive = bound.world.drive[0]
         assert np.array_equal(b_drive["wheel_speed"], w.drive[g.slice.index]["wheel_speed"])

@@ -156,10 +156,10 @@ def test_device_protocol_and_first_tick():
     assert state.shape == (5,)
     np.testing.assert_allclose(state, TMAX - cubic_root(*dev.coefficients, TMAX, 0.75))
     group = SimpleNamespace(slice=slice(0, 5), n=5)
-    dev.update(world(0), group, None, out, state)        # tick 0: no discharge
+    dev.plan(world(0), group, None, out, state)()        # tick 0: no discharge
     assert np.all(out == 0.75)
     before = state.copy()
-    dev.update(world(1), group, None, out, state)
+    dev.plan(world(1), group, None, out, state)()
     assert np.all(out < 0.75) and np.all(out == out[0])
     np.testing.assert_allclose(state, before - DT, atol=1e-9)
 

@@ -12,7 +12,7 @@ COMMITTED = ROOT / "docs" / "fidelity.md"
 COMMAND = "swarmstack reproduce --all --quick --report docs/fidelity.md"
 # rows measured on this machine's clock: their numbers change from run to run, their verdicts
 # do not
-WALL_CLOCK = ("execution time per run, 50 robots, proximity",)
+WALL_CLOCK = ("execution time",)
 
 
 def table(text: str) -> list[list[str]]:

@@ -83,7 +83,7 @@ def test_strict_stops_the_run_with_the_robot_and_line(tmp_path):
     ("function step() robot.range_and_bearing.set_data(1, 2) end", "step",
      "ctrl.lua:1: robot.range_and_bearing: this robot's group has no radio"),
     ("function step() os.exit(1) end", "step",
-     "ctrl.lua:1: os.exit() is not available"),
+     "ctrl.lua:1: os is not available to robot controllers"),
     ("step = 3", "load", "defines no function step()"),
 ])
 def test_script_errors_name_the_line_and_the_robot(tmp_path, runtime, script, where, message):

@@ -6,7 +6,7 @@ import numpy as np
 
 from swarmstack.actuators.leds import update_emitters
 from swarmstack.robots import epuck2
-from swarmstack.world.rng import robot_stream_keys
+from swarmstack.world.rng import Streams, robot_seeds
 from swarmstack.world.scene import GroupSlice, Scene
 from swarmstack.world.state import Bodies, Emitters, World
 
@@ -15,7 +15,7 @@ def build_world(arena, poses_per_run, dt: float = 0.1, seed: int = 0, group: str
     """A World with one E-Puck2 group; ``poses_per_run`` = [[(x, y, yaw), …] per run].
 
     Runs may hold different numbers of robots. Returns ``(world, keys)`` with ``keys`` the
-    group's uint64[N, streams] noise keys. Emitters are placed; LEDs start off.
+    robots' noise keys (:class:`Keys`). Emitters are placed; LEDs start off.
     """
     runs, xs, ys, yaws, ids = [], [], [], [], []
     keys = []
@@ -26,7 +26,7 @@ def build_world(arena, poses_per_run, dt: float = 0.1, seed: int = 0, group: str
             xs.append(x)
             ys.append(y)
             yaws.append(yaw)
-        keys.append(robot_stream_keys(seed, r, len(poses)))
+        keys.append(Streams(robot_seeds(seed, r, len(poses))))
     n = len(xs)
     bodies = Bodies(np.array(runs, dtype=np.int64), np.array(ids, dtype=np.int64),
                     np.array(xs, dtype=np.float64), np.array(ys, dtype=np.float64), np.zeros(n),
@@ -42,7 +42,18 @@ def build_world(arena, poses_per_run, dt: float = 0.1, seed: int = 0, group: str
                          len(poses_per_run), dt, epuck2.RADIUS_M)
     world = World(scene, bodies, em, drive=[epuck2.EPUCK2.dynamics.make_state(n)])
     place_emitters(world)
-    return world, np.concatenate(keys) if keys else np.zeros((0, 10), dtype=np.uint64)
+    return world, Keys(keys)
+
+
+class Keys:
+    """The noise keys of every robot of a :func:`build_world`, run after run."""
+
+    def __init__(self, runs: list):
+        self.runs = runs
+
+    def of(self, stream) -> np.ndarray:
+        """uint64[N]: each robot's key of ``stream`` (a device's ``stream``)."""
+        return np.concatenate([r.keys(stream) for r in self.runs])
 
 
 def place_emitters(world) -> None:
@@ -69,5 +80,5 @@ def read(device, world, keys, group: str = "epuck2"):
     g = world.group(group)
     out = device.allocate(g.n)
     state = device.make_state(g.n)
-    device.update(world, g, keys[g.start:g.stop], out, state)
+    device.plan(world, g, keys.of(device.stream)[g.start:g.stop], out, state)()
     return out

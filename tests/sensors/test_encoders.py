@@ -14,7 +14,7 @@ def setup(n=1):
 
 def tick(world, keys, dev, g, out, state, speeds):
     world.drive[0]["wheel_speed"][:] = speeds
-    dev.update(world, g, keys, out, state)
+    dev.plan(world, g, keys.of(dev.stream), out, state)()
     world.tick += 1
 
 
@@ -73,7 +73,7 @@ def test_noise_bounded_and_reproducible():
     s1, s2 = noisy.make_state(1), noisy.make_state(1)
     o1, o2 = noisy.allocate(1), noisy.allocate(1)
     world.drive[0]["wheel_speed"][:] = 0.0
-    noisy.update(world, g, keys, o1, s1)
-    noisy.update(world, g, keys, o2, s2)
+    noisy.plan(world, g, keys.of(noisy.stream), o1, s1)()
+    noisy.plan(world, g, keys.of(noisy.stream), o2, s2)()
     assert np.array_equal(s1, s2)
     assert np.all(np.abs(s1) <= 1e-4 * 32767) and np.any(s1 != 0)

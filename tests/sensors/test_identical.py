@@ -31,6 +31,7 @@ from swarmstack.sensors.proximity import Proximity
 from swarmstack.sensors.ranging import RayLayout, cast
 from swarmstack.sensors.tof import ToF
 from swarmstack.world.arena import Arena, wall_boxes
+from swarmstack.world.rng import FIXED_WORDS
 from swarmstack.world.scene import GroupSlice, Scene
 from swarmstack.world.state import Bodies, Emitters, World
 
@@ -140,24 +141,14 @@ def both_forms(new):
 
 
 def sensed(dev, world, g, k, out, state):
-    """``dev.update`` into ``out``; where the device has a ``bind`` that takes this group (a
-    group too small to go parallel), its bound call too, into a copy of ``out`` and ``state``
-    (as a simulation ticks), which must write the same."""
-    bound = getattr(dev, "bind", None)
-    twin = None
-    if bound is not None:
-        twin_out = out.copy()
-        twin_state = {k_: (v.copy() if isinstance(v, np.ndarray) else v)
-                      for k_, v in state.items()} if isinstance(state, dict) else state.copy()
-        call = bound(world, g, k, twin_out, twin_state)
-        if call is not None:
-            call()
-            twin = (twin_out, twin_state)
-    dev.update(world, g, k, out, state)
-    if twin is not None:
-        assert np.array_equal(twin[0], out)
-        if isinstance(state, np.ndarray):
-            assert np.array_equal(twin[1], state)
+    """One tick of ``dev`` into ``out``, planned and called as a simulation does."""
+    dev.plan(world, g, own_keys(dev, k), out, state)()
+
+
+def own_keys(dev, k):
+    """The column of ``k`` (uint64[n, streams], as the oracles read it) that is ``dev``'s
+    own stream."""
+    return np.ascontiguousarray(k[:, FIXED_WORDS[dev.stream]])
 
 
 def moved(world, rng):
@@ -250,11 +241,11 @@ def test_camera_next_tick(seed):
     for parallel in (False, True):
         with thread_mode(parallel):
             out, state = cam.allocate(g.n), cam.make_state(g.n)
-            call = cam.bind(world, g, k, out, state) if not parallel else None
+            call = cam.plan(world, g, own_keys(cam, k), out, state)
             for _ in range(3):
                 want = cam.allocate(g.n)
                 old_camera.camera(cam, world, g, k, want)
-                (call or (lambda: cam.update(world, g, k, out, state)))()
+                call()
                 assert np.array_equal(out, want)
                 moved(world, rng)
 
@@ -338,7 +329,7 @@ def test_proximity_and_tof_crowded(seed):
 
 def _same_ranging(world, keys, rng, oracle):
     """Every ranging device (``_ranging_devices``) reads what ``oracle`` reads, on the whole
-    batch and on a slice of it, serial, parallel and bound alike. Long rays are compared with
+    batch and on a slice of it, serial and parallel alike. Long rays are compared with
     the frozen grid search (``oracle.long_rays``): the older walk along the grid
     (``oracle.ranging``) stops where a ray leaves the grid, and misses a robot whose body
     reaches past the arena's edge beyond that point (a ray over a low wall)."""

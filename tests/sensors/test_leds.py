@@ -101,7 +101,7 @@ def test_bound_led_actuator_matches_the_kernel():
     rgb = np.full((5, 18, 3), 200, dtype=np.uint8)
     want = rgb.copy()
     world = SimpleNamespace(emitters=SimpleNamespace(rgb=rgb))
-    call = Leds(owner, mask).bind(world, SimpleNamespace(start=2), None, {"leds": cmd}, None)
+    call = Leds(owner, mask).plan(world, SimpleNamespace(start=2), None, {"leds": cmd}, None)
     for on in (0.0, 0.3, 1.0, 0.0, 0.05):
         cmd[...] = rng.integers(0, 256, cmd.shape) * (rng.random(cmd.shape) < on)
         call()

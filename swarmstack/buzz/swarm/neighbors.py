@@ -26,14 +26,13 @@ and a structure the script has dropped is handed out again (see :meth:`NeighborM
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
 from ._vmapi import call, fail
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .service import SwarmService
+# ``svc``: the robot's ``service.SwarmService``, which makes these tables
 
 POSES = "poses"
 _new_host_closure = object.__new__
@@ -121,7 +120,7 @@ class NeighborMethods:
              ("foreach", 1, False), ("map", 1, False), ("reduce", 2, False), ("count", 0, False),
              ("broadcast", 2, True), ("listen", 2, True), ("ignore", 1, True))
 
-    def __init__(self, svc: "SwarmService"):
+    def __init__(self, svc):
         self.svc = svc
         self._spare: tuple | None = None  # (structure, its entries as made, _Made, methods)
         self.entries: list[tuple[str, Any, Any, int]] = []

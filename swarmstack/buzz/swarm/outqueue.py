@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from . import messages as M
+import swarmstack.buzz.swarm.messages as M
 
 
 def hashable_key(key: Any) -> Any:

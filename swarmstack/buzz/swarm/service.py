@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
+import swarmstack.buzz.swarm.messages as M
 from swarmstack.buzz.runtime import float32_slot
 from swarmstack.buzz.values import Table
 
-from . import messages as M
 from ._vmapi import call_from_host, fail
 from .neighbors import NeighborMethods
 from .outqueue import OutQueue

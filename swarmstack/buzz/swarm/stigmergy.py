@@ -37,7 +37,7 @@ like it does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Callable, Optional
 
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
@@ -46,8 +46,7 @@ from .messages import VSTIG_PUT, VSTIG_QUERY
 from .neighbors import type_name as _type_name
 from .outqueue import hashable_key
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .service import SwarmService
+# ``svc``: the robot's ``service.SwarmService``, which makes these tables
 
 TS_MOD = 1 << 16
 
@@ -210,7 +209,7 @@ def _is_int(v: Any) -> bool:
     return type(v) is int
 
 
-def conflict_hooks(svc: "SwarmService", vs: VStig):
+def conflict_hooks(svc, vs: VStig):
     """The resolver and lost-hook for ``vs``: its Buzz ``onconflict``/``onconflictlost`` closures
     (called from the host while messages are handled), or the reference default."""
     vm = svc.vm
@@ -233,7 +232,7 @@ def conflict_hooks(svc: "SwarmService", vs: VStig):
     return resolve, lost
 
 
-def make_stigmergy_module(svc: "SwarmService") -> Table:
+def make_stigmergy_module(svc) -> Table:
     """The global ``stigmergy`` table (``stigmergy.create(id)``)."""
 
     def create(vm, *args):
@@ -251,7 +250,7 @@ def make_stigmergy_module(svc: "SwarmService") -> Table:
     return t
 
 
-def make_vstig_table(svc: "SwarmService", vid: int) -> Table:
+def make_vstig_table(svc, vid: int) -> Table:
     """The table ``stigmergy.create(vid)`` returns; its methods find the replica by ``id``."""
     t = Table()
     t["id"] = vid

@@ -20,16 +20,15 @@ a script sees. The rules follow the reference
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
+import swarmstack.buzz.swarm.messages as M
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
-from . import messages as M
 from ._vmapi import call, fail
 from .neighbors import type_name as _type_name
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .service import SwarmService
+# ``svc``: the robot's ``service.SwarmService``, which makes these tables
 
 SWARM_BROADCAST_PERIOD = 10
 MEMBERSHIP_AGE_MAX = 50
@@ -162,7 +161,7 @@ def _is_int(v: Any) -> bool:
     return type(v) is int
 
 
-def make_swarm_module(svc: "SwarmService") -> Table:
+def make_swarm_module(svc) -> Table:
     """The global ``swarm`` table (create, union, intersection, difference, id)."""
     st = svc.swarm
 
@@ -212,7 +211,7 @@ def make_swarm_module(svc: "SwarmService") -> Table:
     return t
 
 
-def make_swarm_table(svc: "SwarmService", sid: int) -> Table:
+def make_swarm_table(svc, sid: int) -> Table:
     """A swarm object (others, join, leave, in, select, exec, and its ``id``)."""
     st = svc.swarm
     t = Table()

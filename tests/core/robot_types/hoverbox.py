@@ -48,9 +48,12 @@ class VelocityOptions(Options):
 class VelocityActuator:
     max_speed: float
 
-    def apply(self, world, group, keys, commands, drive) -> None:
-        cmd = np.nan_to_num(commands["velocity"])
-        np.clip(cmd, -self.max_speed, self.max_speed, out=drive["velocity"])
+    def plan(self, world, group, keys, commands, drive):
+        cmd, out = commands["velocity"], drive["velocity"]
+
+        def apply() -> None:
+            np.clip(np.nan_to_num(cmd), -self.max_speed, self.max_speed, out=out)
+        return apply
 
 
 def proximity(options, base_dir=None):

@@ -12,7 +12,7 @@ from .nearby import boxes_near, cylinders_near, robots_near
 from .rays import hit_candidates
 from .light import _VISIBLE, emitter_reach, occluders_near_segment
 from swarmstack.sensors.noise import NOISE_KINDS, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.world.rng import FIXED_WORDS as STREAM  # the old stream columns
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _keep(d, col, row, r, g, b, kd, kf, cnt, cap):

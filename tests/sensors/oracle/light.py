@@ -12,7 +12,7 @@ from numba import njit
 from .nearby import boxes_near, cylinders_near, robots_near
 from .rays import hit_candidates
 from swarmstack.sensors.noise import NOISE_KINDS, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.world.rng import FIXED_WORDS as STREAM  # the old stream columns
 
 _VISIBLE = 1.0 - 1e-9   # a sight line blocked only at (numerically) its end point still sees
 _SATURATING = 1e9       # contribution of a source sitting exactly on the sensor

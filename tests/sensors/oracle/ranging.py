@@ -13,7 +13,7 @@ from swarmstack.geometry.grid import cell_xy
 from .nearby import boxes_near_listed, cylinders_near_listed, robots_near
 from .rays import NO_HIT, box_interval, first_hit
 from swarmstack.sensors.noise import NOISE_KINDS, draw
-from swarmstack.world.rng import STREAM
+from swarmstack.world.rng import FIXED_WORDS as STREAM  # the old stream columns
 
 
 def cast(world, group, layout, out: np.ndarray) -> None:

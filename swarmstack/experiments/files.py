@@ -1,0 +1,30 @@
+"""Reading the files an experiment names: regular files only, of a bounded size, so that a
+device, a pipe or a huge file is refused with a reason before anything reads it."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+def regular_file(path: Path, limit: int, what: str) -> int:
+    """The size of ``path``, a regular file of at most ``limit`` bytes; ``OSError`` (or
+    ``ValueError`` for a NUL in the name) otherwise, saying why. Devices, pipes and folders
+    are refused before anything opens them (``/dev/zero`` would be read forever)."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{what} is not a regular file")
+    if st.st_size > limit:
+        raise OSError(f"{what} is larger than {limit >> 20} MiB")
+    return st.st_size
+
+
+def read_limited(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of ``path`` (see :func:`regular_file`), read no further than ``limit``."""
+    regular_file(path, limit, what)
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{what} is larger than {limit >> 20} MiB")
+    return data
