@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
-import sys
 from pathlib import Path
 
 from swarmstack.controllers.api import BatchedController, Controller
+from swarmstack.experiments.files import import_file
 
 MAX_PATH_CHARS = 4096   # PATH_MAX
 MAX_NAME_CHARS = 255    # NAME_MAX: one component of a path
@@ -75,18 +74,11 @@ def load_class(spec: str, base_dir: Path):
             raise ControllerLoadError(f"controller file {_shown(str(path))} does not exist"
                                       if not path.exists() else
                                       f"controller file {_shown(str(path))} is not a file")
-        mod_name = f"swarmstack_user_{abs(hash(str(path)))}"
-        module = sys.modules.get(mod_name)
-        if module is None:
-            loader_spec = importlib.util.spec_from_file_location(mod_name, path)
-            module = importlib.util.module_from_spec(loader_spec)
-            sys.modules[mod_name] = module
-            try:
-                loader_spec.loader.exec_module(module)
-            except (Exception, SystemExit) as exc:  # the user's module failed to import
-                del sys.modules[mod_name]
-                raise ControllerLoadError(f"importing {_shown(str(path))} failed: "
-                                          f"{_failure(exc)}") from None
+        try:
+            module = import_file(path, "swarmstack_user_")
+        except (Exception, SystemExit) as exc:  # the user's module failed to import
+            raise ControllerLoadError(f"importing {_shown(str(path))} failed: "
+                                      f"{_failure(exc)}") from None
     else:
         try:
             module = importlib.import_module(target)

@@ -1,10 +1,13 @@
 """Reading the files an experiment names: regular files only, of a bounded size, so that a
-device, a pipe or a huge file is refused with a reason before anything reads it."""
+device, a pipe or a huge file is refused with a reason before anything reads it; and importing
+the Python files it names (controllers, robot types)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import stat
+import sys
 from pathlib import Path
 
 
@@ -28,3 +31,21 @@ def read_limited(path: Path, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise OSError(f"{what} is larger than {limit >> 20} MiB")
     return data
+
+
+def import_file(path: Path, prefix: str):
+    """The module of the Python file ``path`` (resolved), imported once per process under the
+    name ``prefix`` + a number of the path. What its import raises (a SystemExit too)
+    propagates and leaves nothing in ``sys.modules``."""
+    name = f"{prefix}{abs(hash(str(path)))}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return module

@@ -26,6 +26,8 @@ from typing import Any, Callable, Literal, Mapping, Optional, Protocol
 import numpy as np
 from pydantic import BaseModel
 
+from swarmstack.experiments.files import import_file
+
 
 @dataclass(frozen=True)
 class Body:
@@ -399,18 +401,10 @@ def _load_file(path: Path, ref: str):
     if not is_file:
         raise RobotTypeError(f"robot type file {str(path)!r} does not exist" if not path.exists()
                              else f"robot type file {str(path)!r} is not a file")
-    name = f"swarmstack_robot_type_{abs(hash(str(path)))}"
-    module = sys.modules.get(name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:
-            del sys.modules[name]
-            raise RobotTypeError(f"importing {str(path)!r} failed: {_failure(exc)}") from None
-    return module
+    try:
+        return import_file(path, "swarmstack_robot_type_")
+    except (Exception, SystemExit) as exc:
+        raise RobotTypeError(f"importing {str(path)!r} failed: {_failure(exc)}") from None
 
 
 def _import(target: str, folder: Optional[Path]):
