@@ -40,12 +40,18 @@ def import_file(path: Path, prefix: str):
     name = f"{prefix}{abs(hash(str(path)))}"
     module = sys.modules.get(name)
     if module is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
+        module = import_spec(name, importlib.util.spec_from_file_location(name, path))
+    return module
+
+
+def import_spec(name: str, spec):
+    """Import the module of ``spec`` (``importlib.machinery.ModuleSpec``) as ``name``; what its
+    import raises propagates and leaves nothing in ``sys.modules``."""
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module

@@ -636,6 +636,7 @@ _LOG = re.compile(r"run-\d{5,}\.log")
 # the files of a run's recording for the viewer (swarmstack.viewer.recording writes them)
 _RECORDING = re.compile(r"header\.json|end\.json|floor\.png|(chunk|links)-\d{6,}\.bin|"
                         r"text-\d{6,}\.json|\..+\.tmp")
+_FLAT_FOLDERS = {"recording": _RECORDING, "logs": _LOG}
 
 
 def _table_folder(folder: Path, rel: str, files: list, dirs: list, foreign: list) -> None:
@@ -668,19 +669,12 @@ def _scan_run(out_dir: Path) -> tuple[list[Path], list[Path], list[str]]:
                 else:
                     foreign.append(f"sensors/{sub.name}")
             dirs.append(path)
-        elif is_dir and name == "recording":
+        elif is_dir and name in _FLAT_FOLDERS:   # recording/, logs/: files of one pattern
             for sub in os.scandir(path):
-                if sub.is_file(follow_symlinks=False) and _RECORDING.fullmatch(sub.name):
+                if sub.is_file(follow_symlinks=False) and _FLAT_FOLDERS[name].fullmatch(sub.name):
                     files.append(Path(sub.path))
                 else:
-                    foreign.append(f"recording/{sub.name}")
-            dirs.append(path)
-        elif is_dir and name == "logs":
-            for sub in os.scandir(path):
-                if sub.is_file(follow_symlinks=False) and _LOG.fullmatch(sub.name):
-                    files.append(Path(sub.path))
-                else:
-                    foreign.append(f"logs/{sub.name}")
+                    foreign.append(f"{name}/{sub.name}")
             dirs.append(path)
         else:
             foreign.append(name + ("/" if is_dir else ""))

@@ -16,7 +16,6 @@ file first), by the name of an installed plug-in's entry point in the group
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 import sys
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Protocol
 import numpy as np
 from pydantic import BaseModel
 
-from swarmstack.experiments.files import import_file
+from swarmstack.experiments.files import import_file, import_spec
 
 
 @dataclass(frozen=True)
@@ -417,13 +416,7 @@ def _import(target: str, folder: Optional[Path]):
 
             spec = PathFinder.find_spec(top, [str(folder)])
             if spec is not None:
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[top] = module
-                try:
-                    spec.loader.exec_module(module)
-                except BaseException:
-                    del sys.modules[top]
-                    raise
+                import_spec(top, spec)
         return importlib.import_module(target)
     except ModuleNotFoundError as exc:
         where = f"in {str(folder)!r} or " if folder is not None else ""

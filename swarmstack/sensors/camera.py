@@ -586,9 +586,5 @@ class Camera:
         ip = np.array([self.width_px, self.height_px, bool(self.owner_occludes),
                        NOISE_KINDS[self.noise], bool(self.grey)], dtype=np.int64)
         params = src + (world.arena.light_rgb, cam, ip)
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out,
                                  chunk_items=CHUNK)
-
-        def sense():
-            call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
-        return sense

@@ -29,16 +29,12 @@ A device whose work is per robot writes it as one compiled *rows* kernel
 ``rows(lo, hi, start, bodies, scene, params, keys, tick, state, out)`` that fills the rows
 ``i − start`` of ``out`` for the robots ``lo … hi − 1``, each robot reading its own key and
 writing only its own rows. ``threads.chunked(rows)`` makes its parallel form, and
-``threads.rows_call(rows, parallel, group.start, group.stop)`` picks the form for the group
-(in ``plan``): both give the same numbers. A typical ``plan``::
+``threads.rows_plan`` picks the form for the group once and returns the tick's call: both
+forms give the same numbers. A typical ``plan``::
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop)
         params = (self.range_m, NOISE_KINDS[self.noise], self.noise_level)
-
-        def sense():
-            call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
-        return sense
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out)
 
 A device computed with NumPy just returns a function that does so.
 """

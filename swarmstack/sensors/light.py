@@ -423,13 +423,8 @@ class Light:
         src = sources(world)
         params = (src + sensors(state, self.range_m, self.gamma * self.gamma, True)
                   + (self.full_scale, NOISE_KINDS[self.noise], self.noise_level))
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
-                                 chunk_items=CHUNK)
-        sums = state["sums"]
-
-        def sense():
-            call(world.bodies_args, world.scene_args, params, keys, world.tick, sums, out)
-        return sense
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys,
+                                 state["sums"], out, chunk_items=CHUNK)
 
 
 def illumination_state(angles_rad, ring_m, elevation_m, n: int) -> dict:

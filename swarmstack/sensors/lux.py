@@ -69,10 +69,5 @@ class Lux:
         src = sources(world)
         params = (src + sensors(state, self.range_m, self.gain, False)
                   + (self.max_lux, NOISE_KINDS[self.noise], self.noise_level))
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
-                                 chunk_items=CHUNK)
-        sums = state["sums"]
-
-        def sense():
-            call(world.bodies_args, world.scene_args, params, keys, world.tick, sums, out)
-        return sense
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys,
+                                 state["sums"], out, chunk_items=CHUNK)

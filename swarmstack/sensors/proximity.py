@@ -73,10 +73,5 @@ class Proximity:
         return self.layout.table, coef, NOISE_KINDS[self.noise]
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop,
-                                 chunk_items=ranging.CHUNK)
-        params = self._params
-
-        def sense():
-            call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
-        return sense
+        return threads.rows_plan(rows, parallel_rows, world, group, self._params, keys, state,
+                                 out, chunk_items=ranging.CHUNK)

@@ -224,6 +224,18 @@ def rows_call(rows: Callable, parallel: Callable, start: int, stop: int,
     return partial(rows, start, stop, start)
 
 
+def rows_plan(rows: Callable, parallel: Callable, world, group, params, keys, state, out,
+              **form) -> Callable[[], None]:
+    """A device's tick call for ``group`` (what ``plan`` returns): the form of ``rows`` that
+    :func:`rows_call` picks, called on the world's arrays and tick as they are at each call
+    with ``params``, ``keys``, ``state`` and ``out`` fixed."""
+    call = rows_call(rows, parallel, group.start, group.stop, **form)
+
+    def tick_call():
+        call(world.bodies_args, world.scene_args, params, keys, world.tick, state, out)
+    return tick_call
+
+
 def chunk(items: int) -> int:
     """Items per work unit of a parallel kernel whose own chunk is ``items`` (smaller only
     under :func:`set_chunk_max`). A result never depends on it: every item writes its own
