@@ -194,12 +194,14 @@ PAPER_SCRIPT_KB = {"Exploration": 2.48, "VS": 0.732, "Neighbors broadcast": 0.39
 
 
 def vs_script_kb() -> float:
-    """Bytecode size (kB) of the virtual-stigmergy consensus script run here."""
+    """Bytecode size (kB) of the virtual-stigmergy consensus script run here, compiled under its
+    file name (a full path in the debug information would make the size depend on the
+    checkout's folder)."""
     from swarmstack.buzz.bytecode import encode
     from swarmstack.buzz.compiler import compile_source
 
     path = examples_dir() / "vstig_consensus.bzz"
-    return len(encode(compile_source(path.read_text(encoding="utf-8"), str(path)))) / 1000.0
+    return len(encode(compile_source(path.read_text(encoding="utf-8"), path.name))) / 1000.0
 
 
 def thesis_resource_rows() -> list[Row]:
