@@ -96,7 +96,6 @@ class FunDef(Node):
     name: str
     params: list[str]
     body: list[Node]
-    end_line: int = 0
 
 
 @dataclass

@@ -87,9 +87,6 @@ class Function:
     code: list[Instr] = field(default_factory=list)
     addr: int = 0
 
-    def byte_size(self) -> int:
-        return sum(SIZE[i.op] for i in self.code)
-
 
 @dataclass
 class Program:
@@ -108,11 +105,10 @@ class Program:
             self.nscript = len(self.strings)
 
     def code_size(self) -> int:
-        return sum(f.byte_size() for f in self.functions)
+        return sum(SIZE[i.op] for f in self.functions for i in f.code)
 
     def string_table_size(self) -> int:
         return sum(byte_len(s) + 1 for s in self.strings)
-
 
 
 def sid_of(strings: list[str], index: dict[str, int], s: str) -> int:
@@ -124,14 +120,10 @@ def sid_of(strings: list[str], index: dict[str, int], s: str) -> int:
 
 
 def _uvarint(out: bytearray, v: int) -> None:
-    while True:
-        b = v & 0x7F
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
         v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return
+    out.append(v)
 
 
 def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
@@ -145,8 +137,9 @@ def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _wide_fmt(fmt: str, wide: bool) -> str:
-    return "I" if wide and fmt == "H" else fmt
+def _formats(wide: bool) -> list[str]:
+    """Per opcode, the struct format of its operand ("" for none; "H" is "I" when wide)."""
+    return ["<" + ("I" if wide and f == "H" else f) if f else "" for f in FMT]
 
 
 def encode(prog: Program) -> bytes:
@@ -159,35 +152,28 @@ def encode(prog: Program) -> bytes:
         f.ncap > 0xFFFF or f.nparams > 0xFFFF or any(
             FMT[i.op] == "H" and not 0 <= i.arg <= 0xFFFF for i in f.code)
         for f in prog.functions)
-    fmts = ["<" + _wide_fmt(f, wide) if f else "" for f in FMT]
-    half = "<I" if wide else "<H"
-    out = bytearray(MAGIC + struct.pack("<HH", VERSION, FLAG_WIDE if wide else 0))
-    out += struct.pack("<I", len(strings))
+    fmts = _formats(wide)
+    out = bytearray(MAGIC + struct.pack("<HHI", VERSION, FLAG_WIDE if wide else 0, len(strings)))
     for s in strings:
         b = str_bytes(s)
         out += struct.pack("<I", len(b)) + b
-    out += struct.pack("<I", prog.nscript)
-    out += struct.pack("<I", len(file_sids))
-    for s in file_sids:
-        out += struct.pack(half, s)
-    head = "<IIIII" if wide else "<HHHII"
+    out += struct.pack("<II", prog.nscript, len(file_sids))
+    out += b"".join(struct.pack("<I" if wide else "<H", s) for s in file_sids)
     out += struct.pack("<I", len(prog.functions))
     for f, nsid in zip(prog.functions, fun_sids):
         code = bytearray()
         dbg = bytearray()
         prev_line = 0
         for ins in f.code:
-            _uvarint(dbg, ins.file)
             d = ins.line - prev_line
-            _uvarint(dbg, (d << 1) ^ (d >> 63))
-            _uvarint(dbg, ins.col)
+            for v in (ins.file, (d << 1) ^ (d >> 63), ins.col):
+                _uvarint(dbg, v)
             prev_line = ins.line
             code.append(ins.op)
-            fmt = fmts[ins.op]
-            if fmt:
-                code += struct.pack(fmt, ins.arg)
-        out += struct.pack(head, nsid, f.ncap, f.nparams, f.addr, len(code)) + code
-        out += struct.pack("<I", len(dbg)) + dbg
+            if fmts[ins.op]:
+                code += struct.pack(fmts[ins.op], ins.arg)
+        out += struct.pack("<IIIII" if wide else "<HHHII", nsid, f.ncap, f.nparams, f.addr, len(code))
+        out += code + struct.pack("<I", len(dbg)) + dbg
     return bytes(out)
 
 
@@ -206,40 +192,31 @@ def _decode(data: bytes) -> Program:
     if version != VERSION:
         raise ValueError(f"unsupported bytecode version {version}")
     wide = bool(flags & FLAG_WIDE)
-    fmts = ["<" + _wide_fmt(f, wide) if f else "" for f in FMT]
+    fmts = _formats(wide)
     sizes = [1 + (struct.calcsize(f) if f else 0) for f in fmts]
-    half, hsize = ("<I", 4) if wide else ("<H", 2)
-    head = "<IIIII" if wide else "<HHHII"
     pos = 8
-    (n,) = struct.unpack_from("<I", data, pos)
-    pos += 4
+
+    def read(fmt: str = "<I"):
+        nonlocal pos
+        values = struct.unpack_from(fmt, data, pos)
+        pos += struct.calcsize(fmt)
+        return values if len(values) > 1 else values[0]
+
     strings = []
-    for _ in range(n):
-        (ln,) = struct.unpack_from("<I", data, pos)
-        pos += 4
+    for _ in range(read()):
+        ln = read()
         if pos + ln > len(data):
             raise IndexError("string table past the end of the file")
         strings.append(bytes_str(data[pos:pos + ln]))
         pos += ln
-    (nscript,) = struct.unpack_from("<I", data, pos)
-    pos += 4
-    (nf,) = struct.unpack_from("<I", data, pos)
-    pos += 4
-    files = []
-    for _ in range(nf):
-        (s,) = struct.unpack_from(half, data, pos)
-        pos += hsize
-        files.append(strings[s])
-    (nfun,) = struct.unpack_from("<I", data, pos)
-    pos += 4
+    nscript = read()
+    files = [strings[read("<I" if wide else "<H")] for _ in range(read())]
     funcs = []
-    for _ in range(nfun):
-        nsid, ncap, nparams, addr, clen = struct.unpack_from(head, data, pos)
-        pos += struct.calcsize(head)
+    for _ in range(read()):
+        nsid, ncap, nparams, addr, clen = read("<IIIII" if wide else "<HHHII")
         code = data[pos:pos + clen]
         pos += clen
-        (nd,) = struct.unpack_from("<I", data, pos)
-        pos += 4
+        nd = read()
         dpos, dend = pos, pos + nd
         pos = dend
         instrs = []

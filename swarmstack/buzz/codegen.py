@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 
 from swarmstack.buzz import bytecode as B
-from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.errors import BuzzSyntaxError, source_line
 from swarmstack.buzz.runtime import Profile
 from swarmstack.buzz.stdlib import INLINE_MATH
 
@@ -62,7 +62,6 @@ UNIT_LINES = 20000
 _CONTROL = frozenset((B.IF, B.ELSE, B.END, B.LOOP, B.EXITZ, B.ENDLOOP))
 MAX_TREE = 16  # operators in one float block
 _TREE_OPS = frozenset((B.ADD, B.SUB, B.MUL, B.DIV, B.POW, B.UNM))
-_OPERATORS = _TREE_OPS | {B.MOD}
 _PURE_PUSHES = frozenset((B.LLOAD, B.PUSHI, B.PUSHF))  # they don't need pending trees emitted
 
 
@@ -122,10 +121,9 @@ class _E:
     __slots__ = ("py", "kind", "slot", "cond", "const", "depth", "vt", "keys", "origin", "tree")
 
     def __init__(self, py: str, kind: str, slot: int = -1, cond: str | None = None, const=None,
-                 depth: int = 0, vt: str | None = None):
-        self.py, self.kind, self.slot, self.cond, self.const = py, kind, slot, cond, const
-        self.depth = depth
-        self.vt = vt
+                 vt: str | None = None):
+        self.py, self.kind, self.slot, self.cond, self.const, self.vt = py, kind, slot, cond, const, vt
+        self.depth = 0
         self.keys: set | None = set() if vt == "table" else None
         self.origin: str | None = None  # "math.<name>" for a read of a math library field
         # kind "tree": arithmetic not emitted yet, ``(opcode, instr, operand entries...)``
@@ -143,12 +141,16 @@ class _FnGen:
         # the "checked" twin runs when a caller passes fewer arguments than parameters:
         # missing ones hold _MISSING, and reading one is the reference's error
         self.checked = checked
-        self.f = gen.prog.functions[fid]
+        f = self.f = gen.prog.functions[fid]
         self.lines: list[str] = []
         self.ind = 1
         self.stack: list[_E] = []
         self.ntemp = 0
+        # slots stored to so far: the first ``defined_below`` (captures and parameters), then
+        # those in ``defined``; ``params``: the checked twin's (each may be missing)
+        self.defined_below = f.ncap + f.nparams if fid else 0
         self.defined: set[int] = set()
+        self.params = set(range(f.ncap, f.ncap + f.nparams)) if checked else set()
         # local slots known to hold a table at this point of the code: a table access that
         # did not fail proves it until the slot is stored to (or control flow merges)
         self.tables: set[int] = set()
@@ -157,7 +159,7 @@ class _FnGen:
         # per open if: whether it is an ``elif`` of the enclosing one (no indentation of its own)
         self.if_kinds: list[bool] = []
         self.else_at: tuple | None = None  # (line count, indentation) just after an ``else:``
-        self.elifs: set[int] = set()
+        self.elifs = _elif_ifs(f.code)
         self.pc = 0
         self.blocks = 0  # open Python blocks (if/else, while) of the Buzz code
         self.loops = 0
@@ -219,12 +221,7 @@ class _FnGen:
         return f"({ev} is not None and ({n}.__class__ is not int or {n} != 0))"
 
     def const(self, v) -> _E:
-        if isinstance(v, float):
-            if math.isnan(v):
-                return _E("_NAN", "const", const=v)
-            if math.isinf(v):
-                return _E("_INF" if v > 0 else "(-_INF)", "const", const=v)
-        return _E(repr(v), "const", const=v)
+        return _E(self._fconst(v) if isinstance(v, float) else repr(v), "const", const=v)
 
     # -------------------------------------------------------------- operators
     def int_guard(self, a: _E, b: _E) -> tuple[str, str, str] | None:
@@ -253,8 +250,10 @@ class _FnGen:
             return "float", v, v
         return None
 
-    def _fconst(self, x: float) -> str:
-        return self.const(x).py if x != x or x in (math.inf, -math.inf) else repr(x)
+    @staticmethod
+    def _fconst(x: float) -> str:
+        """A float as Python text (NaN and the infinities by name)."""
+        return "_NAN" if x != x else "_INF" if x == math.inf else "(-_INF)" if x == -math.inf else repr(x)
 
     def _int_fast(self, op: str, na: str, nb: str, b: _E, a: _E) -> str:
         """In-range integer result of ``na op nb`` (both known ints), wrapping otherwise."""
@@ -262,11 +261,9 @@ class _FnGen:
         lo, hi = self.g.profile.imin, self.g.profile.imax
         # adding or subtracting a small constant can only leave the range on one side
         c = b.const if b.kind == "const" and a.kind != "const" and op in "+-" else None
-        if c is not None and 0 <= c <= 1 << 20:
-            test = f"({r} := {na} {op} {nb}) {'<=' if op == '+' else '>='} {hi if op == '+' else lo}"
-            return f"({r} if {test} else _wrap({r}))"
-        if c is not None and -(1 << 20) <= c < 0:
-            test = f"({r} := {na} {op} {nb}) {'>=' if op == '+' else '<='} {lo if op == '+' else hi}"
+        if c is not None and -(1 << 20) <= c <= 1 << 20:
+            up = (c >= 0) == (op == "+")  # the result may leave the range upwards only
+            test = f"({r} := {na} {op} {nb}) {'<=' if up else '>='} {hi if up else lo}"
             return f"({r} if {test} else _wrap({r}))"
         return f"({r} if {lo} <= ({r} := {na} {op} {nb}) <= {hi} else _wrap({r}))"
 
@@ -311,41 +308,28 @@ class _FnGen:
         na, nb = ((self.spill(e) if e.kind == "expr" else e).py for e in (a, b))
         r = self.tmp("_r")
         lo, hi = self.g.profile.imin, self.g.profile.imax
-        pad = "    " * self.ind
-        L = self.lines
-        single = self.g.profile.name == "buzz"
+        div = op == "//"
+        fexpr = f"{na} / {nb}" if div else f"{na} {op} {nb}"
+        if self.g.profile.name == "buzz":
+            fl = [f"_FA[0] = {fexpr}", f"{r} = _FA[0]"]
+        else:
+            fl = [f"{r} = _fround({fexpr})"]
+        slow = [f"#@{m}", f"{r} = {helper}({na}, {nb})"]
 
-        def fl(expr: str, ind: str) -> None:
-            if single:
-                L.append(f"{ind}_FA[0] = {expr}")
-                L.append(f"{ind}{r} = _FA[0]")
-            else:
-                L.append(f"{ind}{r} = _fround({expr})")
-
-        def slow(ind: str) -> None:
-            L.append(f"{ind}#@{m}")
-            L.append(f"{ind}{r} = {helper}({na}, {nb})")
+        def guarded(test: str, body: list[str]) -> list[str]:  # ``body`` when ``test``, else the helper
+            return [f"if {test}:"] + ["    " + x for x in body] + ["else:"] + ["    " + x for x in slow]
         # floats first: robot scripts do most of their arithmetic on floats, and a
         # failed test costs the other path only one more comparison
-        L.append(f"{pad}if {na}.__class__ is {nb}.__class__ is float:")
-        if op == "//":
-            L.append(f"{pad}    if {nb}:")
-            fl(f"{na} / {nb}", pad + "        ")
-            L.append(f"{pad}    else:")
-            slow(pad + "        ")
+        code = [f"if {na}.__class__ is {nb}.__class__ is float:"]
+        code += ["    " + x for x in (guarded(nb, fl) if div else fl)]
+        code.append(f"elif {na}.__class__ is {nb}.__class__ is int:")
+        if div:
+            code += ["    " + x for x in guarded(f"{na} >= 0 < {nb}", [f"{r} = {na} // {nb}"])]
         else:
-            fl(f"{na} {op} {nb}", pad + "    ")
-        L.append(f"{pad}elif {na}.__class__ is {nb}.__class__ is int:")
-        if op == "//":
-            L.append(f"{pad}    if {na} >= 0 < {nb}:")
-            L.append(f"{pad}        {r} = {na} // {nb}")
-            L.append(f"{pad}    else:")
-            slow(pad + "        ")
-        else:
-            L.append(f"{pad}    {r} = {na} {op} {nb}")
-            L.append(f"{pad}    if not {lo} <= {r} <= {hi}: {r} = _wrap({r})")
-        L.append(f"{pad}else:")
-        slow(pad + "    ")
+            code += [f"    {r} = {na} {op} {nb}", f"    if not {lo} <= {r} <= {hi}: {r} = _wrap({r})"]
+        code += ["else:"] + ["    " + x for x in slow]
+        pad = "    " * self.ind
+        self.lines += [pad + x for x in code]
         self.stack.append(_E(r, "temp", vt="num"))
 
     def divmod(self, op: str, helper: str, ins: B.Instr) -> None:
@@ -375,21 +359,17 @@ class _FnGen:
             self.stack.extend((a, b))
             self.arith_stmt("//", helper, m)
             return
-        else:
+        else:  # ``%`` of two variables
             ints = f"({na} {op} {nb} if {na} >= 0 < {nb} else {slow})"
-            if div:
-                text = (f"({ints} if {ea}.__class__ is {eb}.__class__ is int else (_fround({na} / {nb}) "
-                        f"if {nb} else {slow}) if {na}.__class__ is {nb}.__class__ is float else {slow})")
-            else:
-                text = f"({ints} if {ea}.__class__ is {eb}.__class__ is int else {slow})"
+            text = f"({ints} if {ea}.__class__ is {eb}.__class__ is int else {slow})"
         self.stack.append(_E(text, "expr", vt="num"))
 
-    def power(self, ins: B.Instr) -> None:
+    def power(self, _sym: str, _helper: str, ins: B.Instr) -> None:
         """``^`` by a numeric constant: one helper call that rounds inline."""
         b = self.stack[-1]
         kb = self._num_const(b)
         if kb is None or self.stack[-2].kind == "const":
-            self.helper2("_pow", ins)
+            self.helper("_pow", ins)
             return
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
@@ -410,51 +390,42 @@ class _FnGen:
                        f"{pad}    {r} = _powk({na}, {kf!r}, {b.py})"]
         self.stack.append(_E(r, "temp", vt="num"))
 
-    # comparisons as the reference's three-way compare decides them, for two ints and for
-    # two floats (NaN compares neither less nor greater, hence "equal")
-    _INT_CMP = {"==": "{a} == {b}", "!=": "{a} != {b}", "<": "{a} < {b}", "<=": "{a} <= {b}",
-                ">": "{a} > {b}", ">=": "{a} >= {b}"}
+    # comparisons as the reference's three-way compare decides them, for two floats (NaN
+    # compares neither less nor greater, hence "equal"; two ints compare as in Python)
     _FLOAT_CMP = {"==": "not ({a} < {b} or {a} > {b})", "!=": "({a} < {b} or {a} > {b})",
                   "<": "{a} < {b}", "<=": "not {a} > {b}", ">": "{a} > {b}", ">=": "not {a} < {b}"}
 
     def compare(self, op: str, helper: str, ins: B.Instr) -> None:
         b, a = self.stack.pop(), self.stack.pop()
         m = self.mark(ins)
-        if self.cold:
-            cond = f"(#@{m}\n{helper}({a.py}, {b.py}))"
-            self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
-            return
         ka, kb = self._num_const(a), self._num_const(b)
-        if (a.kind == "const" and ka is None) or (b.kind == "const" and kb is None) or (ka and kb):
-            g = self.int_guard(a, b)
+        if self.cold or (a.kind == "const" and ka is None) or (b.kind == "const" and kb is None) or (ka and kb):
+            g = None if self.cold else self.int_guard(a, b)
             if g is None:
                 cond = f"(#@{m}\n{helper}({a.py}, {b.py}))"
             else:
                 guard, na, nb = g
                 cond = f"({na} {op} {nb} if {guard} else (#@{m}\n{helper}({na}, {nb})))"
-            self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
-            return
-        na, ea = self.name_of(a)
-        nb, eb = self.name_of(b)
-        slow = f"(#@{m}\n{helper}({na}, {nb}))"
-        icmp, fcmp = self._INT_CMP[op], self._FLOAT_CMP[op]
-        if kb is not None or ka is not None:
-            kind, c, cf = kb if kb is not None else ka
-            ev = ea if kb is not None else eb
-            fa, fb = (na, self._fconst(cf)) if kb is not None else (self._fconst(cf), nb)
-            fl = "(" + fcmp.format(a=fa, b=fb) + ")"
-            if kind == "int":
-                il = "(" + icmp.format(a=na, b=nb) + ")"
-                nv = na if kb is not None else nb
-                cond = f"({il} if {ev}.__class__ is int else {fl} if {nv}.__class__ is float else {slow})"
-            else:
-                cond = f"({fl} if {ev}.__class__ is float else {slow})"
         else:
-            il = "(" + icmp.format(a=na, b=nb) + ")"
-            fl = "(" + fcmp.format(a=na, b=nb) + ")"
-            cond = (f"({il} if {ea}.__class__ is {eb}.__class__ is int else "
-                    f"{fl} if {na}.__class__ is {nb}.__class__ is float else {slow})")
-        self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
+            na, ea = self.name_of(a)
+            nb, eb = self.name_of(b)
+            slow = f"(#@{m}\n{helper}({na}, {nb}))"
+            il, fcmp = f"({na} {op} {nb})", self._FLOAT_CMP[op]
+            if kb is not None or ka is not None:
+                kind, c, cf = kb if kb is not None else ka
+                ev = ea if kb is not None else eb
+                fa, fb = (na, self._fconst(cf)) if kb is not None else (self._fconst(cf), nb)
+                fl = "(" + fcmp.format(a=fa, b=fb) + ")"
+                if kind == "int":
+                    nv = na if kb is not None else nb
+                    cond = f"({il} if {ev}.__class__ is int else {fl} if {nv}.__class__ is float else {slow})"
+                else:
+                    cond = f"({fl} if {ev}.__class__ is float else {slow})"
+            else:
+                fl = "(" + fcmp.format(a=na, b=nb) + ")"
+                cond = (f"({il} if {ea}.__class__ is {eb}.__class__ is int else "
+                        f"{fl} if {na}.__class__ is {nb}.__class__ is float else {slow})")
+        self.push_cond(cond)
 
     @staticmethod
     def call_expr(n: str, ev: str, argtxt: str, nargs: int, m: int) -> str:
@@ -482,8 +453,11 @@ class _FnGen:
                        f"{pad}    {r} = {self.call_expr(fn, fn, ', ' + x, 1, m)}"]
         self.stack.append(_E(r, "temp"))
 
-    _HELPERS = {B.ADD: "_add", B.SUB: "_sub", B.MUL: "_mul", B.DIV: "_div", B.MOD: "_mod",
-                B.POW: "_pow"}
+    # arithmetic opcode -> (its code generator, Python operator, runtime helper)
+    _ARITH = {B.ADD: ("arith", "+", "_add"), B.SUB: ("arith", "-", "_sub"),
+              B.MUL: ("arith", "*", "_mul"), B.DIV: ("divmod", "//", "_div"),
+              B.MOD: ("divmod", "%", "_mod"), B.POW: ("power", "^", "_pow"),
+              B.UNM: ("unm", "-", "_unm")}
 
     @property
     def cold(self) -> bool:
@@ -493,27 +467,13 @@ class _FnGen:
 
     def operator(self, op: int, ins: B.Instr) -> None:
         """The per-operator code of an arithmetic opcode, on the operands on the stack."""
+        gen, sym, helper = self._ARITH[op]
         if self.cold:
-            if op == B.UNM:
-                self.helper1("_unm", ins)
-            else:
-                self.helper2(self._HELPERS[op], ins)
-        elif op == B.ADD:
-            self.arith("+", "_add", ins)
-        elif op == B.SUB:
-            self.arith("-", "_sub", ins)
-        elif op == B.MUL:
-            self.arith("*", "_mul", ins)
-        elif op == B.DIV:
-            self.divmod("//", "_div", ins)
-        elif op == B.MOD:
-            self.divmod("%", "_mod", ins)
-        elif op == B.POW:
-            self.power(ins)
+            self.helper(helper, ins, unary=op == B.UNM)
         else:
-            self.unm(ins)
+            getattr(self, gen)(sym, helper, ins)
 
-    def unm(self, ins: B.Instr) -> None:
+    def unm(self, _sym: str, _helper: str, ins: B.Instr) -> None:
         a = self.stack.pop()
         m = self.mark(ins)
         n, ev = self.name_of(a)
@@ -530,37 +490,23 @@ class _FnGen:
     def tree_node(self, op: int, ins: B.Instr) -> bool:
         """Push ``op`` as a tree node if its operands allow; False if they don't."""
         st = self.stack
-        if self.g.profile.name != "buzz":
+        n = 1 if op == B.UNM else 2
+        if self.g.profile.name != "buzz" or len(st) < n:
             return False
-
-        def leaf_or_tree(e: _E) -> bool:
-            return e.kind in ("tree", "local", "temp") or (
-                e.kind == "const" and type(e.const) in (int, float))
-
-        if op == B.UNM:
-            a = st[-1]
-            if a.kind not in ("tree", "local", "temp") or _tree_size(a) >= MAX_TREE:
-                return False
-            st.pop()
-            node = _E("", "tree", vt="num")
-            node.tree = (op, ins, a)
-            st.append(node)
-            return True
-        if len(st) < 2:
+        operands = st[-n:]
+        a, b = operands[0], operands[-1]
+        if not all(e.kind in ("tree", "local", "temp") or (
+                n == 2 and e.kind == "const" and type(e.const) in (int, float)) for e in operands):
             return False
-        b, a = st[-1], st[-2]
-        if not (leaf_or_tree(a) and leaf_or_tree(b)) or (a.kind == "const" and b.kind == "const"):
-            return False
-        if _tree_size(a) + _tree_size(b) >= MAX_TREE:
+        if (a.kind == "const" and b.kind == "const") or sum(map(_tree_size, operands)) >= MAX_TREE:
             return False
         if op == B.POW:
             kb = self._num_const(b)
             if kb is None or a.kind == "const" or not (0 <= kb[2] <= 8 and kb[2] == int(kb[2])):
                 return False
-        st.pop()
-        st.pop()
+        del st[-n:]
         node = _E("", "tree", vt="num")
-        node.tree = (op, ins, a, b)
+        node.tree = (op, ins, *operands)
         st.append(node)
         return True
 
@@ -602,24 +548,18 @@ class _FnGen:
     def _float_code(self, e: _E, body: list[str]) -> str:
         """Lines computing the tree in binary32 (every operand a float); the result's name."""
         if e.kind != "tree":
-            if e.kind == "const":
-                return self._fconst(self._num_const(e)[2])
-            return e.py
+            return self._fconst(self._num_const(e)[2]) if e.kind == "const" else e.py
         op = e.tree[0]
-        if op == B.UNM:
-            a = self._float_code(e.tree[2], body)
-            t = self.tmp("_f")
-            body.append(f"{t} = -{a}")
-            return t
         a = self._float_code(e.tree[2], body)
         t = self.tmp("_f")
-        if op == B.POW:
-            k = self._num_const(e.tree[3])[2]
-            body.append(f"{t} = _powf({a}, {k!r})")  # C's powf, as the power helper
-            return t
-        b = self._float_code(e.tree[3], body)
-        sym = {B.ADD: "+", B.SUB: "-", B.MUL: "*", B.DIV: "/"}[op]
-        body += [f"_FA[0] = {a} {sym} {b}", f"{t} = _FA[0]"]
+        if op == B.UNM:
+            body.append(f"{t} = -{a}")
+        elif op == B.POW:
+            body.append(f"{t} = _powf({a}, {self._num_const(e.tree[3])[2]!r})")  # C's powf, as the helper
+        else:
+            b = self._float_code(e.tree[3], body)
+            sym = {B.ADD: "+", B.SUB: "-", B.MUL: "*", B.DIV: "/"}[op]
+            body += [f"_FA[0] = {a} {sym} {b}", f"{t} = _FA[0]"]
         return t
 
     def replay(self, e: _E, spill: bool = False) -> _E:
@@ -641,123 +581,93 @@ class _FnGen:
         if spill and self.stack[-1].kind == "expr":  # keep nesting shallow in long trees
             self.stack[-1] = self.spill(self.stack[-1])
 
-    def helper1(self, helper: str, ins: B.Instr) -> None:
-        a = self.stack.pop()
-        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}))", "expr", vt="num"))
-
-    def helper2(self, helper: str, ins: B.Instr) -> None:
-        b, a = self.stack.pop(), self.stack.pop()
-        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({a.py}, {b.py}))", "expr", vt="num"))
+    def helper(self, helper: str, ins: B.Instr, unary: bool = False) -> None:
+        """A call of a runtime helper on the top operand (``unary``) or the top two."""
+        n = 1 if unary else 2
+        args = self.stack[-n:]
+        del self.stack[-n:]
+        self.stack.append(_E(f"(#@{self.mark(ins)}\n{helper}({', '.join(a.py for a in args)}))", "expr", vt="num"))
 
     # -------------------------------------------------------------- main loop
     def run(self) -> list[str]:
-        if self.fid == 0 and not self.checked and len(self.f.code) > CHUNK_INSTRS:
-            return self.run_chunked()
         f = self.f
-        prof = self.g.profile
+        if self.fid == 0 and not self.checked and len(f.code) > CHUNK_INSTRS:
+            return self.run_chunked()
         params = [f"L{f.ncap + i}" for i in range(f.nparams)]
-        # slots stored to so far: the first ``defined_below`` (captures and parameters), then
-        # those in ``defined``
-        self.defined_below = f.ncap + f.nparams if self.fid else 0
-        self.defined = set()
         if self.checked:
-            self.params = set(range(f.ncap, f.ncap + f.nparams))
             header = f"def _c{self.fid}(_cl{''.join(', ' + p + '=_MISSING' for p in params)}):"
         else:
-            self.params = set()
             header = f"def _f{self.fid}(_cl{''.join(', ' + p for p in params)}):"
-        uses_cap = any(ins.op in (B.LLOAD, B.LSTORE) and ins.arg < f.ncap for ins in f.code) or any(
-            ins.op == B.PUSHL and self.g.prog.functions[ins.arg].ncap > 0 for ins in f.code)
-        if self.fid and f.ncap and uses_cap:
-            nested = any(ins.op == B.PUSHL and self.g.prog.functions[ins.arg].ncap > 0 for ins in f.code)
+        prologue = []
+        nested = any(ins.op == B.PUSHL and self.g.prog.functions[ins.arg].ncap > 0 for ins in f.code)
+        used = sorted({ins.arg for ins in f.code if ins.op in (B.LLOAD, B.LSTORE) and ins.arg < f.ncap})
+        if self.fid and f.ncap and (used or nested):
             if f.ncap == 1:
-                self.lines.append("    L0 = _cl.upvalues[0]")
+                prologue.append("    L0 = _cl.upvalues[0]")
             elif f.ncap <= MAX_LISTED_CAPTURES or nested:
-                self.lines.append("    " + ", ".join(f"L{i}" for i in range(f.ncap)) + " = _cl.upvalues")
+                prologue.append("    " + ", ".join(f"L{i}" for i in range(f.ncap)) + " = _cl.upvalues")
             else:  # many captured slots: only those the code reads or writes
-                for i in sorted({ins.arg for ins in f.code
-                                 if ins.op in (B.LLOAD, B.LSTORE) and ins.arg < f.ncap}):
-                    self.lines.append(f"    L{i} = _cl.upvalues[{i}]")
-        bbz = prof.name == "bittybuzz"
-        if bbz:
-            if f.code:
-                self.lines.append(f"    #@{self.mark(f.code[0])}")
-            self.lines.append("    _cl.env.enter()")
-            self.lines.append("    try:")
-            self.ind = 2
-        self.elifs = _elif_ifs(f.code)
+                prologue += [f"    L{i} = _cl.upvalues[{i}]" for i in used]
+        if self.g.profile.name == "bittybuzz" and f.code:
+            prologue.append(f"    #@{self.mark(f.code[0])}")
         for pc, ins in enumerate(f.code):
             self.pc = pc
             self.instr(ins)
         self.stmt("return None")
-        if bbz:
-            self.lines.append("    finally:")
-            self.lines.append("        _cl.env.DEPTH[0] -= 1")
-        # the VM's own helpers come with the closure (``_cl.env``); the hot ones are read into
-        # locals just before the first statement that needs them (not at all on a path
-        # that returns earlier)
-        base = "    " * (2 if bbz else 1)
-        for assign, use in self._HOISTS:
-            self._hoist(base, assign, use)
-        return [header] + self.lines
-
-    _HOISTS = (("_Gg = _cl.gget", "_Gg("), ("G = _cl.env.G", "G["), ("_newt = _cl.env.newt", "_newt()"))
+        self.hoist()
+        return [header] + prologue + self.depth_budget(self.lines)
 
     def run_chunked(self) -> list[str]:
         """The top level as chunk functions ``_f0_<k>`` (in ``self.chunks``), cut between
         statements of the top level, and ``_f0`` running them in turn. A ``return`` of the
         top level ends its chunk with a non-None value, which ends ``_f0``."""
-        f = self.f
-        code = f.code
+        code = self.f.code
         self.chunked = True
-        self.params = set()
-        self.defined_below = 0
-        self.defined = set()
-        self.elifs = _elif_ifs(code)
 
         def close() -> None:
             self.stmt("return None")
-            for assign, use in self._HOISTS:
-                self._hoist("    ", assign, use)
+            self.hoist()
             self.chunks.append([f"def _f0_{len(self.chunks) + 1}(_cl):"] + self.lines)
             self.lines = []
             self.else_at = None
             self.tables = set()
 
-        last = len(code) - 1
         for pc, ins in enumerate(code):
             self.pc = pc
             self.instr(ins)
             if (len(self.lines) >= CHUNK_LINES and self.ind == 1 and not self.stack
-                    and self.live == 0 and pc < last):
+                    and self.live == 0 and pc < len(code) - 1):
                 close()
         close()
-        driver = ["def _f0(_cl):", "    #@-"]
-        pad = "    "
-        if self.g.profile.name == "bittybuzz":
-            driver += ["    _cl.env.enter()", "    try:"]
-            pad = "        "
-        driver += [f"{pad}if _f0_{k}(_cl) is not None: return None" for k in range(1, len(self.chunks) + 1)]
-        driver.append(f"{pad}return None")
-        if self.g.profile.name == "bittybuzz":
-            driver += ["    finally:", "        _cl.env.DEPTH[0] -= 1"]
-        return driver
+        calls = [f"    if _f0_{k}(_cl) is not None: return None" for k in range(1, len(self.chunks) + 1)]
+        return ["def _f0(_cl):", "    #@-"] + self.depth_budget(calls + ["    return None"])
 
-    def _hoist(self, base: str, assign: str, use: str) -> None:
+    def depth_budget(self, body: list[str]) -> list[str]:
+        """A function body's lines, in the BittyBuzz profile within its call-depth budget."""
+        if self.g.profile.name != "bittybuzz":
+            return body
+        return (["    _cl.env.enter()", "    try:"] + ["    " + line for line in body]
+                + ["    finally:", "        _cl.env.DEPTH[0] -= 1"])
+
+    _HOISTS = (("_Gg = _cl.gget", "_Gg("), ("G = _cl.env.G", "G["), ("_newt = _cl.env.newt", "_newt()"))
+
+    def hoist(self) -> None:
+        """The VM's own helpers come with the closure (``_cl.env``); the hot ones are read into
+        locals just before the first statement that needs them (not at all on a path that
+        returns earlier)."""
         lines = self.lines
-        first = next((i for i, l in enumerate(lines) if use in l), None)
-        if first is None:
-            return
 
         def stmt_start(l: str) -> bool:  # a statement of the function body's own block
-            return (l.startswith(base) and l[len(base)] != " "
-                    and not l[len(base):].startswith(("else:", "elif ", "#@")))
-        i = first
-        while i > 0 and not stmt_start(lines[i]):
-            i -= 1
-        while i > 0 and lines[i - 1].startswith(base + "#@"):
-            i -= 1  # keep the statement's location marker right above it
-        lines.insert(i, base + assign)
+            return l.startswith("    ") and l[4] != " " and not l[4:].startswith(("else:", "elif ", "#@"))
+        for assign, use in self._HOISTS:
+            i = next((i for i, l in enumerate(lines) if use in l), None)
+            if i is None:
+                continue
+            while i > 0 and not stmt_start(lines[i]):
+                i -= 1
+            while i > 0 and lines[i - 1].startswith("    #@"):
+                i -= 1  # keep the statement's location marker right above it
+            lines.insert(i, "    " + assign)
 
     def open_block(self, ins: B.Instr, loop: bool = False) -> None:
         """Count a Python block about to open; past what Python can nest, a located error."""
@@ -768,7 +678,7 @@ class _FnGen:
             loc = self.g.locs[self.mark(ins)]
             raise BuzzSyntaxError(loc.file, loc.line, loc.col,
                                   f"Syntax error: {what} nested too deeply (at most {limit} "
-                                  f"in a function)", self.g.source_line(loc.file, loc.line))
+                                  f"in a function)", source_line(self.g.sources.get(loc.file), loc.line))
 
     # -------------------------------------------------------------- instructions
     # ``instr`` does what every instruction shares and hands the rest to its opcode's method,
@@ -786,25 +696,18 @@ class _FnGen:
             self.flush()
         n0 = len(st)
         d_in = max((e.depth for e in st[-3:]), default=0)
-        translate = _TRANSLATE.get(op)
-        if translate is None:  # pragma: no cover - every opcode has its method
-            raise ValueError(f"cannot translate opcode {B.NAMES[op]}")
-        translate(self, ins)
+        _TRANSLATE[op](self, ins)
         if st and len(st) <= n0 and st[-1].kind == "expr":
             st[-1].depth = d_in + 1
 
     # pushes and stores
-    def op_pushnil(self, ins: B.Instr) -> None:
-        self.stack.append(self.const(None))
+    # the constant each push opcode pushes, from the generator and the operand
+    _PUSHED = {B.PUSHNIL: lambda g, arg: None, B.PUSHI: lambda g, arg: g.profile.wrap(arg),
+               B.PUSHF: lambda g, arg: g.profile.fround(float(arg)),
+               B.PUSHS: lambda g, arg: g.prog.strings[arg]}
 
-    def op_pushi(self, ins: B.Instr) -> None:
-        self.stack.append(self.const(self.g.profile.wrap(ins.arg)))
-
-    def op_pushf(self, ins: B.Instr) -> None:
-        self.stack.append(self.const(self.g.profile.fround(float(ins.arg))))
-
-    def op_pushs(self, ins: B.Instr) -> None:
-        self.stack.append(self.const(self.g.prog.strings[ins.arg]))
+    def op_push(self, ins: B.Instr) -> None:  # PUSHNIL PUSHI PUSHF PUSHS
+        self.stack.append(self.const(self._PUSHED[ins.op](self.g, ins.arg)))
 
     def op_lload(self, ins: B.Instr) -> None:
         arg = ins.arg
@@ -836,12 +739,9 @@ class _FnGen:
         self.stmt(f"G[{self.g.prog.strings[ins.arg]!r}] = {v.py}", ins)
 
     def op_dup(self, ins: B.Instr) -> None:
-        st = self.stack
-        e = st[-1]
-        if not e.simple:
+        if not self.stack[-1].simple:
             self.flush()
-            e = st[-1]
-        st.append(e)
+        self.stack.append(self.stack[-1])
 
     def op_pop(self, ins: B.Instr) -> None:
         e = self.stack.pop()
@@ -864,11 +764,9 @@ class _FnGen:
         k, t = st.pop(), st.pop()
         m = self.mark(ins)
         known = t.kind == "local" and t.slot in self.tables
-        if self.cold:
-            st.append(_E(f"(#@{m}\n_tget({t.py}, {k.py}))", "expr"))
-        elif known and k.kind == "const" and type(k.const) in (str, int):
+        if not self.cold and known and k.kind == "const" and type(k.const) in (str, int):
             st.append(_E(f"{t.py}.get({k.py})", "expr"))
-        elif k.kind == "const" and type(k.const) is str:
+        elif not self.cold and k.kind == "const" and type(k.const) is str:
             n, ev = self.name_of(t)
             st.append(_E(f"({n}.get({k.py}) if {ev}.__class__ is _Table else (#@{m}\n_tget({n}, {k.py})))", "expr"))
             if t.py == "_Gg('math')":
@@ -931,16 +829,12 @@ class _FnGen:
         fe = st.pop()
         m = self.mark(ins)
         name = (fe.origin or "")[5:]
-        if self.cold:
-            n, ev = self.name_of(fe)
-            argtxt = "".join(", " + a.py for a in args)
-            st.append(_E(f"(#@{m}\n_cl.env.adapt({ev}, {arg})({n}{argtxt}))", "expr"))
-        elif arg == 1 and self.g.profile.name == "buzz" and name in INLINE_MATH:
-            self.inline_math(name, fe, args[0], m)
-        else:
-            n, ev = self.name_of(fe)
-            argtxt = "".join(", " + a.py for a in args)
-            st.append(_E(self.call_expr(n, ev, argtxt, arg, m), "expr"))
+        if not self.cold and arg == 1 and self.g.profile.name == "buzz" and name in INLINE_MATH:
+            return self.inline_math(name, fe, args[0], m)
+        n, ev = self.name_of(fe)
+        argtxt = "".join(", " + a.py for a in args)
+        st.append(_E(f"(#@{m}\n_cl.env.adapt({ev}, {arg})({n}{argtxt}))" if self.cold
+                     else self.call_expr(n, ev, argtxt, arg, m), "expr"))
 
     def op_pushcn(self, ins: B.Instr) -> None:
         self.stack.append(_E(f"_cl.env.mkc({ins.arg}, (None,))", "expr"))
@@ -960,14 +854,10 @@ class _FnGen:
                           for i in range(nc))
         self.stack.append(_E(f"_cl.env.mkc({arg}, ({slots},))" if nc else f"_cl.env.mkc({arg}, ())", "expr"))
 
-    def op_return(self, ins: B.Instr) -> None:  # RET0 and DONE
+    def op_return(self, ins: B.Instr) -> None:  # RET0 RET1 DONE (a chunk returns a tuple)
+        v = self.stack.pop().py if ins.op == B.RET1 else None
         self.flush()
-        self.stmt("return ()" if self.chunked else "return None", ins)
-
-    def op_ret1(self, ins: B.Instr) -> None:
-        v = self.stack.pop()
-        self.flush()
-        self.stmt(f"return ({v.py},)" if self.chunked else f"return {v.py}", ins)
+        self.stmt((f"return ({v},)" if v else "return ()") if self.chunked else f"return {v}", ins)
 
     # operators
     def op_arith(self, ins: B.Instr) -> None:  # ADD SUB MUL DIV MOD POW
@@ -982,32 +872,28 @@ class _FnGen:
             self.operator(B.UNM, ins)
 
     def op_logic(self, ins: B.Instr) -> None:  # LAND LOR
-        st = self.stack
-        b, a = st.pop(), st.pop()
+        b, a = self.stack.pop(), self.stack.pop()
         ta = self.truth(a)
-        tb = self.truth(b)
-        cond = f"({ta} {'&' if ins.op == B.LAND else '|'} {tb})"
-        st.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
+        self.push_cond(f"({ta} {'&' if ins.op == B.LAND else '|'} {self.truth(b)})")
 
     def op_lnot(self, ins: B.Instr) -> None:
-        a = self.stack.pop()
-        cond = f"(not {self.truth(a)})"
+        self.push_cond(f"(not {self.truth(self.stack.pop())})")
+
+    def push_cond(self, cond: str) -> None:
+        """A Buzz boolean (1 or 0) whose Python condition is ``cond``."""
         self.stack.append(_E(f"(1 if {cond} else 0)", "expr", cond=cond, vt="num"))
 
-    _BITWISE = {B.BAND: "_band", B.BOR: "_bor", B.LSHIFT: "_lshift", B.RSHIFT: "_rshift"}
+    _HELPERS = {B.BAND: "_band", B.BOR: "_bor", B.LSHIFT: "_lshift", B.RSHIFT: "_rshift",
+                B.BNOT: "_bnot"}
 
-    def op_bitwise(self, ins: B.Instr) -> None:  # BAND BOR LSHIFT RSHIFT
-        self.helper2(self._BITWISE[ins.op], ins)
-
-    def op_bnot(self, ins: B.Instr) -> None:
-        self.helper1("_bnot", ins)
+    def op_helper(self, ins: B.Instr) -> None:  # BAND BOR LSHIFT RSHIFT BNOT
+        self.helper(self._HELPERS[ins.op], ins, unary=ins.op == B.BNOT)
 
     _COMPARISONS = {B.EQ: ("==", "_eqb"), B.NEQ: ("!=", "_neqb"), B.LT: ("<", "_ltb"),
                     B.LTE: ("<=", "_lteb"), B.GT: (">", "_gtb"), B.GTE: (">=", "_gteb")}
 
     def op_compare(self, ins: B.Instr) -> None:  # EQ NEQ LT LTE GT GTE
-        op, helper = self._COMPARISONS[ins.op]
-        self.compare(op, helper, ins)
+        self.compare(*self._COMPARISONS[ins.op], ins)
 
     # control flow
     def op_if(self, ins: B.Instr) -> None:
@@ -1025,6 +911,10 @@ class _FnGen:
             self.open_block(ins)
             self.stmt(f"if {cond}:", ins)
             self.if_kinds.append(False)
+        self.indent()
+
+    def indent(self) -> None:
+        """Open the body of the block just started (``pass`` keeps an empty one valid)."""
         self.ind += 1
         self.lines.append("    " * self.ind + "pass")
 
@@ -1035,8 +925,7 @@ class _FnGen:
         self.tables = set(before[0])  # what the then-branch learnt doesn't hold here
         self.ind -= 1
         self.lines.append("    " * self.ind + "else:")
-        self.ind += 1
-        self.lines.append("    " * self.ind + "pass")
+        self.indent()
         self.else_at = (len(self.lines), self.ind)
 
     def op_end(self, ins: B.Instr) -> None:
@@ -1052,8 +941,7 @@ class _FnGen:
         self.tables = set()  # the body runs again after stores later in it
         self.open_block(ins, loop=True)
         self.stmt("while True:", ins)
-        self.ind += 1
-        self.lines.append("    " * self.ind + "pass")
+        self.indent()
 
     def op_exitz(self, ins: B.Instr) -> None:
         c = self.stack.pop()
@@ -1069,27 +957,15 @@ class _FnGen:
         self.loops -= 1
 
 
-# The translation of each opcode (as clox's ``rules[]``): ``_TRANSLATE[op](fngen, ins)``.
-_TRANSLATE = {
-    B.NOP: _FnGen.op_nop, B.DONE: _FnGen.op_return,
-    B.PUSHNIL: _FnGen.op_pushnil, B.PUSHI: _FnGen.op_pushi, B.PUSHF: _FnGen.op_pushf,
-    B.PUSHS: _FnGen.op_pushs, B.DUP: _FnGen.op_dup, B.POP: _FnGen.op_pop,
-    B.LLOAD: _FnGen.op_lload, B.LSTORE: _FnGen.op_lstore, B.LREMOVE: _FnGen.op_lremove,
-    B.GLOAD: _FnGen.op_gload, B.GSTORE: _FnGen.op_gstore,
-    B.PUSHT: _FnGen.op_pusht, B.TGET: _FnGen.op_tget, B.TPUT: _FnGen.op_tput,
-    B.CALL: _FnGen.op_call, B.PUSHCN: _FnGen.op_pushcn, B.PUSHL: _FnGen.op_pushl,
-    B.RET0: _FnGen.op_return, B.RET1: _FnGen.op_ret1,
-    B.ADD: _FnGen.op_arith, B.SUB: _FnGen.op_arith, B.MUL: _FnGen.op_arith,
-    B.DIV: _FnGen.op_arith, B.MOD: _FnGen.op_arith, B.POW: _FnGen.op_arith,
-    B.UNM: _FnGen.op_unm,
-    B.LAND: _FnGen.op_logic, B.LOR: _FnGen.op_logic, B.LNOT: _FnGen.op_lnot,
-    B.BAND: _FnGen.op_bitwise, B.BOR: _FnGen.op_bitwise, B.LSHIFT: _FnGen.op_bitwise,
-    B.RSHIFT: _FnGen.op_bitwise, B.BNOT: _FnGen.op_bnot,
-    B.EQ: _FnGen.op_compare, B.NEQ: _FnGen.op_compare, B.LT: _FnGen.op_compare,
-    B.LTE: _FnGen.op_compare, B.GT: _FnGen.op_compare, B.GTE: _FnGen.op_compare,
-    B.IF: _FnGen.op_if, B.ELSE: _FnGen.op_else, B.END: _FnGen.op_end,
-    B.LOOP: _FnGen.op_loop, B.EXITZ: _FnGen.op_exitz, B.ENDLOOP: _FnGen.op_endloop,
-}
+# The translation of each opcode (as clox's ``rules[]``): ``_TRANSLATE[op](fngen, ins)``, the
+# method ``op_<name>`` or, for opcodes that share one, the method named here.
+_SHARED = {"DONE": "return", "RET0": "return", "RET1": "return",
+           **dict.fromkeys(("PUSHNIL", "PUSHI", "PUSHF", "PUSHS"), "push"), "LAND": "logic", "LOR": "logic",
+           **dict.fromkeys(("ADD", "SUB", "MUL", "DIV", "MOD", "POW"), "arith"),
+           **dict.fromkeys(("BAND", "BOR", "LSHIFT", "RSHIFT", "BNOT"), "helper"),
+           **dict.fromkeys(("EQ", "NEQ", "LT", "LTE", "GT", "GTE"), "compare")}
+_TRANSLATE = {op: getattr(_FnGen, "op_" + _SHARED.get(name, name.lower())) for op, name in enumerate(B.NAMES)}
+
 
 class Generator:
     """Translates a whole program; ``locs`` and ``linemap`` locate generated lines."""
@@ -1103,13 +979,6 @@ class Generator:
         # one a constructor is a dict display
         self.count_heap = count_heap
         self.locs: list[Loc] = []
-
-    def source_line(self, file: str, line: int) -> str | None:
-        src = self.sources.get(file)
-        if src is None:
-            return None
-        lines = src.split("\n")
-        return lines[line - 1] if 0 < line <= len(lines) else None
 
     def mark(self, ins: B.Instr, fid: int) -> int:
         self.locs.append(Loc(self.prog.files[ins.file] if ins.file < len(self.prog.files) else "?",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from swarmstack.buzz import ast as A
 from swarmstack.buzz import bytecode as B
-from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.errors import BuzzSyntaxError, source_line
 from swarmstack.buzz.parser import front_end, parse
 from swarmstack.buzz.values import byte_len, wrap_int
 
@@ -75,30 +75,18 @@ class Compiler:
         return B.sid_of(self.strings, self.sindex, s)
 
     def fileno(self, f: str) -> int:
-        i = self.findex.get(f)
-        if i is None:
-            i = self.findex[f] = len(self.files)
-            self.files.append(f)
-        return i
+        return B.sid_of(self.files, self.findex, f)
 
-    def emit(self, node: A.Node, op: int, arg=None) -> None:
+    def emit(self, node: A.Node, op: int, arg=None, ref: int = 0) -> None:
+        """Append an instruction; ``ref``: the bytes the reference tool chain emits here (1 per
+        opcode, 4 per argument), only counted to place each function where the reference
+        would, because ``log`` prints a closure as ``[n-closure @<its bytecode offset>]``."""
         self.fn.code.append(B.Instr(op, arg, self.fileno(node.file), node.line, node.col))
-
-    def ref(self, nbytes: int) -> None:
-        """Count bytes the reference tool chain emits here (1 per opcode, 4 per argument).
-
-        Only used to place each function where the reference would, because ``log`` prints
-        a closure as ``[n-closure @<its bytecode offset>]``."""
-        self.fn.refsize += nbytes
+        self.fn.refsize += ref
 
     def error(self, node: A.Node, msg: str) -> BuzzSyntaxError:
-        src = self.script.sources.get(node.file)
-        line = src.split("\n")[node.line - 1] if src and 0 < node.line <= src.count("\n") + 1 else None
-        return BuzzSyntaxError(node.file, node.line, node.col, msg, line)
-
-    @property
-    def syms(self) -> dict[str, Sym]:
-        return self.symstack[-1]
+        return BuzzSyntaxError(node.file, node.line, node.col, msg,
+                               source_line(self.script.sources.get(node.file), node.line))
 
     def nvisible(self) -> int:
         """Local slots visible here (the next local's slot)."""
@@ -125,7 +113,7 @@ class Compiler:
             s = Sym(self.sid(name), True)
             self.symstack[0][name] = s
         else:
-            syms = self.syms
+            syms = self.symstack[-1]
             s = Sym(self.nvisible(), False)
             self.undo.append((syms, name, syms.get(name)))
             syms[name] = s
@@ -145,18 +133,15 @@ class Compiler:
         main, _ = self.new_function("<main>")
         self.fn = main
         self.push_table({})
-        body_code: list[B.Instr] = []
-        main.code = body_code
         for st in self.script.body:
             self.stat(st)
-        self.emit(self.script.body[-1] if self.script.body else A.Nil(1, 1, self.script.files[0]), B.DONE)
-        self.ref(1)
+        self.emit(self.script.body[-1] if self.script.body else A.Nil(1, 1, self.script.files[0]), B.DONE, ref=1)
         prologue: list[B.Instr] = []
         for fid, sid, node in self.registrations:
             fi = self.fileno(node.file)
             prologue.append(B.Instr(B.PUSHCN, fid, fi, node.line, node.col))
             prologue.append(B.Instr(B.GSTORE, sid, fi, node.line, node.col))
-        main.proto.code = prologue + body_code
+        main.proto.code = prologue + main.code
         # the reference layout: string count and strings, function registrations (push the
         # name, push the closure, store: 11 bytes each), a nop, then every function in order
         addr = 2 + sum(byte_len(s) + 1 for s in self.strings) + 11 * len(self.registrations) + 1
@@ -166,27 +151,25 @@ class Compiler:
         return B.Program(self.strings, self.files, self.functions,
                          nesting=(self.max_blocks, self.max_loops))
 
-    def open_block(self, loop: bool = False) -> None:
+    def nested(self, node: A.Node, loop: bool = False) -> None:
+        """The body of an if (its then or else part) or of a loop: a block one level deeper."""
         self.blocks += 1
         self.loops += loop
-        if self.blocks > self.max_blocks:
-            self.max_blocks = self.blocks
-        if self.loops > self.max_loops:
-            self.max_loops = self.loops
-
-    def close_block(self, loop: bool = False) -> None:
+        self.max_blocks = max(self.max_blocks, self.blocks)
+        self.max_loops = max(self.max_loops, self.loops)
+        self.block(node)
         self.blocks -= 1
         self.loops -= loop
 
     # ------------------------------------------------------------ statements
-    def block(self, node: A.Node, push: bool) -> None:
-        """Compile a braced block (``push``: it opens a scope) or a single statement."""
+    def block(self, node: A.Node) -> None:
+        """Compile a braced block (it opens a scope) or a single statement."""
         if not isinstance(node, A.Block):
             self.stat(node)
             return
         if not node.body:
             return
-        fresh = push and len(self.symstack) == 1  # a block of the top level has its own table
+        fresh = len(self.symstack) == 1  # a block of the top level has its own table
         if fresh:
             self.push_table({})
         numvars = self.nvisible()
@@ -195,8 +178,7 @@ class Compiler:
             self.stat(st)
         extra = self.nvisible() - numvars
         if extra:
-            self.emit(node, B.LREMOVE, extra)
-            self.ref(5)
+            self.emit(node, B.LREMOVE, extra, ref=5)
         undo = self.undo
         while len(undo) > mark:  # the block's locals go out of scope
             table, name, hidden = undo.pop()
@@ -208,11 +190,9 @@ class Compiler:
             self.pop_table()
 
     def stat(self, st: A.Node) -> None:
-        m = getattr(self, "st_" + type(st).__name__)
-        m(st)
+        getattr(self, "st_" + type(st).__name__)(st)
 
-    def st_Block(self, st: A.Block) -> None:
-        self.block(st, True)
+    st_Block = block
 
     def st_VarDecl(self, st: A.VarDecl) -> None:
         s = self.lookup(st.name)
@@ -220,89 +200,73 @@ class Compiler:
             raise self.error(st, f"Duplicated symbol '{st.name}'")
         s = self.add(st.name, "auto")
         if s.is_global:
-            self.ref(5)
             if st.value is not None:
                 self.expr(st.value)
             else:
-                self.emit(st, B.PUSHNIL)
-                self.ref(1)
-            self.emit(st, B.GSTORE, s.pos)
-            self.ref(1)
+                self.emit(st, B.PUSHNIL, ref=1)
+            self.emit(st, B.GSTORE, s.pos, ref=6)
         else:
             self.emit(st, B.PUSHNIL)
-            self.emit(st, B.LSTORE, s.pos)
-            self.ref(6)
+            self.emit(st, B.LSTORE, s.pos, ref=6)
             if st.value is not None:
                 self.expr(st.value)
-                self.emit(st, B.LSTORE, s.pos)
-                self.ref(5)
+                self.emit(st, B.LSTORE, s.pos, ref=5)
 
     def st_FunDef(self, st: A.FunDef) -> None:
         s = self.lookup(st.name)
         if s is None:
             s = self.add(st.name, "auto")
-        fn, fid = self.new_function(st.name)
+        fid = self.function(st, st.name, st.params, st.body, {"self": Sym(0, False)})
         if s.is_global:
             self.registrations.append((fid, s.pos, st))
-        saved, mark = self.fn, len(self.undo)
-        nesting, self.blocks, self.loops = (self.blocks, self.loops), 0, 0
-        self.fn = fn
-        self.push_table({"self": Sym(0, False)})
-        fn.proto.ncap = 1
-        self.params(st.params)
-        fn.proto.nparams = len(st.params)
-        self.body(st, st.body)
-        self.pop_table()
-        del self.undo[mark:]
-        self.blocks, self.loops = nesting
-        self.fn = saved
-        if not s.is_global:  # only reachable in odd nestings; keep the reference's local store
+        else:  # only reachable in odd nestings; keep the reference's local store
             self.emit(st, B.PUSHCN, fid)
             self.emit(st, B.LSTORE, s.pos)
 
-    def body(self, node: A.Node, stmts: list[A.Node]) -> None:
-        """A function or lambda body, closed by a return of nil."""
-        numvars = self.nvisible()
-        for b in stmts:
-            self.stat(b)
-        if self.nvisible() > numvars:
-            self.ref(5)  # the reference drops the body's locals before returning
-        self.emit(node, B.RET0)
-        self.ref(1)
-
-    def params(self, names: list[str]) -> None:
-        for p in names:
+    def function(self, node: A.Node, name: str, params: list[str], body: list[A.Node],
+                 table: dict, base: int = 0) -> int:
+        """Compile a function or lambda into a new function, its symbols starting from
+        ``table`` (and ``base`` slots below it); returns the function's id."""
+        fn, fid = self.new_function(name)
+        saved, mark, nesting = self.fn, len(self.undo), (self.blocks, self.loops)
+        self.fn, self.blocks, self.loops = fn, 0, 0
+        self.push_table(table, base)
+        fn.proto.ncap = self.nvisible()
+        for p in params:
             s = self.lookup(p)
             if s is None or s.is_global:
                 self.add(p, "local")
+        fn.proto.nparams = len(params)
+        numvars = self.nvisible()
+        for b in body:
+            self.stat(b)
+        # the closing return of nil (the reference drops the body's locals before it)
+        self.emit(node, B.RET0, ref=6 if self.nvisible() > numvars else 1)
+        self.pop_table()
+        del self.undo[mark:]
+        self.fn, (self.blocks, self.loops) = saved, nesting
+        return fid
 
     def st_If(self, st: A.If) -> None:
-        self.cond(st.cond)
-        self.emit(st, B.IF)
-        self.ref(5)
-        self.open_block()
-        self.block(st.then, True)
+        self.expr(st.cond)
+        self.emit(st, B.IF, ref=5)
+        self.nested(st.then)
         if st.orelse is not None:
-            self.emit(st.orelse, B.ELSE)
-            self.ref(5)
-            self.block(st.orelse, True)
-        self.close_block()
+            self.emit(st.orelse, B.ELSE, ref=5)
+            self.nested(st.orelse)
         self.emit(st, B.END)
 
     def st_While(self, st: A.While) -> None:
         self.emit(st, B.LOOP)
-        self.cond(st.cond)
+        self.expr(st.cond)
         self.emit(st, B.EXITZ)
-        self.open_block(loop=True)
-        self.block(st.body, True)
-        self.close_block(loop=True)
-        self.emit(st, B.ENDLOOP)
-        self.ref(10)
+        self.nested(st.body, loop=True)
+        self.emit(st, B.ENDLOOP, ref=10)
 
     def st_For(self, st: A.For) -> None:
         self.stat(st.init)
         self.emit(st, B.LOOP)
-        self.cond(st.cond)
+        self.expr(st.cond)
         self.emit(st, B.EXITZ)
         # the reference parses the update before the body: keep its symbol/string order
         saved = self.fn.code
@@ -310,20 +274,16 @@ class Compiler:
         self.stat(st.update)
         update = self.fn.code
         self.fn.code = saved
-        self.open_block(loop=True)
-        self.block(st.body, True)
-        self.close_block(loop=True)
+        self.nested(st.body, loop=True)
         self.fn.code.extend(update)
-        self.emit(st, B.ENDLOOP)
-        self.ref(20)
+        self.emit(st, B.ENDLOOP, ref=20)
 
     def st_Return(self, st: A.Return) -> None:
         if st.value is None:
-            self.emit(st, B.RET0)
+            self.emit(st, B.RET0, ref=1)
         else:
             self.expr(st.value)
-            self.emit(st, B.RET1)
-        self.ref(1)
+            self.emit(st, B.RET1, ref=1)
 
     def st_Assign(self, st: A.Assign) -> None:
         t = st.target
@@ -332,62 +292,46 @@ class Compiler:
             if s is None:
                 s = self.add(t.name, "global")
             self.expr(st.value)
-            self.emit(t, B.GSTORE if s.is_global else B.LSTORE, s.pos)
-            self.ref(6 if s.is_global else 5)
+            self.emit(t, B.GSTORE if s.is_global else B.LSTORE, s.pos, ref=6 if s.is_global else 5)
         elif isinstance(t, A.Field):
             self.expr(t.obj)
             self.emit(t, B.PUSHS, self.sid(t.name))
             self.expr(st.value)
-            self.emit(t, B.TPUT)
-            self.ref(6)
-        elif isinstance(t, A.Index):
+            self.emit(t, B.TPUT, ref=6)
+        else:  # A.Index
             self.expr(t.obj)
             self.expr(t.key)
             self.expr(st.value)
-            self.emit(t, B.TPUT)
-            self.ref(1)
-        else:  # pragma: no cover - the parser only builds the three above
-            raise self.error(st, "Syntax error: invalid assignment target")
+            self.emit(t, B.TPUT, ref=1)
 
     def st_ExprStat(self, st: A.ExprStat) -> None:
         self.expr(st.call)
-        self.emit(st, B.POP)
-        self.ref(1)
+        self.emit(st, B.POP, ref=1)
 
     # ------------------------------------------------------------ expressions
-    def cond(self, e: A.Node) -> None:
-        self.expr(e)
-
     def expr(self, e: A.Node, callee: bool = False) -> None:
         """Compile an expression; ``callee``: it is the function part of a call (the
         reference then emits one more instruction, which only matters to ``ref``)."""
-        if callee:
-            getattr(self, "ex_" + e.__class__.__name__)(e, True)
-        else:
-            getattr(self, "ex_" + e.__class__.__name__)(e)
+        compile_expr = getattr(self, "ex_" + e.__class__.__name__)
+        compile_expr(e, True) if callee else compile_expr(e)
 
     def ex_Nil(self, e: A.Nil) -> None:
-        self.emit(e, B.PUSHNIL)
-        self.ref(1)
+        self.emit(e, B.PUSHNIL, ref=1)
 
     def ex_Int(self, e: A.Int) -> None:
-        self.emit(e, B.PUSHI, wrap_int(e.value, 32))
-        self.ref(5)
+        self.emit(e, B.PUSHI, wrap_int(e.value, 32), ref=5)
 
     def ex_Float(self, e: A.Float) -> None:
-        self.emit(e, B.PUSHF, e.value)
-        self.ref(5)
+        self.emit(e, B.PUSHF, e.value, ref=5)
 
     def ex_Str(self, e: A.Str) -> None:
-        self.emit(e, B.PUSHS, self.sid(e.value))
-        self.ref(5)
+        self.emit(e, B.PUSHS, self.sid(e.value), ref=5)
 
     def ex_Name(self, e: A.Name, callee: bool = False) -> None:
         s = self.lookup(e.name)
         if s is None:
             s = self.add(e.name, "global")
-        self.emit(e, B.GLOAD if s.is_global else B.LLOAD, s.pos)
-        self.ref((6 if s.is_global else 5) + callee)
+        self.emit(e, B.GLOAD if s.is_global else B.LLOAD, s.pos, ref=(6 if s.is_global else 5) + callee)
 
     def ex_Field(self, e: A.Node, callee: bool = False) -> None:
         """A chain of ``.name``, ``[key]`` and ``(args)`` (``ex_Index`` and ``ex_Call`` too):
@@ -409,24 +353,20 @@ class Compiler:
             c = e.__class__
             if c is A.Field:
                 self.emit(e, B.PUSHS, self.sid(e.name))
-                self.emit(e, B.TGET)
-                self.ref(6 + callee)
+                self.emit(e, B.TGET, ref=6 + callee)
             elif c is A.Index:
                 self.expr(e.key)
-                self.emit(e, B.TGET)
-                self.ref(1 + callee)
+                self.emit(e, B.TGET, ref=1 + callee)
             else:
                 for a in e.args:
                     self.expr(a)
-                self.emit(e, B.CALL, len(e.args))
-                self.ref(6 + callee)
+                self.emit(e, B.CALL, len(e.args), ref=6 + callee)
 
     ex_Index = ex_Call = ex_Field
 
     def ex_Unary(self, e: A.Unary) -> None:
         self.expr(e.operand)
-        self.emit(e, {"-": B.UNM, "not": B.LNOT, "!": B.BNOT}[e.op])
-        self.ref(1)
+        self.emit(e, {"-": B.UNM, "not": B.LNOT, "!": B.BNOT}[e.op], ref=1)
 
     def ex_Binary(self, e: A.Binary) -> None:
         # left operands first, down a left-leaning chain (``a + b + c ...``, of any length)
@@ -438,40 +378,21 @@ class Compiler:
         self.expr(e)
         for e in reversed(chain):
             self.expr(e.right)
-            self.emit(e, B.OP[B.BINOPS[e.op]])
-            self.ref(1)
+            self.emit(e, B.OP[B.BINOPS[e.op]], ref=1)
 
     def ex_Lambda(self, e: A.Lambda) -> None:
-        fn, fid = self.new_function("<lambda>")
+        # inside a function: the enclosing locals, same slots (see ``bases``)
         nvis = 0 if len(self.symstack) == 1 else self.nvisible()
-        if nvis:
-            self.push_table({}, nvis)  # the enclosing locals, same slots (see ``bases``)
-        else:
-            self.push_table({"self": Sym(0, False)})
-        fn.proto.ncap = self.nvisible()
-        mark = len(self.undo)
-        self.params(e.params)
-        fn.proto.nparams = len(e.params)
-        saved = self.fn
-        nesting, self.blocks, self.loops = (self.blocks, self.loops), 0, 0
-        self.fn = fn
-        self.body(e, e.body)
-        self.fn = saved
-        self.blocks, self.loops = nesting
-        self.pop_table()
-        del self.undo[mark:]
-        self.emit(e, B.PUSHL, fid)
-        self.ref(5)
+        fid = self.function(e, "<lambda>", e.params, e.body, {} if nvis else {"self": Sym(0, False)}, nvis)
+        self.emit(e, B.PUSHL, fid, ref=5)
 
     def ex_TableLit(self, e: A.TableLit) -> None:
-        self.emit(e, B.PUSHT)
-        self.ref(1)
+        self.emit(e, B.PUSHT, ref=1)
         for k, v in e.entries:
             self.emit(k, B.DUP)
             self.expr(k)
             self.expr(v)
-            self.emit(k, B.TPUT)
-            self.ref(2)
+            self.emit(k, B.TPUT, ref=2)
 
 
 def compile_script(script: A.Script) -> B.Program:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+
+from swarmstack.buzz.values import display
 
 
-def _display(s: str) -> str:
-    """``s`` printable anywhere: a byte of a script that is not UTF-8 (kept as a lone
-    surrogate, see ``swarmstack.buzz.values``) shows as ``\\xNN``."""
-    if s.isascii():
-        return s
-    from swarmstack.buzz.values import display
-    return display(s)
+def source_line(text: str | None, line: int) -> str | None:
+    """Line ``line`` (1-based) of ``text``; None without text or past its end."""
+    lines = text.split("\n") if text is not None else []
+    return lines[line - 1] if 0 < line <= len(lines) else None
 
 
 def caret_excerpt(source_line: str | None, col: int) -> str:
@@ -21,32 +20,52 @@ def caret_excerpt(source_line: str | None, col: int) -> str:
     text = source_line.rstrip("\n").replace("\t", " ")
     if text.isascii():
         return f"{text}\n{' ' * max(col - 1, 0)}^"
-    head = _display(text[:max(col - 1, 0)])  # an escaped byte is four columns wide
-    return f"{_display(text)}\n{' ' * len(head)}^"
+    head = display(text[:max(col - 1, 0)])  # an escaped byte is four columns wide
+    return f"{display(text)}\n{' ' * len(head)}^"
 
 
 class BuzzError(Exception):
     """Base class of every error the Buzz tool chain reports to a user."""
 
 
-class BuzzSyntaxError(BuzzError):
-    """A scanner, parser or compiler error at ``file:line:col``."""
+class _Located(BuzzError):
+    """An error at ``file:line:col`` (dataclass fields), with its source line when known."""
 
-    def __init__(self, file: str, line: int, col: int, message: str, source_line: str | None = None):
-        self.file, self.line, self.col, self.message = file, line, col, message
-        self.source_line = source_line
-        super().__init__(self.location_message())
+    SEP = ": "
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.location_message())
 
     def location_message(self) -> str:
-        return _display(f"{self.file}:{self.line}:{self.col}: {self.message}")
+        return display(f"{self.file}:{self.line}:{self.col}{self.SEP}{self.message}")
+
+    def __str__(self) -> str:
+        return self.location_message()
 
     def __reduce__(self):  # picklable, so errors can cross process boundaries (sweeps)
-        return (type(self), (self.file, self.line, self.col, self.message, self.source_line))
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
     def pretty(self) -> str:
-        """Location line, source line and caret: what `swarmstack buzz check` prints."""
+        """Location line, source line with a caret, Buzz stack trace: what the CLI prints."""
+        parts = [self.location_message()]
         excerpt = caret_excerpt(self.source_line, self.col)
-        return self.location_message() + ("\n" + excerpt if excerpt else "")
+        if excerpt:
+            parts.append(excerpt)
+        if getattr(self, "trace", None):
+            parts.append("Buzz stack trace (innermost first):")
+            parts.extend(str(f) for f in self.trace)
+        return "\n".join(parts)
+
+
+@dataclass(eq=False, repr=False)
+class BuzzSyntaxError(_Located):
+    """A scanner, parser or compiler error at ``file:line:col``."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    source_line: str | None = None
 
 
 class BuzzRaise(Exception):
@@ -68,11 +87,11 @@ class Frame:
     col: int
 
     def __str__(self) -> str:
-        return _display(f"  at {self.function} ({self.file}:{self.line}:{self.col})")
+        return display(f"  at {self.function} ({self.file}:{self.line}:{self.col})")
 
 
 @dataclass
-class BuzzRuntimeError(BuzzError):
+class BuzzRuntimeError(_Located):
     """A runtime error: where it happened, the message and the Buzz call stack (innermost first).
 
     Printed as the reference VM prints runtime errors, ``FILE:LINE:COL : message`` (a space
@@ -84,25 +103,4 @@ class BuzzRuntimeError(BuzzError):
     message: str
     trace: list[Frame] = field(default_factory=list)
     source_line: str | None = None
-
-    def __post_init__(self) -> None:
-        Exception.__init__(self, self.location_message())
-
-    def location_message(self) -> str:
-        return _display(f"{self.file}:{self.line}:{self.col} : {self.message}")
-
-    def __str__(self) -> str:
-        return self.location_message()
-
-    def __reduce__(self):
-        return (type(self), (self.file, self.line, self.col, self.message, self.trace, self.source_line))
-
-    def pretty(self) -> str:
-        parts = [self.location_message()]
-        excerpt = caret_excerpt(self.source_line, self.col)
-        if excerpt:
-            parts.append(excerpt)
-        if self.trace:
-            parts.append("Buzz stack trace (innermost first):")
-            parts.extend(str(f) for f in self.trace)
-        return "\n".join(parts)
+    SEP = " : "

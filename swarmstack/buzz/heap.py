@@ -43,27 +43,19 @@ def live_bytes(roots) -> int:
     while todo:
         v = todo.pop()
         c = v.__class__
-        if c is Table:
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            total += table_bytes(len(v))
-            todo.extend(v.keys())
-            todo.extend(v.values())
-        elif c is Closure:
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            total += BBZ_OBJ_BYTES
-            todo.extend(v.upvalues)
-        elif c is HostClosure:
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            if v.self_table is not None:
-                todo.append(v.self_table)
-        elif c is tuple or c is list:
+        if c is tuple or c is list:
             todo.extend(v)
+        elif (c is Table or c is Closure or c is HostClosure) and id(v) not in seen:
+            seen.add(id(v))
+            if c is Table:
+                total += table_bytes(len(v))
+                todo.extend(v.keys())
+                todo.extend(v.values())
+            elif c is Closure:
+                total += BBZ_OBJ_BYTES
+                todo.extend(v.upvalues)
+            elif v.self_table is not None:
+                todo.append(v.self_table)
     return total
 
 

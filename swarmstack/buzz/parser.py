@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swarmstack.buzz import ast as A
-from swarmstack.buzz import stack
 from swarmstack.buzz import tokens as T
-from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.errors import BuzzSyntaxError, source_line
 from swarmstack.buzz.runtime import strtof
 from swarmstack.buzz.scanner import read_source, scan
 
@@ -36,6 +36,35 @@ DEFAULT_INCLUDE_DIR = str(Path(__file__).with_name("include"))
 MAX_NESTING = 500  # nested parentheses, calls, blocks ... (see the module docstring)
 _FRAMES_PER_LEVEL = 16  # Python frames one nesting level takes at most (parser or compiler)
 _ULONG_MAX = 2 ** 64 - 1
+# binary operators by precedence, lowest first (below them ``!`` and operands)
+_BINARY = (T.ADDSUB, T.MULDIV, T.MOD, T.POW, T.LRSHIFT, T.BANDOR)
+_POW = _BINARY.index(T.POW)
+
+
+def stack_depth() -> int:
+    """Frames on the Python stack below the caller."""
+    f = sys._getframe(1)
+    n = 0
+    while f is not None:
+        n += 1
+        f = f.f_back
+    return n
+
+
+@contextmanager
+def stack_room(frames: int):
+    """At least ``frames`` more Python frames may be used inside the block (the parser
+    recurses per nesting level and a Buzz call is a Python call: both raise the interpreter's
+    recursion limit to what they may need, and put it back afterwards)."""
+    old = sys.getrecursionlimit()
+    need = stack_depth() + frames
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        yield
+    finally:
+        if need > old:
+            sys.setrecursionlimit(old)
 
 
 @contextmanager
@@ -47,7 +76,7 @@ def front_end():
     was = gc.isenabled()
     gc.disable()
     try:
-        with stack.room(MAX_NESTING * _FRAMES_PER_LEVEL + 200):
+        with stack_room(MAX_NESTING * _FRAMES_PER_LEVEL + 200):
             yield
     finally:
         if was:
@@ -57,19 +86,12 @@ def front_end():
 def resolve_include(name: str, from_file: str, include_path: tuple[str, ...] | list[str]) -> str | None:
     """Find an included file: next to the including file, then the working directory, then the
     include path (which ends with the bundled library folder)."""
-    candidates = []
-    if os.path.isabs(name):
-        candidates.append(name)
-    else:
-        if from_file and not from_file.startswith("<"):
-            candidates.append(os.path.join(os.path.dirname(os.path.abspath(from_file)), name))
-        candidates.append(os.path.abspath(name))
-        for d in list(include_path) + [DEFAULT_INCLUDE_DIR]:
-            candidates.append(os.path.join(d, name))
-    for c in candidates:
-        if os.path.isfile(c):
-            return os.path.realpath(c)
-    return None
+    candidates = [name]
+    if not os.path.isabs(name):
+        here = [os.path.dirname(os.path.abspath(from_file))] if from_file and not from_file.startswith("<") else []
+        candidates = [os.path.join(d, name) for d in here] + [os.path.abspath(name)] + [
+            os.path.join(d, name) for d in (*include_path, DEFAULT_INCLUDE_DIR)]
+    return next((os.path.realpath(c) for c in candidates if os.path.isfile(c)), None)
 
 
 @dataclass
@@ -87,7 +109,7 @@ class Parser:
         self.toks = toks
         self.pos = 0
         self.tok = toks[0]
-        self.lines = source.split("\n")
+        self.source = source
         self.file = filename
         self.state = state
         self.depth = depth  # 1 = global scope, as the reference's symbol-table stack size
@@ -95,9 +117,8 @@ class Parser:
 
     # ------------------------------------------------------------- helpers
     def error(self, tok: T.Token, message: str) -> BuzzSyntaxError:
-        line = tok.line
-        src = self.lines[line - 1] if 0 < line <= len(self.lines) else None
-        return BuzzSyntaxError(tok.file or self.file, line, tok.col, message, src)
+        return BuzzSyntaxError(tok.file or self.file, tok.line, tok.col, message,
+                               source_line(self.source, tok.line))
 
     def advance(self) -> T.Token:
         t = self.tok
@@ -122,6 +143,15 @@ class Parser:
         if self.nest > MAX_NESTING:
             raise self.error(self.tok, f"Syntax error: expression or block nested too deeply "
                                        f"(at most {MAX_NESTING} levels)")
+
+    def nested(self, parse, *args, close: str | None = None):
+        """``parse(*args)`` one nesting level deeper, then the ``close`` token if given."""
+        self.enter()
+        node = parse(*args)
+        if close is not None:
+            self.expect(close)
+        self.nest -= 1
+        return node
 
     # ------------------------------------------------------------- statements
     def statlist(self, until_close: bool) -> list[A.Node]:
@@ -163,9 +193,7 @@ class Parser:
         out: list[A.Node] = []
         if self.at(T.BLOCKCLOSE) or self.at(T.EOF):
             raise self.error(self.tok, f"Syntax error: expected a statement, found {T.DESC[self.tok.kind]}")
-        self.enter()
-        self.stat(out)
-        self.nest -= 1
+        self.nested(self.stat, out)
         return out[0] if len(out) == 1 else A.Block(self.tok.line, self.tok.col, self.file, out)
 
     def block(self, new_scope: bool) -> A.Block:
@@ -189,15 +217,15 @@ class Parser:
             value = self.expression()
         return A.VarDecl(name.line, name.col, t.file, name.value, value)
 
-    def params(self) -> list[str]:
-        names: list[str] = []
-        if self.at(T.PARCLOSE):
-            return names
-        names.append(self.expect(T.ID).value)
-        while self.at(T.LISTSEP):
-            self.advance()
-            names.append(self.expect(T.ID).value)
-        return names
+    def comma_list(self, item) -> list:
+        """``item (, item)*`` up to a ``)``, or nothing before one."""
+        out = []
+        if not self.at(T.PARCLOSE):
+            out.append(item())
+            while self.at(T.LISTSEP):
+                self.advance()
+                out.append(item())
+        return out
 
     def fundef(self) -> A.FunDef:
         t = self.expect(T.FUN)
@@ -206,21 +234,31 @@ class Parser:
             raise self.error(name, f"Syntax error: the definition of function {name.value}() is nested "
                                    f"within another scope. To define local functions, use the lambda "
                                    f"syntax {name.value} = function() {{ ... }}.")
+        params, body = self.function(docstring=True)
+        return A.FunDef(name.line, name.col, t.file, name.value, params, body)
+
+    def function(self, docstring: bool = False) -> tuple[list[str], list[A.Node]]:
+        """``(params) {body}`` of a function or lambda (a named one may have a docstring)."""
         self.expect(T.PAROPEN)
-        params = self.params()
+        params = self.comma_list(lambda: self.expect(T.ID).value)
         self.expect(T.PARCLOSE)
-        if self.at(T.STRING):  # docstring
+        if docstring and self.at(T.STRING):
             self.advance()
         self.depth += 1
         body = self.block(new_scope=False)
         self.depth -= 1
-        return A.FunDef(name.line, name.col, t.file, name.value, params, body.body)
+        return params, body.body
 
-    def if_(self) -> A.If:
-        t = self.expect(T.IF)
+    def paren_condition(self, kind: str) -> tuple[T.Token, A.Node]:
+        """``kind (condition)``: the keyword's token and the condition."""
+        t = self.expect(kind)
         self.expect(T.PAROPEN)
         cond = self.condition()
         self.expect(T.PARCLOSE)
+        return t, cond
+
+    def if_(self) -> A.If:
+        t, cond = self.paren_condition(T.IF)
         then = self.blockstat()
         orelse = None
         if self.at(T.ELSE):
@@ -229,10 +267,7 @@ class Parser:
         return A.If(t.line, t.col, t.file, cond, then, orelse)
 
     def while_(self) -> A.While:
-        t = self.expect(T.WHILE)
-        self.expect(T.PAROPEN)
-        cond = self.condition()
-        self.expect(T.PARCLOSE)
+        t, cond = self.paren_condition(T.WHILE)
         return A.While(t.line, t.col, t.file, cond, self.blockstat())
 
     def for_(self) -> A.For:
@@ -269,10 +304,7 @@ class Parser:
     def condition(self) -> A.Node:
         if self.at(T.LNOT):
             t = self.advance()
-            self.enter()
-            inner = self.condition()
-            self.nest -= 1
-            return A.Unary(t.line, t.col, t.file, "not", inner)
+            return A.Unary(t.line, t.col, t.file, "not", self.nested(self.condition))
         left = self.comparison()
         while self.at(T.LANDOR):
             t = self.advance()
@@ -291,10 +323,22 @@ class Parser:
     def expression(self) -> A.Node:
         if self.at(T.BLOCKOPEN):
             return self.tabledef()
-        left = self.product()
-        while self.at(T.ADDSUB):
+        return self.binary(0)
+
+    def binary(self, level: int) -> A.Node:
+        """Operators of ``_BINARY[level]`` and tighter ones: left-associative, except ``^``."""
+        if level == len(_BINARY):
+            return self.bitwisenot()
+        kind = _BINARY[level]
+        left = self.binary(level + 1)
+        if kind == T.POW:
+            if not self.at(T.POW):
+                return left
             t = self.advance()
-            left = A.Binary(t.line, t.col, t.file, t.value, left, self.product())
+            return A.Binary(t.line, t.col, t.file, "^", left, self.nested(self.binary, level))
+        while self.at(kind):
+            t = self.advance()
+            left = A.Binary(t.line, t.col, t.file, t.value, left, self.binary(level + 1))
         return left
 
     def tabledef(self) -> A.TableLit:
@@ -327,51 +371,10 @@ class Parser:
         self.expect(T.ASSIGN)
         return key, self.expression()
 
-    def product(self) -> A.Node:
-        left = self.modulo()
-        while self.at(T.MULDIV):
-            t = self.advance()
-            left = A.Binary(t.line, t.col, t.file, t.value, left, self.modulo())
-        return left
-
-    def modulo(self) -> A.Node:
-        left = self.power()
-        while self.at(T.MOD):
-            t = self.advance()
-            left = A.Binary(t.line, t.col, t.file, "%", left, self.power())
-        return left
-
-    def power(self) -> A.Node:
-        left = self.bitshift()
-        if self.at(T.POW):
-            t = self.advance()
-            self.enter()
-            right = self.power()
-            self.nest -= 1
-            return A.Binary(t.line, t.col, t.file, "^", left, right)
-        return left
-
-    def bitshift(self) -> A.Node:
-        left = self.bitwiseandor()
-        while self.at(T.LRSHIFT):
-            t = self.advance()
-            left = A.Binary(t.line, t.col, t.file, t.value, left, self.bitwiseandor())
-        return left
-
-    def bitwiseandor(self) -> A.Node:
-        left = self.bitwisenot()
-        while self.at(T.BANDOR):
-            t = self.advance()
-            left = A.Binary(t.line, t.col, t.file, t.value, left, self.bitwisenot())
-        return left
-
     def bitwisenot(self) -> A.Node:
         if self.at(T.BNOT):
             t = self.advance()
-            self.enter()
-            inner = self.bitwisenot()
-            self.nest -= 1
-            return A.Unary(t.line, t.col, t.file, "!", inner)
+            return A.Unary(t.line, t.col, t.file, "!", self.nested(self.bitwisenot))
         return self.operand()
 
     def number(self, t: T.Token, sign: str = "") -> A.Node:
@@ -402,11 +405,7 @@ class Parser:
             return A.Str(t.line, t.col, t.file, t.value)
         if k == T.PAROPEN:
             self.advance()
-            self.enter()
-            inner = self.condition()
-            self.expect(T.PARCLOSE)
-            self.nest -= 1
-            return inner
+            return self.nested(self.condition, close=T.PARCLOSE)
         if k == T.ADDSUB:
             self.advance()
             if self.at(T.CONST):
@@ -414,21 +413,13 @@ class Parser:
                 node = self.number(c, "-" if t.value == "-" else "")
                 node.line, node.col = t.line, t.col
                 return node
-            self.enter()
-            inner = self.power()
-            self.nest -= 1
+            inner = self.nested(self.binary, _POW)
             return A.Unary(t.line, t.col, t.file, "-", inner) if t.value == "-" else inner
         return self.idref()
 
     def lambda_(self) -> A.Lambda:
         t = self.expect(T.FUN)
-        self.expect(T.PAROPEN)
-        params = self.params()
-        self.expect(T.PARCLOSE)
-        self.depth += 1
-        body = self.block(new_scope=False)
-        self.depth -= 1
-        return A.Lambda(t.line, t.col, t.file, params, body.body)
+        return A.Lambda(t.line, t.col, t.file, *self.function())
 
     def idref(self) -> A.Node:
         t = self.expect(T.ID)
@@ -441,23 +432,10 @@ class Parser:
                 node = A.Field(name.line, name.col, d.file, node, name.value)
             elif k == T.IDXOPEN:
                 b = self.advance()
-                self.enter()
-                key = self.expression()
-                self.expect(T.IDXCLOSE)
-                self.nest -= 1
-                node = A.Index(b.line, b.col, b.file, node, key)
+                node = A.Index(b.line, b.col, b.file, node, self.nested(self.expression, close=T.IDXCLOSE))
             elif k == T.PAROPEN:
                 p = self.advance()
-                self.enter()
-                args: list[A.Node] = []
-                if not self.at(T.PARCLOSE):
-                    args.append(self.condition())
-                    while self.at(T.LISTSEP):
-                        self.advance()
-                        args.append(self.condition())
-                self.expect(T.PARCLOSE)
-                self.nest -= 1
-                node = A.Call(t.line, t.col, p.file, node, args)
+                node = A.Call(t.line, t.col, p.file, node, self.nested(self.comma_list, self.condition, close=T.PARCLOSE))
             else:
                 return node
 

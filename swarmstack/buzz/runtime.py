@@ -14,12 +14,12 @@ Profiles: ``buzz`` — 32-bit integers, IEEE single floats (the reference VM);
 from __future__ import annotations
 
 import math
+import operator
 import re
 import struct
 
-
 from swarmstack.buzz.errors import BuzzRaise
-from swarmstack.buzz.values import Closure, HostClosure, Table, str_bytes
+from swarmstack.buzz.values import Closure, HostClosure, Table, str_bytes, wrap_int
 
 NAN = float("nan")         # a NaN without the sign bit
 NEG_NAN = -NAN             # what x86 produces for invalid operations (0/0, inf-inf, sqrt(-1))
@@ -105,14 +105,9 @@ def _load_libm() -> dict | None:
     out = {}
     f32 = ctypes.c_float
     try:
-        for name in LIBM_NAMES:
-            fn = getattr(lib, name + "f")
-            fn.restype, fn.argtypes = f32, [f32]
-            out[name] = fn
-        for name in ("atan2", "pow"):
-            fn = getattr(lib, name + "f")
-            fn.restype, fn.argtypes = f32, [f32, f32]
-            out[name] = fn
+        for name in LIBM_NAMES + ("atan2", "pow"):
+            fn = out[name] = getattr(lib, name + "f")
+            fn.restype, fn.argtypes = f32, [f32] * (2 if name in ("atan2", "pow") else 1)
     except AttributeError:
         return None
     # a smoke test of the calling convention
@@ -174,19 +169,13 @@ LIBM_FLOAT = _LIBM is not None
 LIBM: dict = _LIBM if _LIBM is not None else _fallback_libm()
 
 
-def _make_sqrt32():
-    slot = float32_slot()
-    msqrt = math.sqrt
-
-    def sqrt32(x):
-        if x >= 0.0:
-            slot[0] = msqrt(x)
-            return slot[0]
-        return x if x != x else NEG_NAN  # a NaN as it is, a negative number the x86 NaN
-    return sqrt32
+def sqrt32(x, _slot=float32_slot(), _sqrt=math.sqrt):
+    if x >= 0.0:
+        _slot[0] = _sqrt(x)
+        return _slot[0]
+    return x if x != x else NEG_NAN  # a NaN as it is, a negative number the x86 NaN
 
 
-sqrt32 = _make_sqrt32()
 LIBM["sqrt"] = sqrt32
 
 
@@ -276,19 +265,17 @@ class Profile:
         self.bits = 32 if name == "buzz" else 16
         self.imin = -(1 << (self.bits - 1))
         self.imax = (1 << (self.bits - 1)) - 1
-        self.fround = _rounder("<f" if name == "buzz" else "<e")
         self.ffmt = "<f" if name == "buzz" else "<e"
         self.ifmt = "<i" if name == "buzz" else "<h"
+        self.fround = _rounder(self.ffmt)
 
     def wrap(self, v: int) -> int:
-        m = self.bits
-        v &= (1 << m) - 1
-        return v - (1 << m) if v >> (m - 1) else v
+        return wrap_int(v, self.bits)
 
 
 def make_helpers(profile: Profile) -> dict:
     """The operator helpers bound to one profile (a dict merged into generated code's globals)."""
-    bits, imin, imax = profile.bits, profile.imin, profile.imax
+    bits = profile.bits
     mask, half = (1 << bits) - 1, 1 << (bits - 1)
     fround = profile.fround
     fpack, ipack = struct.Struct(profile.ffmt), struct.Struct(profile.ifmt)
@@ -307,6 +294,9 @@ def make_helpers(profile: Profile) -> dict:
             return (fround(a) if ca is int else a), (fround(b) if cb is int else b)
         num_err(a, b)
 
+    # ``+ - *``: two ints wrap, two floats round, anything else is promoted to float. Each
+    # writes its operator out: a NaN result's sign depends on how Python computes it (the
+    # interpreter's float fast path or the float type's method), as in generated code
     def add(a, b):
         ca = a.__class__
         if ca is b.__class__:
@@ -419,36 +409,21 @@ def make_helpers(profile: Profile) -> dict:
             return -a
         raise BuzzRaise(f"type mismatch: expected numeric operand, got {type_name(a)}")
 
-    def truth(v) -> bool:
-        return not (v is None or (v.__class__ is int and v == 0))
-
     def int_args(a, b):
         if a.__class__ is not int:
             raise BuzzRaise(f"type mismatch: expected integer, got {type_name(a)}")
         if b.__class__ is not int:
             raise BuzzRaise(f"type mismatch: expected integer, got {type_name(b)}")
 
-    def band(a, b):
-        int_args(a, b)
-        return wrap(a & b)
-
-    def bor(a, b):
-        int_args(a, b)
-        return wrap(a | b)
+    def bitwise(op):
+        def f(a, b):
+            int_args(a, b)
+            return wrap(op(a, b))
+        return f
 
     def bnot(a):
         int_args(a, 0)
         return wrap(~a)
-
-    def lshift(a, b):
-        int_args(a, b)
-        return wrap(a << (b & 31))  # shift counts taken modulo 32, as x86 does
-
-    def rshift(a, b):
-        int_args(a, b)
-        return wrap(a >> (b & 31))
-
-    fmt_f = fmt_float
 
     def cmp(a, b) -> int:
         """Three-way comparison exactly as the reference orders values."""
@@ -466,9 +441,9 @@ def make_helpers(profile: Profile) -> dict:
             if ca is str and cb is str:
                 sa, sb = a, b
             elif ca is str and (cb is int or cb is float):
-                sa, sb = a, (str(b) if cb is int else fmt_f(b))
+                sa, sb = a, (str(b) if cb is int else fmt_float(b))
             elif cb is str and (ca is int or ca is float):
-                sa, sb = (str(a) if ca is int else fmt_f(a)), b
+                sa, sb = (str(a) if ca is int else fmt_float(a)), b
             else:
                 sa = sb = None
             if sa is not None:
@@ -491,30 +466,12 @@ def make_helpers(profile: Profile) -> dict:
                               getattr(a, "upvalues", None) == getattr(b, "upvalues", None))
         return cmp(a, b) == 0
 
-    def neqb(a, b):
-        return not eqb(a, b)
-
-    def ltb(a, b):
-        return cmp(a, b) < 0
-
-    def lteb(a, b):
-        return cmp(a, b) <= 0
-
-    def gtb(a, b):
-        return cmp(a, b) > 0
-
-    def gteb(a, b):
-        return cmp(a, b) >= 0
-
-    def bad_key(k):
-        raise BuzzRaise(f"type mismatch: a {type_name(k)} value can't be used as table key")
-
     def tget(t, k):
         if t.__class__ is not Table:
             raise BuzzRaise(f"type mismatch: expected table, got {type_name(t)}")
         ck = k.__class__
         if ck is not str and ck is not int and ck is not float:
-            bad_key(k)
+            raise BuzzRaise(f"type mismatch: a {type_name(k)} value can't be used as table key")
         return t.get(k)
 
     slot_names: list[str] = []
@@ -532,14 +489,16 @@ def make_helpers(profile: Profile) -> dict:
                         "(maybe you called a function with an insufficient number of parameters?)")
 
     return {
-        "_MISSING": MISSING, "_missing": missing, "_capture": capture,
-        "_wrap": wrap, "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div,
-        "_mod": mod, "_pow": pow_, "_powk": powk, "_powf": powf, "_unm": unm, "_truth": truth, "_band": band, "_bor": bor,
-        "_bnot": bnot, "_lshift": lshift, "_rshift": rshift, "_cmp": cmp, "_eqb": eqb,
-        "_neqb": neqb, "_ltb": ltb, "_lteb": lteb, "_gtb": gtb, "_gteb": gteb, "_tget": tget,
-        "_bad_key": bad_key, "_PLAINV": frozenset((int, float, str, Table)), "_INF": INF, "_NAN": math.nan, "_Table": Table, "_Closure": Closure,
-        "_HostClosure": HostClosure,
-        "_IMIN": imin, "_IMAX": imax,
+        "_MISSING": MISSING, "_missing": missing, "_capture": capture, "_wrap": wrap,
+        "_fround": fround, "_add": add, "_sub": sub, "_mul": mul, "_div": div, "_mod": mod, "_pow": pow_, "_powk": powk,
+        "_powf": powf, "_unm": unm, "_band": bitwise(operator.and_), "_bor": bitwise(operator.or_),
+        "_bnot": bnot, "_lshift": bitwise(lambda a, b: a << (b & 31)),  # shift counts modulo 32,
+        "_rshift": bitwise(lambda a, b: a >> (b & 31)),  # as x86 takes them
+        "_cmp": cmp, "_eqb": eqb, "_neqb": lambda a, b: not eqb(a, b),
+        "_ltb": lambda a, b: cmp(a, b) < 0, "_lteb": lambda a, b: cmp(a, b) <= 0,
+        "_gtb": lambda a, b: cmp(a, b) > 0, "_gteb": lambda a, b: cmp(a, b) >= 0, "_tget": tget,
+        "_PLAINV": frozenset((int, float, str, Table)), "_INF": INF, "_NAN": math.nan,
+        "_Table": Table, "_Closure": Closure, "_HostClosure": HostClosure,
         # the buzz profile's float rounding as a statement pair, ``_FA[0] = x; y = _FA[0]``
         "_FA": float32_slot(),
     }

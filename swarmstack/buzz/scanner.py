@@ -16,17 +16,22 @@ skipped as the reference does, and anywhere else it is a located error naming th
 
 from __future__ import annotations
 
+import re
+
 from swarmstack.buzz import tokens as T
-from swarmstack.buzz.errors import BuzzSyntaxError
+from swarmstack.buzz.errors import BuzzSyntaxError, source_line
 from swarmstack.buzz.values import canonical
 
 _SINGLE = {
     "{": T.BLOCKOPEN, "}": T.BLOCKCLOSE, "(": T.PAROPEN, ")": T.PARCLOSE,
     "[": T.IDXOPEN, "]": T.IDXCLOSE, ",": T.LISTSEP, ".": T.DOT,
     "+": T.ADDSUB, "-": T.ADDSUB, "*": T.MULDIV, "/": T.MULDIV, "%": T.MOD, "^": T.POW,
-    "&": T.BANDOR, "|": T.BANDOR,
+    "&": T.BANDOR, "|": T.BANDOR, "=": T.ASSIGN, "!": T.BNOT, "<": T.CMP, ">": T.CMP,
 }
+_DOUBLE = {"==": T.CMP, "!=": T.CMP, "<=": T.CMP, ">=": T.CMP, "<<": T.LRSHIFT, ">>": T.LRSHIFT}
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+_NUMBER = re.compile(r"[0-9][0-9.]*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 def decode_source(data: bytes) -> str:
@@ -87,8 +92,7 @@ def scan(source: str, filename: str = "<script>") -> list[T.Token]:
     line, line_start = 1, 0
 
     def err(l: int, c: int, msg: str) -> BuzzSyntaxError:
-        lines = source.split("\n")
-        return BuzzSyntaxError(filename, l, c, msg, lines[l - 1] if 0 < l <= len(lines) else None)
+        return BuzzSyntaxError(filename, l, c, msg, source_line(source, l))
 
     while i < n:
         c = source[i]
@@ -120,52 +124,20 @@ def scan(source: str, filename: str = "<script>") -> list[T.Token]:
             append(T.Token(T.INCLUDE, source[j + 1:k], line, col, filename))
             i = k + 1
             continue
-        if c.isdigit() and c.isascii():
-            j = i + 1
-            while j < n and (source[j].isdigit() and source[j].isascii() or source[j] == "."):
-                j += 1
-            append(T.Token(T.CONST, source[i:j], line, col, filename))
-            i = j
-            continue
-        if c.isalpha() and c.isascii():
-            j = i + 1
-            while j < n and ((source[j].isalnum() and source[j].isascii()) or source[j] == "_"):
-                j += 1
-            word = source[i:j]
-            append(T.Token(T.KEYWORDS.get(word, T.ID), word, line, col, filename))
-            i = j
+        if c.isascii() and c.isalnum():  # a number, or a keyword or identifier
+            number = c.isdigit()
+            m = (_NUMBER if number else _WORD).match(source, i)
+            word = m.group()
+            append(T.Token(T.CONST if number else T.KEYWORDS.get(word, T.ID), word, line, col, filename))
+            i = m.end()
             continue
         kind = _SINGLE.get(c)
         if kind is not None:
+            if c in "=!<>" and source[i:i + 2] in _DOUBLE:
+                c = source[i:i + 2]
+                kind = _DOUBLE[c]
             append(T.Token(kind, c, line, col, filename))
-            i += 1
-            continue
-        if c == "=":
-            if i + 1 < n and source[i + 1] == "=":
-                append(T.Token(T.CMP, "==", line, col, filename))
-                i += 2
-            else:
-                append(T.Token(T.ASSIGN, "=", line, col, filename))
-                i += 1
-            continue
-        if c == "!":
-            if i + 1 < n and source[i + 1] == "=":
-                append(T.Token(T.CMP, "!=", line, col, filename))
-                i += 2
-            else:
-                append(T.Token(T.BNOT, "!", line, col, filename))
-                i += 1
-            continue
-        if c in "<>":
-            if i + 1 < n and source[i + 1] == c:
-                append(T.Token(T.LRSHIFT, c + c, line, col, filename))
-                i += 2
-            elif i + 1 < n and source[i + 1] == "=":
-                append(T.Token(T.CMP, c + "=", line, col, filename))
-                i += 2
-            else:
-                append(T.Token(T.CMP, c, line, col, filename))
-                i += 1
+            i += len(c)
             continue
         if c in "'\"":
             # a quote closes the string unless preceded by a backslash that is not itself

@@ -158,16 +158,12 @@ def _num_arg(v, which: str = "") -> float:
     raise BuzzRaise(f"type mismatch: expected float or integer, got {type_name(v)}")
 
 
+@functools.lru_cache(maxsize=None)
 def unary_math(profile: str, name: str):
     """The host function of a one-argument ``math`` function (``math.sin`` ...) for a profile:
     ``m(vm, x)``, with ``m.direct(closure, x)`` the fast entry in the buzz profile. It computes
     C's single-precision function, as the reference does (``LIBM[name]``). Shared by every VM
     of the profile (it needs none of them), so generated code can recognise it."""
-    return _unary_math(profile, name)
-
-
-@functools.lru_cache(maxsize=None)
-def _unary_math(profile: str, name: str):
     single = profile == "buzz"
     fround = Profile(profile).fround
     cfn = LIBM[name]
@@ -212,25 +208,23 @@ def install(vm) -> None:
     sid = vm.string_id
     wrap = vm._prof.wrap
     fround = vm._prof.fround
-    cmp = vm._ns["_cmp"]
-    tput = vm._ns["_tput"]
+    cmp = vm._helpers["_cmp"]
+    tput = vm._env.tput
     call = vm.call_value
     mt = MT19937(((vm.seed & 0xFFFFFFFF) ^ ((vm.robot_id * 0x9E3779B1) & 0xFFFFFFFF)))
     vm.rng = mt
 
-    def host(name):
-        def deco(fn):
-            hc = HostClosure(fn, name)
-            if getattr(fn, "direct", None) is not None:
-                hc.direct, hc.arity = fn.direct, 1
-            vm.host_id(hc)
-            return hc
-        return deco
+    def host(name, fn) -> HostClosure:
+        hc = HostClosure(fn, name)
+        if getattr(fn, "direct", None) is not None:
+            hc.direct, hc.arity = fn.direct, 1
+        vm.host_id(hc)
+        return hc
 
     def table_of(name: str, fns: dict) -> Table:
         t = Table()
         for k, fn in fns.items():
-            tput(t, k, fn if not callable(fn) or isinstance(fn, HostClosure) else host(f"{name}.{k}")(fn))
+            tput(t, k, host(f"{name}.{k}", fn))
         return t
 
     # ---------------------------------------------------------------- basics
@@ -240,23 +234,20 @@ def install(vm) -> None:
         sid(r)
         return r
 
-    def b_int(vm_, *a):
-        _lnum(a, 1)
-        v = a[0]
-        if v.__class__ is float:
-            return wrap(int(v)) if math.isfinite(v) else wrap(-(2 ** 31))
-        if v.__class__ is int:
-            return v
-        raise BuzzRaise(f"type mismatch: expected int or float, got {type_name(v)}")
+    def to_int_c(x: float) -> int:
+        return wrap(int(x)) if math.isfinite(x) else wrap(-(2 ** 31))
 
-    def b_float(vm_, *a):
-        _lnum(a, 1)
-        v = a[0]
-        if v.__class__ is int:
-            return fround(float(v))
-        if v.__class__ is float:
-            return v
-        raise BuzzRaise(f"type mismatch: expected int or float, got {type_name(v)}")
+    def conversion(to_int: bool):
+        """``int(x)`` / ``float(x)`` of a number."""
+        def convert(vm_, *a):
+            _lnum(a, 1)
+            v = a[0]
+            if v.__class__ is int:
+                return v if to_int else fround(float(v))
+            if v.__class__ is float:
+                return to_int_c(v) if to_int else v
+            raise BuzzRaise(f"type mismatch: expected int or float, got {type_name(v)}")
+        return convert
 
     def clone_value(v, memo):
         c = v.__class__
@@ -293,7 +284,6 @@ def install(vm) -> None:
         t, f = table_and_closure(a, 2)
         for k, v in ordered_items(vm, t):
             call(f, k, v)
-        return None
 
     def b_map(vm_, *a):
         t, f = table_and_closure(a, 2)
@@ -322,29 +312,19 @@ def install(vm) -> None:
 
     def b_log(vm_, *a):
         vm.log("".join(fmt_value(vm, v) for v in a))
-        return None
 
-    for name, fn in (("type", b_type), ("int", b_int), ("float", b_float), ("clone", b_clone),
-                     ("size", b_size), ("foreach", b_foreach), ("map", b_map),
+    for name, fn in (("type", b_type), ("int", conversion(True)), ("float", conversion(False)),
+                     ("clone", b_clone), ("size", b_size), ("foreach", b_foreach), ("map", b_map),
                      ("reduce", b_reduce), ("filter", b_filter)):
-        G[name] = host(name)(fn)
-    for tname, pred in (("nil", lambda v: v is None), ("int", lambda v: v.__class__ is int),
-                        ("float", lambda v: v.__class__ is float),
-                        ("string", lambda v: v.__class__ is str),
-                        ("table", lambda v: v.__class__ is Table),
-                        ("closure", lambda v: v.__class__ in (Closure, HostClosure)),
-                        ("userdata", lambda v: v.__class__ not in (type(None), int, float, str, Table, Closure, HostClosure))):
-        def is_fn(vm_, *a, _p=pred):
+        G[name] = host(name, fn)
+    for tname, buzz_type in (("nil", "nil"), ("int", "integer"), ("float", "float"), ("string", "string"),
+                             ("table", "table"), ("closure", "closure"), ("userdata", "userdata")):
+        def is_fn(vm_, *a, _t=buzz_type):
             _lnum(a, 1)
-            return 1 if _p(a[0]) else 0
-        G["is" + tname] = host("is" + tname)(is_fn)
+            return 1 if type_name(a[0]) == _t else 0
+        G["is" + tname] = host("is" + tname, is_fn)
 
     # ---------------------------------------------------------------- math
-    num_arg = _num_arg
-
-    def unary_f(name):
-        return unary_math(vm.profile, name)
-
     def m_abs(vm_, *a):
         _lnum(a, 1)
         v = a[0]
@@ -352,12 +332,7 @@ def install(vm) -> None:
             return abs(v)
         if v.__class__ is int:
             return wrap(abs(v))
-        num_arg(v)
-
-    def to_int_c(x: float) -> int:
-        if not math.isfinite(x):
-            return wrap(-(2 ** 31))
-        return wrap(int(x))
+        _num_arg(v)
 
     def rounding(fn):
         def m(vm_, *a):
@@ -367,7 +342,7 @@ def install(vm) -> None:
                 return v
             if v.__class__ is float:
                 return to_int_c(fn(v)) if math.isfinite(v) else to_int_c(v)
-            num_arg(v)
+            _num_arg(v)
         return m
 
     def c_round(x: float) -> float:
@@ -377,7 +352,7 @@ def install(vm) -> None:
 
     def m_atan(vm_, *a):
         _lnum(a, 2)
-        return fround(atan2f(num_arg(a[0], "1"), num_arg(a[1], "2")))
+        return fround(atan2f(_num_arg(a[0], "1"), _num_arg(a[1], "2")))
 
     def m_min(vm_, *a):
         _lnum(a, 2)
@@ -394,7 +369,6 @@ def install(vm) -> None:
         _lnum(a, 1)
         _want(a[0], int)
         mt.seed(a[0] & 0xFFFFFFFF)
-        return None
 
     def r_uniform(vm_, *a):
         u64 = 0xFFFFFFFFFFFFFFFF
@@ -406,7 +380,7 @@ def install(vm) -> None:
                 return wrap(((mt.next32() * (mx & u64)) & u64) // _UMAX)
             if mx.__class__ is float:
                 return fround(f32(f32(f32(float(mt.next32())) * mx) / _FUMAX))
-            num_arg(mx)
+            _num_arg(mx)
         if len(a) == 2:
             lo, hi = a
             if lo.__class__ is int and hi.__class__ is int:
@@ -414,7 +388,7 @@ def install(vm) -> None:
                 span = span - (1 << 32) if span & 0x80000000 else span
                 return wrap((((mt.next32() * (span & u64)) & u64) // _UMAX + (lo & u64)) & u64)
             if lo.__class__ in (int, float) and hi.__class__ in (int, float):
-                flo, fhi = num_arg(lo), num_arg(hi)
+                flo, fhi = _num_arg(lo), _num_arg(hi)
                 # C: (uint64_t)r * (max - min) / INT_MAX + min, every step in float
                 return fround(f32(f32(f32(f32(float(mt.next32())) * f32(fhi - flo)) / _FUMAX) + flo))
             raise BuzzRaise(f"type mismatch: expected float or integer for arguments, got "
@@ -424,9 +398,9 @@ def install(vm) -> None:
     def r_gaussian(vm_, *a):
         stddev, mean = 1.0, 0.0
         if len(a) > 0:
-            stddev = num_arg(a[0], "1")
+            stddev = _num_arg(a[0], "1")
             if len(a) == 2:
-                mean = num_arg(a[0], "2")  # the reference reads argument 1 again
+                mean = _num_arg(a[0], "2")  # the reference reads argument 1 again
             elif len(a) != 1:
                 raise BuzzRaise(f"wrong number of local variables: expected 0, 1, or 2 parameters, got {len(a)}")
         # C: n = (float)r * 2.0f / INT_MAX - 1.0 (float product and quotient, the subtraction
@@ -445,7 +419,7 @@ def install(vm) -> None:
 
     def r_exponential(vm_, *a):
         _lnum(a, 1)
-        mean = num_arg(a[0])
+        mean = _num_arg(a[0])
         u = f32(f32(float(mt.next32())) / _FUMAX)
         return fround(f32(-logf(u) * mean))  # C: -logf((float)r / INT_MAX) * mean, in float
 
@@ -453,11 +427,10 @@ def install(vm) -> None:
                                 "gaussian": r_gaussian, "exponential": r_exponential})
     mtab = table_of("math", {
         "abs": m_abs, "floor": rounding(math.floor), "ceil": rounding(math.ceil),
-        "round": rounding(c_round), "log": unary_f("log"), "log2": unary_f("log2"),
-        "log10": unary_f("log10"), "exp": unary_f("exp"), "sqrt": unary_f("sqrt"),
-        "sin": unary_f("sin"), "cos": unary_f("cos"), "tan": unary_f("tan"),
-        "asin": unary_f("asin"), "acos": unary_f("acos"), "atan": m_atan,
-        "min": m_min, "max": m_max})
+        "round": rounding(c_round),
+        **{n: unary_math(vm.profile, n) for n in ("log", "log2", "log10", "exp", "sqrt", "sin",
+                                                   "cos", "tan", "asin", "acos")},
+        "atan": m_atan, "min": m_min, "max": m_max})
     tput(mtab, "pi", fround(f32(math.pi)))
     tput(mtab, "rng", rng)
     G["math"] = mtab
@@ -557,19 +530,18 @@ def install(vm) -> None:
 
     # ---------------------------------------------------------------- io
     if vm.io_enabled:
-        _install_io(vm, host, tput)
+        _install_io(vm, table_of, tput)
 
-    G["log"] = host("log")(b_log)
+    G["log"] = host("log", b_log)
     G["id"] = vm.robot_id
     vm._builtin_names = set(G)
 
 
-def _install_io(vm, host, tput) -> None:
+def _install_io(vm, table_of, tput) -> None:
     import errno as _errno
     import os
 
     handles: dict[int, object] = {}
-    iot = Table()
 
     def set_error(err: int) -> None:
         tput(iot, "errno", err)
@@ -609,7 +581,6 @@ def _install_io(vm, host, tput) -> None:
         f = handle(a[0])
         f.close()
         set_error(0)
-        return None
 
     def fsize(vm_, *a):
         _lnum(a, 1)
@@ -628,7 +599,6 @@ def _install_io(vm, host, tput) -> None:
         for line in f:
             vm.call_value(a[1], line[:-1] if line.endswith("\n") else line)
         set_error(0)
-        return None
 
     def fwrite(vm_, *a):
         if len(a) < 2:
@@ -636,10 +606,8 @@ def _install_io(vm, host, tput) -> None:
         f = handle(a[0])
         f.write("".join(fmt_value(vm, v) for v in a[1:]) + "\n")
         set_error(0)
-        return None
 
-    for k, fn in (("fopen", fopen), ("fclose", fclose), ("fsize", fsize),
-                  ("fforeach", fforeach), ("fwrite", fwrite)):
-        tput(iot, k, host("io." + k)(fn))
+    iot = table_of("io", {"fopen": fopen, "fclose": fclose, "fsize": fsize,
+                          "fforeach": fforeach, "fwrite": fwrite})
     set_error(0)
     vm.globals["io"] = iot

@@ -34,7 +34,6 @@ PAROPEN = "PAROPEN"
 PARCLOSE = "PARCLOSE"
 IDXOPEN = "IDXOPEN"
 IDXCLOSE = "IDXCLOSE"
-STATEND = "STATEND"
 LISTSEP = "LISTSEP"
 ASSIGN = "ASSIGN"
 DOT = "DOT"
@@ -48,7 +47,7 @@ DESC = {
     WHILE: "while", LANDOR: "logic and/or", LNOT: "logic not", ADDSUB: "+ or -",
     MULDIV: "* or /", MOD: "%", POW: "^", LRSHIFT: "bit shift", BANDOR: "bitwise and/or",
     BNOT: "bitwise not", BLOCKOPEN: "{", BLOCKCLOSE: "}", PAROPEN: "(", PARCLOSE: ")",
-    IDXOPEN: "[", IDXCLOSE: "]", STATEND: "; or newline", LISTSEP: ",", ASSIGN: "=",
+    IDXOPEN: "[", IDXCLOSE: "]", LISTSEP: ",", ASSIGN: "=",
     DOT: ".", CMP: "== != < <= > >=", INCLUDE: "include", EOF: "end-of-file",
 }
 

@@ -26,9 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-INT32_MIN = -(2**31)
-INT32_MASK = 2**32 - 1
-
 
 def wrap_int(value: int, bits: int = 32) -> int:
     """Wrap ``value`` to a signed two's-complement integer of ``bits`` bits."""

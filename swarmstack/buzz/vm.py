@@ -1,44 +1,12 @@
 """The Buzz virtual machine: load a script, run it, and embed it in a host.
 
-Embedding API (used by the swarm layer and the simulator)::
-
-    from swarmstack.buzz.vm import BuzzVM
-    vm = BuzzVM(source, filename="robot.bzz", robot_id=3, profile="buzz",
-                include_path=("lib/",), seed=42, log=print, io_enabled=False)
-    vm = BuzzVM.from_file("robot.bzz", robot_id=3)          # same keywords
-    vm = BuzzVM.from_bytecode(open("robot.bbo", "rb").read(), robot_id=3)
-
-    vm.register("set_wheels", lambda vm, l, r: None)   # host closure: fn(vm, *args)
-    vm.set_global("pose", vm.to_buzz({"x": 0.0, "y": 0.0}))
-    vm.get_global("counter"); vm.globals              # the globals dict (read it, don't rebind)
-    vm.to_buzz({"a": [1, 2]}) / vm.from_buzz(table)   # Python <-> Buzz values
-
-    vm.run_top_level()        # the script's global code (once; hooks run first)
-    vm.init(); vm.step(); vm.reset(); vm.destroy()    # call the script's functions if defined
-    vm.call("f", 1, 2) / vm.call(closure, ...)        # from the host, between script runs
-    vm.call_value(closure, ...)   # from inside a host closure: Buzz errors propagate to the
-                                  # script that called the host closure, with locations
-    vm.location()             # "FILE:LINE:COL" of the Buzz code running now
-
-    vm.failed, vm.error       # a runtime error marks the VM failed instead of raising
-                              # (raise_errors=True raises the BuzzRuntimeError instead);
-                              # a script that does not compile raises BuzzSyntaxError from
-                              # the constructor, for every robot alike
-    str(vm.error)             # "FILE:LINE:COL : message", as the reference prints it;
-    vm.error.pretty()         # ... plus the source line, a caret and the Buzz stack trace
-
-Host closures receive the VM first. When a closure stored in a table is called (``t.f()``),
-``vm.self`` is that table during the call, because the reference binds ``self`` when a
-closure is *stored* into a table (``tput``), not when it is called; :meth:`to_buzz` and
-:meth:`make_table` bind closures the same way, so a swarm layer can build its ``swarm``,
-``neighbors`` and ``stigmergy`` tables of :class:`HostClosure` and read ``vm.self`` in
-``s.join()``. ``vm.profile`` is ``"buzz"`` or ``"bittybuzz"``; ``vm.robot_id`` is the
-``id`` global. ``vm.hooks`` is a list of callables ``hook(vm)`` run after the standard
-library is installed and before the top level runs (the place to install host tables).
-
-Host closures that stand for the reference's built-ins should be named as the reference
-names them (``HostClosure(fn, "neighbors.get")``, ``"swarm.create"``, ``"stigmergy.create"``):
-``log`` then prints them with the reference's numbers (``[c-closure @N]``).
+The embedding API (constructors ``BuzzVM(source, ...)``, ``from_file``, ``from_bytecode``;
+``register``, ``set_global``/``get_global``, ``to_buzz``/``from_buzz``/``make_table``;
+``run_top_level``, ``init``/``step``/``reset``/``destroy``, ``call``, ``call_value`` from
+inside a host closure, ``location``; ``failed``/``error`` and ``error.pretty()``; ``hooks``)
+is described in ``docs/buzz.md`` (Embedding). ``vm.globals`` is the globals dict (read it,
+don't rebind it); ``vm.self`` is, while a host closure runs, the table it was stored into
+(the reference binds ``self`` when a closure is *stored*: see ``tput`` in ``_make_env``).
 
 Profiles: ``"buzz"`` (32-bit integers, single-precision floats — the reference VM) and
 ``"bittybuzz"`` (16-bit integers, half-precision floats, the heap and call-depth budgets of
@@ -63,11 +31,10 @@ from typing import Any, Callable, Iterable
 
 from swarmstack.buzz import bytecode as B
 from swarmstack.buzz import heap as H
-from swarmstack.buzz import stack
 from swarmstack.buzz.codegen import Generator, Loc
 from swarmstack.buzz.compiler import compile_source
-from swarmstack.buzz.errors import BuzzRaise, BuzzRuntimeError, BuzzSyntaxError, Frame
-from swarmstack.buzz.parser import front_end
+from swarmstack.buzz.errors import BuzzRaise, BuzzRuntimeError, BuzzSyntaxError, Frame, source_line
+from swarmstack.buzz.parser import front_end, stack_depth, stack_room
 from swarmstack.buzz.runtime import Profile, make_helpers, type_name
 from swarmstack.buzz.scanner import read_source
 from swarmstack.buzz.values import Closure, HostClosure, Table, str_bytes
@@ -77,7 +44,7 @@ _HOST_FRAMES = 3       # Python frames of a Buzz -> host -> Buzz round trip that
 
 _PROFILES: dict[str, tuple[Profile, dict]] = {}
 _PLAIN = frozenset((str, Table, Closure, HostClosure))
-_CODE_CACHE: dict[str, tuple[Any, list[Loc]]] = {}
+_CODE_CACHE: dict[str, dict] = {}
 _REGISTRY: dict[str, tuple[list[int], list[Loc], B.Program]] = {}
 _PROGRAM_CACHE: dict[tuple, tuple[B.Program, list]] = {}
 _BYTECODE_CACHE: dict[str, B.Program] = {}
@@ -123,7 +90,8 @@ def _translate(prog: B.Program, prof: Profile, count_heap: bool = False):
     cache = prog.__dict__.setdefault("_translations", {})
     hit = cache.get((prof.name, count_heap))
     if hit is None:
-        hit = cache[(prof.name, count_heap)] = _translate_uncached(prog, prof, count_heap)
+        with front_end():  # the cycle collector paused: no cycles among the generator's objects
+            hit = cache[(prof.name, count_heap)] = _translate_uncached(prog, prof, count_heap)
     return hit
 
 
@@ -162,17 +130,10 @@ class _Env:
             setattr(self, k, v)
 
 
-def _translate_uncached(prog: B.Program, prof: Profile, count_heap: bool = False):
-    with front_end():  # the cycle collector paused: no cycles among the generator's objects
-        return _translate_paused(prog, prof, count_heap)
-
-
-def _translate_paused(prog: B.Program, prof: Profile, count_heap: bool):
+def _translate_uncached(prog: B.Program, prof: Profile, count_heap: bool):
     gen = Generator(prog, prof, count_heap=count_heap)
     try:
-        units = gen.units()
-    except BuzzSyntaxError:
-        raise  # a located limit of the code generator (blocks nested too deeply ...)
+        units = gen.units()  # or a located BuzzSyntaxError at a limit of the code generator
     except (IndexError, KeyError, ValueError, TypeError, AttributeError) as e:
         # inconsistent code (a stack underflow, an unknown opcode): only from corrupt bytecode
         raise ValueError(f"bytecode cannot be loaded: {type(e).__name__}: {e}") from None
@@ -199,8 +160,19 @@ def _translate_paused(prog: B.Program, prof: Profile, count_heap: bool):
                 raise _too_complex(e, linemap, gen.locs) from None
             exec(code, ns)
             _REGISTRY[fname] = (linemap, gen.locs, prog)
-        hit = _CODE_CACHE[key] = ({name: ns[name] for name in gen.made}, gen.locs)
+        hit = _CODE_CACHE[key] = {name: ns[name] for name in gen.made}
     return hit, "\n\n".join(text for text, _ in units)
+
+
+def _buzz_location(code, lineno: int) -> tuple[Loc, B.Program] | None:
+    """The Buzz code (and its program) that a line of generated code runs, if it is one."""
+    reg = _REGISTRY.get(code.co_filename)
+    if reg is not None:
+        linemap, locs, prog = reg
+        li = linemap[lineno] if lineno < len(linemap) else -1
+        if li >= 0:
+            return locs[li], prog
+    return None
 
 
 def _too_complex(e: BaseException, linemap: list[int], locs: list[Loc]) -> Exception:
@@ -262,18 +234,15 @@ class BuzzVM:
         self._heap_threshold = 256 if self.heap_limit is None else min(256, self.heap_limit)
         self._host_ids: dict[int, int] = {}
         try:
-            (fns, self._locs), self.python_source = _translate(
-                program, self._prof, self.heap_accounting)
+            fns, self.python_source = _translate(program, self._prof, self.heap_accounting)
         except BuzzSyntaxError as e:
             if e.source_line is None:
                 e.source_line = self._source_line(e.file, e.line)
             raise
-        ns = dict(helpers)
-        ns.update(self._vm_helpers())
-        ns.update(fns)
-        self._fns = [ns[f"_f{i}"] for i in range(len(program.functions))]
-        self._checked = {id(p): ns.get(f"_c{i}", self._fns[i]) for i, p in enumerate(program.functions)}
-        self._ns = ns
+        self._helpers = helpers
+        self._fns = [fns[f"_f{i}"] for i in range(len(program.functions))]
+        self._checked = {id(p): fns.get(f"_c{i}", self._fns[i]) for i, p in enumerate(program.functions)}
+        self._env = self._make_env()
         from swarmstack.buzz import stdlib
         stdlib.install(self)
 
@@ -291,13 +260,10 @@ class BuzzVM:
         kw.setdefault("filename", prog.files[0] if prog.files else "<bytecode>")
         return cls(None, program=prog, **kw)
 
-    def _vm_helpers(self) -> dict:
+    def _make_env(self) -> _Env:
         vm = self
         G = self.globals
-        prog = self.program
-        protos = prog.functions
-        fns: list = []
-        self._fnlist = fns
+        protos = self.program.functions
         acct = self.heap_accounting
         depth = [0]
         gget = G.get
@@ -352,14 +318,11 @@ class BuzzVM:
                 return r
             if c is float:  # every float a script sees is the profile's (pow relies on it)
                 return fround(r)
-            return vm._from_host(r)
-
-        def host_caller(c: HostClosure):
-            return hcall
+            return vm.to_buzz(r)
 
         def adapt(f, n: int):
             if f.__class__ is HostClosure:
-                return host_caller(f)
+                return hcall
             if f.__class__ is Closure:
                 if n > f.nparams:
                     np = f.nparams
@@ -380,10 +343,9 @@ class BuzzVM:
                                 f"records, BBZSTACK_SIZE = {H.BBZSTACK_SIZE} stack entries)")
             depth[0] += 1
 
-        env = self._env = _Env(G=G, Gg=G.get, mkc=mkc, newt=newt if acct else Table, tput=tput,
-                               adapt=adapt, hcall=hcall, enter=enter, DEPTH=depth)
-        return {"G": G, "_Gg": G.get, "_mkc": mkc, "_newt": env.newt, "_tput": tput,
-                "_adapt": adapt, "_hcall": hcall, "_enter": enter, "_DEPTH": depth}
+        env = _Env(G=G, Gg=G.get, mkc=mkc, newt=newt if acct else Table, tput=tput,
+                   adapt=adapt, hcall=hcall, enter=enter, DEPTH=depth)
+        return env
 
     # ------------------------------------------------------------ heap model
     def _charge(self, nbytes: int) -> None:
@@ -427,22 +389,10 @@ class BuzzVM:
             self._host_ids[id(c.fn)] = i
         return i
 
-    def _from_host(self, r):
-        c = r.__class__
-        if c is int:
-            return self._prof.wrap(r) if not (self._prof.imin <= r <= self._prof.imax) else r
-        if c is bool:
-            return 1 if r else 0
-        if c is float:
-            return self._prof.fround(r)
-        if r is None or c is str or c is Table or c is Closure or c is HostClosure:
-            return r
-        return self.to_buzz(r)
-
     def make_table(self, items: dict | None = None) -> Table:
         """A table filled like Buzz code would (closures get ``self`` bound to it)."""
         t = Table()
-        tput = self._ns["_tput"]
+        tput = self._env.tput
         for k, v in (items or {}).items():
             tput(t, self.to_buzz(k), self.to_buzz(v))
         return t
@@ -544,7 +494,8 @@ class BuzzVM:
             name = fn
             fn = self.globals.get(name)
             if fn is None:
-                return self._fail_plain(f"type mismatch: cannot find function '{name}()'")
+                return self._set_error(BuzzRuntimeError(
+                    self.filename, 0, 0, f"type mismatch: cannot find function '{name}()'", []))
         args = tuple(self.to_buzz(a) for a in args)
         return self._run(fn, args)
 
@@ -558,7 +509,7 @@ class BuzzVM:
         try:
             if fn.__class__ is Closure and fn.nparams == len(args):
                 return fn.fn(fn, *args)
-            return self._ns["_adapt"](fn, len(args))(fn, *args)
+            return self._env.adapt(fn, len(args))(fn, *args)
         finally:
             sys.setrecursionlimit(limit)
 
@@ -590,13 +541,13 @@ class BuzzVM:
             old = need = 0
         else:
             old = sys.getrecursionlimit()
-            need = stack.depth() + MAX_CALL_DEPTH + 100
+            need = stack_depth() + MAX_CALL_DEPTH + 100
             if need > old:
                 sys.setrecursionlimit(need)
         try:
             if fn.__class__ is Closure and fn.nparams == len(args):
                 return fn.fn(fn, *args)
-            return self._ns["_adapt"](fn, len(args))(fn, *args)
+            return self._env.adapt(fn, len(args))(fn, *args)
         except Exception as exc:  # noqa: BLE001 - every failure becomes a located Buzz error
             self._fail(exc)
             return None
@@ -608,21 +559,13 @@ class BuzzVM:
         """``FILE:LINE:COL`` of the Buzz code running now (for host closures' messages)."""
         f = sys._getframe(1)
         while f is not None:
-            reg = _REGISTRY.get(f.f_code.co_filename)
-            if reg is not None:
-                linemap, locs, _prog = reg
-                li = linemap[f.f_lineno] if f.f_lineno < len(linemap) else -1
-                if li >= 0:
-                    loc = locs[li]
-                    return f"{loc.file}:{loc.line}:{loc.col}"
+            hit = _buzz_location(f.f_code, f.f_lineno)
+            if hit is not None:
+                return f"{hit[0].file}:{hit[0].line}:{hit[0].col}"
             f = f.f_back
         return ""
 
     # ------------------------------------------------------------ errors
-    def _fail_plain(self, message: str) -> None:
-        err = BuzzRuntimeError(self.filename, 0, 0, message, [])
-        self._set_error(err)
-
     def _set_error(self, err: BuzzRuntimeError) -> None:
         self.failed = True
         self.error = err
@@ -630,28 +573,21 @@ class BuzzVM:
             raise err
 
     def _fail(self, exc: BaseException) -> None:
-        if isinstance(exc, BuzzRaise):
+        if isinstance(exc, (BuzzRaise, BuzzRuntimeError)):
             msg = exc.message
         elif isinstance(exc, RecursionError):
             msg = f"stack overflow: call depth exceeds {MAX_CALL_DEPTH}"
         elif isinstance(exc, UnboundLocalError):
             msg = "wrong number of local variables: a local variable was read before it was set"
-        elif isinstance(exc, BuzzRuntimeError):
-            msg = exc.message
         else:
             msg = f"host error: {type(exc).__name__}: {exc}"
         frames: list[Frame] = []
         tb = exc.__traceback__
         while tb is not None:
-            code = tb.tb_frame.f_code
-            reg = _REGISTRY.get(code.co_filename)
-            if reg is not None:
-                linemap, locs, prog = reg
-                li = linemap[tb.tb_lineno] if tb.tb_lineno < len(linemap) else -1
-                if li >= 0:
-                    loc = locs[li]
-                    fname = prog.functions[loc.fid].name
-                    frames.append(Frame(fname, loc.file, loc.line, loc.col))
+            hit = _buzz_location(tb.tb_frame.f_code, tb.tb_lineno)
+            if hit is not None:
+                loc, prog = hit
+                frames.append(Frame(prog.functions[loc.fid].name, loc.file, loc.line, loc.col))
             tb = tb.tb_next
         frames.reverse()
         if isinstance(exc, RecursionError) and len(frames) > 20:
@@ -670,8 +606,7 @@ class BuzzVM:
                 src = self.sources[file] = read_source(file)
             except (OSError, ValueError):
                 return None
-        lines = src.split("\n")
-        return lines[line - 1] if 0 < line <= len(lines) else None
+        return source_line(src, line)
 
 
 _RESERVED = [0]
@@ -684,7 +619,7 @@ def reserved_stack():
     ``MAX_CALL_DEPTH`` Buzz calls made once, instead of measured on every entry (a
     multi-robot loop's hot path). Entry points called inside must be within
     ``_RESERVE_FRAMES`` frames of this block."""
-    with stack.room(_RESERVE_FRAMES + MAX_CALL_DEPTH + 100):
+    with stack_room(_RESERVE_FRAMES + MAX_CALL_DEPTH + 100):
         _RESERVED[0] += 1
         try:
             yield

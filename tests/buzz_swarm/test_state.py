@@ -20,39 +20,39 @@ def test_put_get_local():
 
 def test_receive_put_rules():
     vs = VStig(1)
-    assert vs.receive_put("k", Entry(1, 1, 4), me=0) == (M.VSTIG_PUT, "k", Entry(1, 1, 4))
-    assert vs.receive_put("k", Entry(1, 1, 4), me=0) is None  # same version
-    assert vs.receive_put("k", Entry(0, 0, 4), me=0) is None  # older
-    assert vs.receive_put("k", Entry(2, 2, 5), me=0) == (M.VSTIG_PUT, "k", Entry(2, 2, 5))
+    assert vs.receive(M.VSTIG_PUT, "k", Entry(1, 1, 4), me=0) == (M.VSTIG_PUT, "k", Entry(1, 1, 4))
+    assert vs.receive(M.VSTIG_PUT, "k", Entry(1, 1, 4), me=0) is None  # same version
+    assert vs.receive(M.VSTIG_PUT, "k", Entry(0, 0, 4), me=0) is None  # older
+    assert vs.receive(M.VSTIG_PUT, "k", Entry(2, 2, 5), me=0) == (M.VSTIG_PUT, "k", Entry(2, 2, 5))
     # conflict: same ts, different robot -> higher robot id wins
-    assert vs.receive_put("k", Entry(9, 2, 3), me=0) == (M.VSTIG_PUT, "k", Entry(2, 2, 5))
+    assert vs.receive(M.VSTIG_PUT, "k", Entry(9, 2, 3), me=0) == (M.VSTIG_PUT, "k", Entry(2, 2, 5))
     assert vs.fetch("k") == Entry(2, 2, 5)
-    assert vs.receive_put("k", Entry(7, 2, 8), me=0) == (M.VSTIG_PUT, "k", Entry(7, 2, 8))
+    assert vs.receive(M.VSTIG_PUT, "k", Entry(7, 2, 8), me=0) == (M.VSTIG_PUT, "k", Entry(7, 2, 8))
 
 
 def test_receive_query_rules():
     vs = VStig(1)
     q = Entry(None, 0, 2)
-    assert vs.receive_query("k", q, me=0) == (M.VSTIG_QUERY, "k", q)  # unknown, forward
-    assert vs.receive_query("k", Entry(3, 1, 2), me=0) == (M.VSTIG_PUT, "k", Entry(3, 1, 2))
+    assert vs.receive(M.VSTIG_QUERY, "k", q, me=0) == (M.VSTIG_QUERY, "k", q)  # unknown, forward
+    assert vs.receive(M.VSTIG_QUERY, "k", Entry(3, 1, 2), me=0) == (M.VSTIG_PUT, "k", Entry(3, 1, 2))
     vs.put("k", 4, me=0)  # ts 2
-    assert vs.receive_query("k", Entry(3, 1, 2), me=0) == (M.VSTIG_PUT, "k", Entry(4, 2, 0))
-    assert vs.receive_query("k", Entry(5, 3, 2), me=0) == (M.VSTIG_PUT, "k", Entry(5, 3, 2))
-    assert vs.receive_query("k", Entry(5, 3, 2), me=0) is None
+    assert vs.receive(M.VSTIG_QUERY, "k", Entry(3, 1, 2), me=0) == (M.VSTIG_PUT, "k", Entry(4, 2, 0))
+    assert vs.receive(M.VSTIG_QUERY, "k", Entry(5, 3, 2), me=0) == (M.VSTIG_PUT, "k", Entry(5, 3, 2))
+    assert vs.receive(M.VSTIG_QUERY, "k", Entry(5, 3, 2), me=0) is None
 
 
 def test_conflict_lost_hook_and_custom_resolver():
     lost = []
     vs = VStig(1)
     vs.put("k", "mine", me=1)
-    out = vs.receive_put("k", Entry("theirs", 1, 7), 1, default_resolve, lambda k, e: lost.append((k, e)))
+    out = vs.receive(M.VSTIG_PUT, "k", Entry("theirs", 1, 7), 1, default_resolve, lambda k, e: lost.append((k, e)))
     assert out == (M.VSTIG_PUT, "k", Entry("theirs", 1, 7))
     assert lost == [("k", Entry("mine", 1, 1))]
     # a resolver that keeps the lower id
     vs2 = VStig(1)
     vs2.put("k", "mine", me=1)
     low = lambda k, l, r: (l if l.robot < r.robot else r).copy()
-    assert vs2.receive_put("k", Entry("theirs", 1, 7), 1, low, lambda k, e: lost.append(k)) == \
+    assert vs2.receive(M.VSTIG_PUT, "k", Entry("theirs", 1, 7), 1, low, lambda k, e: lost.append(k)) == \
         (M.VSTIG_PUT, "k", Entry("mine", 1, 1))
     assert len(lost) == 1
 

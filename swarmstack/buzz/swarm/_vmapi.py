@@ -1,8 +1,8 @@
-"""The few VM entry points the swarm layer uses, in one place.
+"""The few VM entry points the swarm layer uses, and the argument checks its host closures share.
 
 Keeping them here means the swarm layer depends on a handful of documented embedding calls
-(``call``, raising a runtime error from a host closure, the current source location), and a
-test double only has to provide those.
+(``call``, ``call_value``, raising a runtime error from a host closure), and a test double
+only has to provide those.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from swarmstack.buzz.errors import BuzzRaise
+from swarmstack.buzz.values import Closure, HostClosure
 
 
 class SwarmRuntimeError(BuzzRaise):
@@ -36,12 +37,30 @@ def fail(vm: Any, message: str) -> None:
     raise SwarmRuntimeError(message)
 
 
-def location(vm: Any) -> str:
-    """``FILE:LINE:COL`` of the instruction being executed, when the VM can tell."""
-    loc = getattr(vm, "location", None)
-    if callable(loc):
-        try:
-            return str(loc())
-        except Exception:  # pragma: no cover - best effort only
-            return ""
-    return str(loc) if loc else ""
+def type_name(v: Any) -> str:
+    if v is None:
+        return "nil"
+    if isinstance(v, (bool, int)):
+        return "integer"
+    for cls, name in ((float, "float"), (str, "string"), (dict, "table"),
+                      ((Closure, HostClosure), "closure")):
+        if isinstance(v, cls):
+            return name
+    return type(v).__name__
+
+
+_IS = {"integer": lambda v: type(v) is int, "string": lambda v: isinstance(v, str),
+       "table": lambda v: isinstance(v, dict),
+       "closure": lambda v: isinstance(v, (Closure, HostClosure))}
+
+
+def expect(vm: Any, v: Any, what: str) -> Any:
+    """``v`` when it is a ``what`` (integer, string, table, closure), else a type mismatch."""
+    if not _IS[what](v):
+        fail(vm, f"type mismatch: expected {what}, got {type_name(v)}")
+    return v
+
+
+def nargs(vm: Any, name: str, args: tuple, n: int) -> None:
+    if len(args) != n:
+        fail(vm, f"{name}: expected {n} argument{'s' if n != 1 else ''}, got {len(args)}")

@@ -24,10 +24,8 @@ def fmt_value(v: Any, depth: int = 0, limit: int = 60) -> str:
     """A short, Buzz-flavoured rendering of a value for the summary."""
     if v is None:
         s = "nil"
-    elif isinstance(v, bool):
+    elif isinstance(v, int):  # bools too
         s = str(int(v))
-    elif isinstance(v, int):
-        s = str(v)
     elif isinstance(v, float):
         s = f"{v:f}"
     elif isinstance(v, str):
@@ -67,9 +65,8 @@ def print_summary(run: SwarmRun, console) -> None:
 
     table = RichTable(title=f"{len(run.robots)} robot(s), {run.steps} step(s)")
     table.add_column("robot", justify="right")
-    table.add_column("status")
-    table.add_column("globals")
-    table.add_column("stigmergy")
+    for column in ("status", "globals", "stigmergy"):
+        table.add_column(column)
     for r in run.robots:
         status = Text("failed", style="red") if r.failed else Text("ok")
         g = "\n".join(f"{display(str(k))} = {fmt_value(v)}" for k, v in sorted(r.globals.items())

@@ -135,10 +135,6 @@ class Harness:
             [RobotResult(i) for i in range(self.n)]
 
     @property
-    def vms(self) -> list[Any]:
-        return [r.vm for r in self.robots]
-
-    @property
     def services(self) -> list[Any]:
         return [r.service for r in self.robots]
 
@@ -157,9 +153,7 @@ class Harness:
         commands = self.commands
 
         def goto(vm, *args):
-            if len(args) < 2:
-                return None
-            return direct(None, args[0], args[1])
+            return direct(None, *args[:2]) if len(args) >= 2 else None
 
         def direct(_c, x, y):  # goto(x, y) called from Buzz with exactly two arguments
             if x.__class__ in _NUMBERS and y.__class__ in _NUMBERS:
@@ -216,14 +210,8 @@ class Harness:
 
     def _pose(self, rid: int) -> Table:
         x, y, z = self.topology.positions[rid]
-        position = Table()
-        position["x"], position["y"], position["z"] = float(x), float(y), float(z)
-        orientation = Table()
-        orientation["yaw"], orientation["pitch"], orientation["roll"] = 0.0, 0.0, 0.0
-        pose = Table()
-        pose["position"] = position
-        pose["orientation"] = orientation
-        return pose
+        return Table(position=Table(x=float(x), y=float(y), z=float(z)),
+                     orientation=Table(yaw=0.0, pitch=0.0, roll=0.0))
 
     def _apply_moves(self) -> None:
         pos = self.topology.positions
@@ -261,9 +249,6 @@ class Harness:
     # ------------------------------------------------------------ helpers for experiments
     def get_global(self, rid: int, name: str) -> Any:
         return self.robots[rid].get_global(name) if self.robots else None
-
-    def alive(self) -> list[int]:
-        return [r.id for r in self.robots if not r.result.failed]
 
 
 def run_swarm(source: str, n: int, steps: int, **kwargs: Any) -> SwarmRun:

@@ -56,14 +56,11 @@ VSTIG_PUT = 2
 VSTIG_QUERY = 3
 SWARM_JOIN = 4
 SWARM_LEAVE = 5
-KIND_COUNT = 6
-KIND_NAMES = ("broadcast", "swarm_list", "vstig_put", "vstig_query", "swarm_join", "swarm_leave")
 
 T_NIL, T_INT, T_F32, T_F64, T_STR, T_TABLE, T_F16 = range(7)
 
-_F16 = struct.Struct("<e")
-_F32 = struct.Struct("<f")
-_F64 = struct.Struct("<d")
+_F16, _F32, _F64 = struct.Struct("<e"), struct.Struct("<f"), struct.Struct("<d")
+_FLOATS = {T_F16: _F16, T_F32: _F32, T_F64: _F64}
 
 
 class WireError(ValueError):
@@ -100,23 +97,21 @@ def get_uvarint(data: bytes, pos: int) -> tuple[int, int]:
             raise WireError("varint too long")
 
 
-def uvarint_size(n: int) -> int:
-    size = 1
-    while n >= 0x80:
-        n >>= 7
-        size += 1
-    return size
-
-
-def _zigzag(n: int) -> int:
-    return (n << 1) if n >= 0 else ((-n << 1) - 1)
-
-
-def _unzigzag(z: int) -> int:
-    return (z >> 1) if not (z & 1) else -((z + 1) >> 1)
-
-
 # ---------------------------------------------------------------- values
+
+def _put_str(buf: bytearray, s: str) -> None:
+    raw = s.encode("utf-8", "surrogatepass")
+    put_uvarint(buf, len(raw))
+    buf += raw
+
+
+def _get_str(data: bytes, pos: int, what: str) -> tuple[str, int]:
+    n, pos = get_uvarint(data, pos)
+    end = pos + n
+    if end > len(data):
+        raise WireError(f"truncated {what}")
+    return data[pos:end].decode("utf-8", "surrogatepass"), end
+
 
 def put_value(buf: bytearray, v: Any) -> None:
     """Append the tagged encoding of Buzz value ``v``."""
@@ -125,31 +120,23 @@ def put_value(buf: bytearray, v: Any) -> None:
         buf.append(T_NIL)
     elif t is int or t is bool:
         buf.append(T_INT)
-        put_uvarint(buf, _zigzag(int(v)))
+        n = int(v)
+        put_uvarint(buf, n << 1 if n >= 0 else (-n << 1) - 1)  # zig-zag
     elif t is float:
-        try:
-            packed = _F16.pack(v)
-        except OverflowError:
-            packed = None
-        if packed is not None and (_F16.unpack(packed)[0] == v or v != v):
-            buf.append(T_F16)
-            buf += packed
-            return
-        try:
-            packed = _F32.pack(v)
-        except OverflowError:
-            packed = None
-        if packed is not None and _F32.unpack(packed)[0] == v:
-            buf.append(T_F32)
-            buf += packed
-        else:
-            buf.append(T_F64)
-            buf += _F64.pack(v)
+        for tag, fmt in ((T_F16, _F16), (T_F32, _F32)):  # the narrowest that keeps the value
+            try:
+                packed = fmt.pack(v)
+            except OverflowError:
+                continue
+            if fmt.unpack(packed)[0] == v or (tag == T_F16 and v != v):
+                buf.append(tag)
+                buf += packed
+                return
+        buf.append(T_F64)
+        buf += _F64.pack(v)
     elif t is str:
-        raw = v.encode("utf-8", "surrogatepass")
         buf.append(T_STR)
-        put_uvarint(buf, len(raw))
-        buf += raw
+        _put_str(buf, v)
     elif isinstance(v, dict):
         buf.append(T_TABLE)
         put_uvarint(buf, len(v))
@@ -170,27 +157,16 @@ def get_value(data: bytes, pos: int) -> tuple[Any, int]:
     pos += 1
     if tag == T_INT:
         z, pos = get_uvarint(data, pos)
-        return _unzigzag(z), pos
+        return (z >> 1 if not z & 1 else -((z + 1) >> 1)), pos
     if tag == T_STR:
-        n, pos = get_uvarint(data, pos)
-        end = pos + n
-        if end > len(data):
-            raise WireError("truncated string")
-        return data[pos:end].decode("utf-8", "surrogatepass"), end
+        return _get_str(data, pos, "string")
     if tag == T_NIL:
         return None, pos
-    if tag == T_F16:
-        if pos + 2 > len(data):
+    fmt = _FLOATS.get(tag)
+    if fmt is not None:
+        if pos + fmt.size > len(data):
             raise WireError("truncated float")
-        return _F16.unpack_from(data, pos)[0], pos + 2
-    if tag == T_F32:
-        if pos + 4 > len(data):
-            raise WireError("truncated float")
-        return _F32.unpack_from(data, pos)[0], pos + 4
-    if tag == T_F64:
-        if pos + 8 > len(data):
-            raise WireError("truncated float")
-        return _F64.unpack_from(data, pos)[0], pos + 8
+        return fmt.unpack_from(data, pos)[0], pos + fmt.size
     if tag == T_TABLE:
         n, pos = get_uvarint(data, pos)
         t = Table()
@@ -216,102 +192,85 @@ def value_size(v: Any) -> int:
 #   (SWARM_LIST, (id, ...))
 #   (VSTIG_PUT | VSTIG_QUERY, vstig_id, key, value, timestamp, robot)
 #   (SWARM_JOIN | SWARM_LEAVE, swarm_id)
+# so the Buzz values a message carries are ``m[2:4]`` (none for the swarm messages).
 
-def encode_broadcast(topic: str, value: Any) -> bytes:
-    buf = bytearray((BROADCAST,))
-    raw = topic.encode("utf-8", "surrogatepass")
-    put_uvarint(buf, len(raw))
-    buf += raw
-    put_value(buf, value)
-    return bytes(buf)
-
-
-def encode_swarm_list(ids) -> bytes:
+def _put_ids(buf: bytearray, ids) -> None:
     ids = list(ids)
-    buf = bytearray((SWARM_LIST,))
     put_uvarint(buf, len(ids))
     for i in ids:
         put_uvarint(buf, i)
-    return bytes(buf)
 
 
-def encode_swarm_joinleave(kind: int, swarm_id: int) -> bytes:
-    if kind not in (SWARM_JOIN, SWARM_LEAVE):
-        raise ValueError("kind must be SWARM_JOIN or SWARM_LEAVE")
-    buf = bytearray((kind,))
-    put_uvarint(buf, swarm_id)
-    return bytes(buf)
+def _get_ids(data: bytes, pos: int) -> tuple[tuple, int]:
+    n, pos = get_uvarint(data, pos)
+    ids = []
+    for _ in range(n):
+        i, pos = get_uvarint(data, pos)
+        ids.append(i)
+    return tuple(ids), pos
 
 
-def encode_vstig(kind: int, vstig_id: int, key: Any, value: Any, timestamp: int, robot: int) -> bytes:
-    if kind not in (VSTIG_PUT, VSTIG_QUERY):
-        raise ValueError("kind must be VSTIG_PUT or VSTIG_QUERY")
-    buf = bytearray((kind,))
-    put_uvarint(buf, vstig_id)
-    put_value(buf, key)
-    put_value(buf, value)
-    put_uvarint(buf, timestamp)
-    put_uvarint(buf, robot)
-    return bytes(buf)
+_UVARINT, _VALUE = (put_uvarint, get_uvarint), (put_value, get_value)
+# per kind, the (writer, reader) of each field of the tuple after the kind (see the table above)
+_FIELDS = {BROADCAST: ((_put_str, lambda data, pos: _get_str(data, pos, "topic")), _VALUE),
+           SWARM_LIST: ((_put_ids, _get_ids),),
+           VSTIG_PUT: (_UVARINT, _VALUE, _VALUE, _UVARINT, _UVARINT),
+           VSTIG_QUERY: (_UVARINT, _VALUE, _VALUE, _UVARINT, _UVARINT),
+           SWARM_JOIN: (_UVARINT,), SWARM_LEAVE: (_UVARINT,)}
 
 
 def encode_message(msg: tuple) -> bytes:
     """Encode a decoded-message tuple (see above) back to bytes."""
-    kind = msg[0]
-    if kind == BROADCAST:
-        return encode_broadcast(msg[1], msg[2])
-    if kind == SWARM_LIST:
-        return encode_swarm_list(msg[1])
-    if kind in (VSTIG_PUT, VSTIG_QUERY):
-        return encode_vstig(*msg)
-    if kind in (SWARM_JOIN, SWARM_LEAVE):
-        return encode_swarm_joinleave(kind, msg[1])
-    raise ValueError(f"unknown message kind {kind}")
+    fields = _FIELDS.get(msg[0])
+    if fields is None:
+        raise ValueError(f"unknown message kind {msg[0]}")
+    buf = bytearray((msg[0],))
+    for (put, _get), x in zip(fields, msg[1:]):
+        put(buf, x)
+    return bytes(buf)
 
 
 def decode_message(data: bytes) -> tuple:
     """Decode one message; raise :class:`WireError` if malformed or if bytes are left over."""
     if not data:
         raise WireError("empty message")
-    kind = data[0]
-    pos = 1
-    if kind == BROADCAST:
-        n, pos = get_uvarint(data, pos)
-        end = pos + n
-        if end > len(data):
-            raise WireError("truncated topic")
-        topic = data[pos:end].decode("utf-8", "surrogatepass")
-        value, pos = get_value(data, end)
-        msg = (BROADCAST, topic, value)
-    elif kind == SWARM_LIST:
-        n, pos = get_uvarint(data, pos)
-        ids = []
-        for _ in range(n):
-            i, pos = get_uvarint(data, pos)
-            ids.append(i)
-        msg = (SWARM_LIST, tuple(ids))
-    elif kind == VSTIG_PUT or kind == VSTIG_QUERY:
-        vid, pos = get_uvarint(data, pos)
-        key, pos = get_value(data, pos)
-        value, pos = get_value(data, pos)
-        ts, pos = get_uvarint(data, pos)
-        robot, pos = get_uvarint(data, pos)
-        msg = (kind, vid, key, value, ts, robot)
-    elif kind == SWARM_JOIN or kind == SWARM_LEAVE:
-        sid, pos = get_uvarint(data, pos)
-        msg = (kind, sid)
-    else:
-        raise WireError(f"unknown message kind {kind}")
+    fields = _FIELDS.get(data[0])
+    if fields is None:
+        raise WireError(f"unknown message kind {data[0]}")
+    msg, pos = [data[0]], 1
+    for _put, get in fields:
+        x, pos = get(data, pos)
+        msg.append(x)
     if pos != len(data):
         raise WireError("trailing bytes after message")
-    return msg
+    return tuple(msg)
+
+
+def encode_broadcast(topic: str, value: Any) -> bytes:
+    return encode_message((BROADCAST, topic, value))
+
+
+def encode_swarm_list(ids) -> bytes:
+    return encode_message((SWARM_LIST, ids))
+
+
+def encode_swarm_joinleave(kind: int, swarm_id: int) -> bytes:
+    if kind not in (SWARM_JOIN, SWARM_LEAVE):
+        raise ValueError("kind must be SWARM_JOIN or SWARM_LEAVE")
+    return encode_message((kind, swarm_id))
+
+
+def encode_vstig(kind: int, vstig_id: int, key: Any, value: Any, timestamp: int, robot: int) -> bytes:
+    if kind not in (VSTIG_PUT, VSTIG_QUERY):
+        raise ValueError("kind must be VSTIG_PUT or VSTIG_QUERY")
+    return encode_message((kind, vstig_id, key, value, timestamp, robot))
 
 
 # ---------------------------------------------------------------- frames
 
 def frame_record_size(msg: bytes) -> int:
     """Bytes a message takes inside a frame (its length prefix included)."""
-    return uvarint_size(len(msg)) + len(msg)
+    return len(msg) + max(1, -(-len(msg).bit_length() // 7))
 
 
 def pack_frame(messages) -> bytes:
@@ -345,31 +304,16 @@ def decode_frame(frame: bytes) -> tuple[list[tuple], bool]:
     table: callers that hand one decoded frame to several receivers must copy it then.
     """
     msgs = [decode_message(m) for m in unpack_frame(frame)]
-    mutable = False
-    for m in msgs:
-        k = m[0]
-        if (k == BROADCAST and isinstance(m[2], dict)) or (
-            (k == VSTIG_PUT or k == VSTIG_QUERY) and (isinstance(m[2], dict) or isinstance(m[3], dict))
-        ):
-            mutable = True
-            break
-    return msgs, mutable
+    return msgs, any(isinstance(x, dict) for m in msgs for x in m[2:4])
 
 
 def copy_value(v: Any) -> Any:
     """Deep copy of a decoded value (only tables are mutable)."""
     if isinstance(v, dict):
-        t = Table()
-        for k, x in v.items():
-            t[k] = copy_value(x)
-        return t
+        return Table((k, copy_value(x)) for k, x in v.items())
     return v
 
 
 def copy_message(m: tuple) -> tuple:
-    k = m[0]
-    if k == BROADCAST:
-        return (k, m[1], copy_value(m[2]))
-    if k == VSTIG_PUT or k == VSTIG_QUERY:
-        return (k, m[1], copy_value(m[2]), copy_value(m[3]), m[4], m[5])
-    return m
+    """``m`` with its values (``m[2:4]``) copied."""
+    return m[:2] + tuple(copy_value(x) for x in m[2:4]) + m[4:]

@@ -26,11 +26,12 @@ and a structure the script has dropped is handed out again (see :meth:`NeighborM
 from __future__ import annotations
 
 import sys
+from functools import partialmethod
 from typing import Any
 
 from swarmstack.buzz.values import Closure, HostClosure, Table
 
-from ._vmapi import call, fail
+from ._vmapi import call, expect, nargs
 
 # ``svc``: the robot's ``service.SwarmService``, which makes these tables
 
@@ -53,40 +54,6 @@ _N_METHODS = 8
 _T_REFS = 3
 _MADE_REFS = _N_METHODS + 3
 _CLOSURE_REFS = _N_METHODS * (3 + _refs_through_map())
-
-
-def _is_closure(v: Any) -> bool:
-    return isinstance(v, (Closure, HostClosure))
-
-
-def _truthy(v: Any) -> bool:
-    return v is not None and not (type(v) is int and v == 0)
-
-
-def _nargs(vm, name: str, args: tuple, n: int) -> None:
-    if len(args) != n:
-        fail(vm, f"{name}: expected {n} argument{'s' if n != 1 else ''}, got {len(args)}")
-
-
-def _closure_arg(vm, name: str, f: Any) -> None:
-    if not _is_closure(f):
-        fail(vm, f"type mismatch: expected closure, got {type_name(f)}")
-
-
-def type_name(v: Any) -> str:
-    if v is None:
-        return "nil"
-    if isinstance(v, bool) or isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "float"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, dict):
-        return "table"
-    if _is_closure(v):
-        return "closure"
-    return type(v).__name__
 
 
 class _Made:
@@ -126,27 +93,18 @@ class NeighborMethods:
         self.entries: list[tuple[str, Any, Any, int]] = []
         self.extra: list[tuple[str, Any, Any, int]] = []
         for name, arity, extra in self.SPECS:
-            impl = getattr(self, "_" + name)
-            fn, direct = self._entries(name, impl, arity)
-            (self.extra if extra else self.entries).append((name, "neighbors." + name, fn, direct, arity))
+            qual = "neighbors." + name
+            fn, direct = self._entries(qual, getattr(self, "_" + name), arity)
+            (self.extra if extra else self.entries).append((name, qual, fn, direct, arity))
 
     @staticmethod
-    def _entries(name: str, impl, arity: int):
-        qual = "neighbors." + name
-
+    def _entries(qual: str, impl, arity: int):
         def fn(vm, *args):
-            _nargs(vm, qual, args, arity)
+            nargs(vm, qual, args, arity)
             return impl(vm.self, *args)
 
-        if arity == 0:
-            def direct(c):
-                return impl(c.self_table)
-        elif arity == 1:
-            def direct(c, a):
-                return impl(c.self_table, a)
-        else:
-            def direct(c, a, b):
-                return impl(c.self_table, a, b)
+        def direct(c, *args):  # called with exactly ``arity`` arguments
+            return impl(c.self_table, *args)
         return fn, direct
 
     # ------------------------------------------------------------ structures
@@ -198,109 +156,66 @@ class NeighborMethods:
         p = _poses(bound)
         return 0 if p is None else len(p)
 
+    def _calls(self, p: Table, f) -> list:
+        """``(id, data, f(id, data))`` for every neighbour, in order."""
+        vm = self.svc.vm
+        expect(vm, f, "closure")
+        fast = f.__class__ is Closure and f.nparams == 2  # the VM's own fast path, inlined
+        out = []
+        for rid, d in list(p.items()):
+            out.append((rid, d, f.fn(f, rid, d) if fast else call(vm, f, rid, d)))
+        return out
+
     def _foreach(self, bound, f):
         p = _poses(bound)
-        if p is None:
-            return None
-        vm = self.svc.vm
-        _closure_arg(vm, "neighbors.foreach", f)
-        if f.__class__ is Closure and f.nparams == 2:  # the VM's own fast path, inlined
-            ff = f.fn
-            for rid, d in list(p.items()):
-                ff(f, rid, d)
-        else:
-            for rid, d in list(p.items()):
-                call(vm, f, rid, d)
-        return None
+        if p is not None:
+            self._calls(p, f)
 
     def _map(self, bound, f):
         p = _poses(bound)
-        if p is None:
-            return self.make(None)
-        vm = self.svc.vm
-        _closure_arg(vm, "neighbors.map", f)
-        out = Table()
-        if f.__class__ is Closure and f.nparams == 2:
-            ff = f.fn
-            for rid, d in list(p.items()):
-                r = ff(f, rid, d)
-                if r is not None:
-                    out[rid] = r
-        else:
-            for rid, d in list(p.items()):
-                r = call(vm, f, rid, d)
-                if r is not None:
-                    out[rid] = r
-        return self.make(out)
+        return self.make(None if p is None else
+                         Table((rid, r) for rid, _d, r in self._calls(p, f) if r is not None))
 
     def _reduce(self, bound, f, acc):
         p = _poses(bound)
-        if p is None:
-            return acc
-        vm = self.svc.vm
-        _closure_arg(vm, "neighbors.reduce", f)
-        if f.__class__ is Closure and f.nparams == 3:
-            ff = f.fn
+        if p is not None:
+            vm = self.svc.vm
+            expect(vm, f, "closure")
+            fast = f.__class__ is Closure and f.nparams == 3
             for rid, d in list(p.items()):
-                acc = ff(f, rid, d, acc)
-        else:
-            for rid, d in list(p.items()):
-                acc = call(vm, f, rid, d, acc)
+                acc = f.fn(f, rid, d, acc) if fast else call(vm, f, rid, d, acc)
         return acc
 
     def _filter(self, bound, f):
         p = _poses(bound)
-        if p is None:
-            return self.make(None)
-        vm = self.svc.vm
-        _closure_arg(vm, "neighbors.filter", f)
-        out = Table()
-        for rid, d in list(p.items()):
-            if _truthy(call(vm, f, rid, d)):
-                out[rid] = d
-        return self.make(out)
+        return self.make(None if p is None else
+                         Table((rid, d) for rid, d, r in self._calls(p, f) if not (r is None or (type(r) is int and r == 0))))
 
-    def _kin(self, bound):
+    def _members(self, bound, kin: bool):
+        """``kin()`` / ``nonkin()``: the neighbours in / not in the swarm whose ``exec`` runs."""
         svc = self.svc
-        svc.check_no_kin(svc.vm, "neighbors.kin()")
-        p = _poses(bound)
-        if p is None:
-            return self.make(None)
-        sid = svc.swarm.current()
-        if sid is None:
-            return self.make(Table(p))
-        robot_in = svc.swarm.robot_in
-        return self.make(Table((r, d) for r, d in p.items() if robot_in(r, sid)))
-
-    def _nonkin(self, bound):
-        svc = self.svc
-        svc.check_no_kin(svc.vm, "neighbors.nonkin()")
-        sid = svc.swarm.current()
-        p = _poses(bound)
-        if sid is None or p is None:
+        svc.check_no_kin(svc.vm, f"neighbors.{'kin' if kin else 'nonkin'}()")
+        p, sid = _poses(bound), svc.swarm.current()
+        if p is None or (sid is None and not kin):
             return self.make(None)
         robot_in = svc.swarm.robot_in
-        return self.make(Table((r, d) for r, d in p.items() if not robot_in(r, sid)))
+        return self.make(Table((r, d) for r, d in p.items() if sid is None or robot_in(r, sid) == kin))
+
+    _kin = partialmethod(_members, kin=True)
+    _nonkin = partialmethod(_members, kin=False)
 
     def _broadcast(self, bound, topic, value):
         svc = self.svc
-        if not isinstance(topic, str):
-            fail(svc.vm, f"type mismatch: expected string, got {type_name(topic)}")
+        expect(svc.vm, topic, "string")
         svc.check_broadcast_value(svc.vm, value)
         svc.out.append_broadcast(topic, value)
-        return None
 
     def _listen(self, bound, topic, f):
         svc = self.svc
-        if not isinstance(topic, str):
-            fail(svc.vm, f"type mismatch: expected string, got {type_name(topic)}")
-        _closure_arg(svc.vm, "neighbors.listen", f)
-        svc.listeners[topic] = f
-        return None
+        expect(svc.vm, topic, "string")
+        svc.listeners[topic] = expect(svc.vm, f, "closure")
 
     def _ignore(self, bound, topic):
         svc = self.svc
-        if not isinstance(topic, str):
-            fail(svc.vm, f"type mismatch: expected string, got {type_name(topic)}")
+        expect(svc.vm, topic, "string")
         svc.listeners.pop(topic, None)
-        return None

@@ -21,6 +21,7 @@ frame could never be sent and is discarded (counted in ``oversize``), as the ref
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import swarmstack.buzz.swarm.messages as M
@@ -33,15 +34,15 @@ def hashable_key(key: Any) -> Any:
     return key
 
 
+@dataclass(eq=False, slots=True)
 class _VRec:
-    __slots__ = ("kind", "timestamp", "data", "alive", "hkey")
+    """A queued stigmergy message (withdrawn: not ``alive``)."""
 
-    def __init__(self, kind: int, timestamp: int, data: bytes, hkey: tuple):
-        self.hkey = hkey
-        self.kind = kind
-        self.timestamp = timestamp
-        self.data = data
-        self.alive = True
+    kind: int
+    timestamp: int
+    data: bytes
+    hkey: tuple
+    alive: bool = True
 
 
 class OutQueue:
@@ -78,34 +79,22 @@ class OutQueue:
         self.leave.clear()
 
     def append_swarm_joinleave(self, kind: int, swarm_id: int) -> None:
-        if self.swarm_list is not None:
-            if swarm_id in self.swarm_list:
-                if kind == M.SWARM_LEAVE:
-                    self.swarm_list.remove(swarm_id)
-            elif kind == M.SWARM_JOIN:
-                self.swarm_list.append(swarm_id)
+        ids = self.swarm_list
+        if ids is not None:  # a queued list says it all: edit it
+            if kind == M.SWARM_JOIN and swarm_id not in ids:
+                ids.append(swarm_id)
+            elif kind == M.SWARM_LEAVE and swarm_id in ids:
+                ids.remove(swarm_id)
             return
-        if kind == M.SWARM_JOIN:
-            if swarm_id not in self.join:
-                self.join.append(swarm_id)
-            if swarm_id in self.leave:
-                self.leave.remove(swarm_id)
-        else:
-            if swarm_id in self.join:
-                self.join.remove(swarm_id)
-            if swarm_id not in self.leave:
-                self.leave.append(swarm_id)
+        add, withdraw = (self.join, self.leave) if kind == M.SWARM_JOIN else (self.leave, self.join)
+        if swarm_id not in add:
+            add.append(swarm_id)
+        if swarm_id in withdraw:
+            withdraw.remove(swarm_id)
 
     # ------------------------------------------------------------ inspection
     def __len__(self) -> int:
-        return (
-            len(self.broadcast)
-            + (self.swarm_list is not None)
-            + sum(r.alive for r in self.vput)
-            + sum(r.alive for r in self.vquery)
-            + len(self.join)
-            + len(self.leave)
-        )
+        return len(self.pending())
 
     def pending(self) -> list[bytes]:
         """Every queued message, encoded, in sending order (does not consume)."""
@@ -125,89 +114,39 @@ class OutQueue:
                 or self.join or self.leave):
             return b""  # the common step: nothing to say (the empty frame still marks presence)
         buf = bytearray()
-        used = 0
-        # BROADCAST
-        bq = self.broadcast
-        while bq:
-            m = bq[0]
-            r = M.frame_record_size(m)
-            if cap is not None:
-                if r > cap:
-                    bq.popleft()
-                    self.oversize += 1
-                    continue
-                if used + r > cap:
-                    return bytes(buf)
-            M.put_uvarint(buf, len(m))
-            buf += m
-            used += r
-            bq.popleft()
-        # SWARM_LIST
-        if self.swarm_list is not None:
-            m = M.encode_swarm_list(self.swarm_list)
+        for m in self._consume():
             r = M.frame_record_size(m)
             if cap is not None and r > cap:
-                self.swarm_list = None
                 self.oversize += 1
-            elif cap is not None and used + r > cap:
-                return bytes(buf)
+            elif cap is not None and len(buf) + r > cap:
+                break
             else:
                 M.put_uvarint(buf, len(m))
                 buf += m
-                used += r
-                self.swarm_list = None
-        # VSTIG_PUT then VSTIG_QUERY
-        for q in (self.vput, self.vquery):
-            while q:
-                rec = q[0]
-                if not rec.alive:
-                    q.popleft()
-                    continue
-                m = rec.data
-                r = M.frame_record_size(m)
-                if cap is not None:
-                    if r > cap:
-                        self._vdone(q)
-                        self.oversize += 1
-                        continue
-                    if used + r > cap:
-                        return bytes(buf)
-                M.put_uvarint(buf, len(m))
-                buf += m
-                used += r
-                self._vdone(q)
-        # SWARM_JOIN then SWARM_LEAVE
-        for kind, lst in ((M.SWARM_JOIN, self.join), (M.SWARM_LEAVE, self.leave)):
-            while lst:
-                m = M.encode_swarm_joinleave(kind, lst[0])
-                r = M.frame_record_size(m)
-                if cap is not None:
-                    if r > cap:
-                        lst.pop(0)
-                        self.oversize += 1
-                        continue
-                    if used + r > cap:
-                        return bytes(buf)
-                M.put_uvarint(buf, len(m))
-                buf += m
-                used += r
-                lst.pop(0)
         return bytes(buf)
 
-    def _vdone(self, q: deque) -> None:
-        rec = q.popleft()
-        rec.alive = False
-        if self._vindex.get(rec.hkey) is rec:
-            del self._vindex[rec.hkey]
-
-    def clear(self) -> None:
-        self.broadcast.clear()
-        self.vput.clear()
-        self.vquery.clear()
-        self._vindex.clear()
-        self.swarm_list = None
-        self.join.clear()
-        self.leave.clear()
+    def _consume(self):
+        """The queued messages in sending order: each leaves the queue when the next one is
+        asked for (a message the caller stops at stays queued)."""
+        bq = self.broadcast
+        while bq:
+            yield bq[0]
+            bq.popleft()
+        if self.swarm_list is not None:
+            yield M.encode_swarm_list(self.swarm_list)
+            self.swarm_list = None
+        for q in (self.vput, self.vquery):
+            while q:
+                if q[0].alive:
+                    yield q[0].data
+                rec = q.popleft()
+                rec.alive = False
+                if self._vindex.get(rec.hkey) is rec:
+                    del self._vindex[rec.hkey]
+        for kind, ids in ((M.SWARM_JOIN, self.join), (M.SWARM_LEAVE, self.leave)):
+            while ids:
+                yield M.encode_swarm_joinleave(kind, ids[0])
+                ids.pop(0)
 
 
 __all__ = ["OutQueue", "hashable_key"]

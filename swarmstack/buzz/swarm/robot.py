@@ -2,13 +2,9 @@
 
 :class:`BuzzRobot` is the single per-robot step used by the standalone harness
 (:mod:`.harness`) and by the simulator's Buzz controllers: whatever drives the robots (an
-in-memory radio or the simulated range-and-bearing medium), a robot's step is
-
-1. sensors   -- the host's ``sense(robot)`` callback sets the sensor globals;
-2. incoming  -- the packets heard are handed to the swarm layer (neighbours, listeners,
-                stigmergy, swarm gossip);
-3. ``step()`` -- the script;
-4. outgoing  -- the out queue is packed into one frame within the payload cap.
+in-memory radio or the simulated range-and-bearing medium), a robot's step is the control
+step of :mod:`.service` -- sensors (the host's ``sense(robot)`` callback), incoming
+messages, ``step()``, outgoing frame.
 
 A runtime error anywhere marks the robot failed (:attr:`BuzzRobot.result`), with the error,
 the Buzz stack trace and where it happened ("step 12 (incoming messages)", ...); a failed
@@ -181,11 +177,5 @@ def globals_of(vm: Any) -> dict[str, Any]:
 
 def user_globals(vm: Any, builtins: dict[str, Any]) -> dict[str, Any]:
     """Globals the script defined or changed (builtins still holding their value are left out)."""
-    out = {}
-    for k, v in globals_of(vm).items():
-        if k in builtins and builtins[k] is v:
-            continue
-        if v is None:
-            continue
-        out[k] = v
-    return out
+    return {k: v for k, v in globals_of(vm).items()
+            if v is not None and not (k in builtins and builtins[k] is v)}

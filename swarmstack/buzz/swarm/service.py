@@ -119,9 +119,7 @@ class SwarmService:
             # distance/azimuth/elevation as the VM's floats (binary32 for Buzz: the reference
             # pushes C floats)
             if f32 is not None:  # the three at once, without a call
-                f32[0] = d
-                f32[1] = az
-                f32[2] = el
+                f32[0], f32[1], f32[2] = d, az, el
                 d, az, el = f32
             else:
                 d, az, el = f(d), f(az), f(el)
@@ -140,8 +138,7 @@ class SwarmService:
                     ms = [M.copy_message(m) for m in ms]
             else:
                 ms = self._decode(payload)[1]
-            for m in ms:
-                msgs.append((sender, m))
+            msgs.extend((sender, m) for m in ms)
         self.neighbors["poses"] = poses
         # remembered when it was a list with one empty packet per sender
         silent = silent and len(heard) == len(poses) and isinstance(inbox, list)
@@ -175,7 +172,6 @@ class SwarmService:
 
     def _dispatch(self, sender: int, m: tuple) -> None:
         kind = m[0]
-        me = self.robot_id
         if kind == M.BROADCAST:
             f = self.listeners.get(m[1])
             if f is not None:
@@ -183,25 +179,17 @@ class SwarmService:
         elif kind == M.VSTIG_PUT or kind == M.VSTIG_QUERY:
             _, vid, key, value, ts, robot = m
             vs = self.vstigs.get(vid)
-            remote = Entry(value, ts, robot)
-            if vs is None:
-                if kind == M.VSTIG_QUERY:
-                    self.out.append_vstig(M.VSTIG_QUERY, vid, key, value, ts, robot)
-                return
-            resolve, lost = conflict_hooks(self, vs)
-            if kind == M.VSTIG_PUT:
-                res = vs.receive_put(key, remote, me, resolve, lost)
+            if vs is None:  # a query for a stigmergy this robot lacks is passed on
+                res = (kind, key, Entry(value, ts, robot)) if kind == M.VSTIG_QUERY else None
             else:
-                res = vs.receive_query(key, remote, me, resolve, lost)
+                res = vs.receive(kind, key, Entry(value, ts, robot), self.robot_id,
+                                 *conflict_hooks(self, vs))
             if res is not None:
                 k, key, e = res
                 self.out.append_vstig(k, vid, key, e.value, e.timestamp, e.robot)
-        elif kind == M.SWARM_LIST:
-            self.swarm.on_list(sender, m[1])
-        elif kind == M.SWARM_JOIN:
-            self.swarm.on_join(sender, m[1])
-        elif kind == M.SWARM_LEAVE:
-            self.swarm.on_leave(sender, m[1])
+        else:  # SWARM_LIST, SWARM_JOIN, SWARM_LEAVE
+            sw = self.swarm
+            {M.SWARM_LIST: sw.on_list, M.SWARM_JOIN: sw.on_join, M.SWARM_LEAVE: sw.on_leave}[kind](sender, m[1])
 
     def emit(self, cap: Optional[int]) -> bytes:
         """Queue the periodic swarm list if due, then pack one frame."""

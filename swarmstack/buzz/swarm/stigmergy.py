@@ -37,13 +37,13 @@ like it does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from swarmstack.buzz.values import Closure, HostClosure, Table
+from swarmstack.buzz.values import HostClosure, Table
 
-from ._vmapi import call, call_from_host, fail
+from ._vmapi import call, call_from_host, expect, nargs
 from .messages import VSTIG_PUT, VSTIG_QUERY
-from .neighbors import type_name as _type_name
 from .outqueue import hashable_key
 
 # ``svc``: the robot's ``service.SwarmService``, which makes these tables
@@ -51,26 +51,13 @@ from .outqueue import hashable_key
 TS_MOD = 1 << 16
 
 
+@dataclass(slots=True)
 class Entry:
     """One stigmergy entry: value, Lamport timestamp, last writer."""
 
-    __slots__ = ("value", "timestamp", "robot")
-
-    def __init__(self, value: Any, timestamp: int, robot: int):
-        self.value = value
-        self.timestamp = timestamp
-        self.robot = robot
-
-    def __repr__(self) -> str:
-        return f"Entry({self.value!r}, ts={self.timestamp}, robot={self.robot})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Entry)
-            and self.value == other.value
-            and self.timestamp == other.timestamp
-            and self.robot == other.robot
-        )
+    value: Any
+    timestamp: int
+    robot: int
 
     def copy(self) -> "Entry":
         return Entry(self.value, self.timestamp, self.robot)
@@ -156,46 +143,26 @@ class VStig:
         return None, (VSTIG_QUERY, key, Entry(None, 0, me))
 
     # ------------------------------------------------------------ received messages
-    def _conflict(self, key: Any, local: Entry, remote: Entry, me: int,
-                  resolve: Resolver, lost: Optional[LostHook]) -> Optional[Out]:
-        winner = resolve(key, local, remote)
-        if winner is None:
-            return None
-        if winner.robot != me and local.robot == me:
-            old = local.copy()
-            self.store(key, winner)
-            if lost is not None:
-                lost(key, old)
-        else:
-            self.store(key, winner)
-        return (VSTIG_PUT, key, winner.copy())
-
-    def receive_put(self, key: Any, remote: Entry, me: int,
-                    resolve: Resolver = default_resolve, lost: Optional[LostHook] = None) -> Optional[Out]:
+    def receive(self, kind: int, key: Any, remote: Entry, me: int,
+                resolve: Resolver = default_resolve, lost: Optional[LostHook] = None) -> Optional[Out]:
+        """A received VSTIG_PUT or VSTIG_QUERY; returns the message to send (None: none)."""
         local = self.data.get(hashable_key(key))
+        if local is None and kind == VSTIG_QUERY and remote.value is None:
+            return (VSTIG_QUERY, key, remote)
         if local is None or local.timestamp < remote.timestamp:
             self.store(key, remote)
             return (VSTIG_PUT, key, remote.copy())
-        if local.timestamp == remote.timestamp and local.robot != remote.robot:
-            return self._conflict(key, local, remote, me, resolve, lost)
-        return None
-
-    def receive_query(self, key: Any, remote: Entry, me: int,
-                      resolve: Resolver = default_resolve, lost: Optional[LostHook] = None) -> Optional[Out]:
-        local = self.data.get(hashable_key(key))
-        if local is None:
-            if remote.value is None:
-                return (VSTIG_QUERY, key, remote)
-            self.store(key, remote)
-            return (VSTIG_PUT, key, remote.copy())
-        if local.timestamp < remote.timestamp:
-            self.store(key, remote)
-            return (VSTIG_PUT, key, remote.copy())
         if local.timestamp > remote.timestamp:
-            return (VSTIG_PUT, key, local.copy())
-        if local.robot != remote.robot:
-            return self._conflict(key, local, remote, me, resolve, lost)
-        return None
+            return (VSTIG_PUT, key, local.copy()) if kind == VSTIG_QUERY else None
+        if local.robot == remote.robot:
+            return None
+        winner = resolve(key, local, remote)  # a conflict: same timestamp, another writer
+        if winner is None:
+            return None
+        self.store(key, winner)
+        if lost is not None and winner.robot != me and local.robot == me:
+            lost(key, local.copy())
+        return (VSTIG_PUT, key, winner.copy())
 
 
 # ====================================================================== seen from Buzz
@@ -205,49 +172,34 @@ class VStig:
 # ``robot``, ``data``, ``timestamp`` and returns the winner as such a table.
 
 
-def _is_int(v: Any) -> bool:
-    return type(v) is int
-
-
 def conflict_hooks(svc, vs: VStig):
     """The resolver and lost-hook for ``vs``: its Buzz ``onconflict``/``onconflictlost`` closures
     (called from the host while messages are handled), or the reference default."""
     vm = svc.vm
-    if vs.onconflict is None:
-        resolve = default_resolve
-    else:
-        def resolve(key, local: Entry, remote: Entry):
-            r = call_from_host(vm, vs.onconflict, key, _entry_table(local), _entry_table(remote))
-            if not isinstance(r, dict):
-                return None
-            robot = r.get("robot")
-            if not _is_int(robot):
-                return None
-            return Entry(r.get("data"), local.timestamp, robot)
-    if vs.onconflictlost is None:
-        lost = None
-    else:
-        def lost(key, old: Entry):
-            call_from_host(vm, vs.onconflictlost, key, _entry_table(old))
-    return resolve, lost
+
+    def resolve(key, local: Entry, remote: Entry):
+        r = call_from_host(vm, vs.onconflict, key, _entry_table(local), _entry_table(remote))
+        if not isinstance(r, dict) or type(r.get("robot")) is not int:
+            return None
+        return Entry(r.get("data"), local.timestamp, r.get("robot"))
+
+    def lost(key, old: Entry):
+        call_from_host(vm, vs.onconflictlost, key, _entry_table(old))
+    return (default_resolve if vs.onconflict is None else resolve,
+            None if vs.onconflictlost is None else lost)
 
 
 def make_stigmergy_module(svc) -> Table:
     """The global ``stigmergy`` table (``stigmergy.create(id)``)."""
 
     def create(vm, *args):
-        if len(args) != 1:
-            fail(vm, f"stigmergy.create: expected 1 argument, got {len(args)}")
-        vid = args[0]
-        if not _is_int(vid):
-            fail(vm, f"type mismatch: expected integer, got {_type_name(vid)}")
+        nargs(vm, "stigmergy.create", args, 1)
+        vid = expect(vm, args[0], "integer")
         svc.check_vstig(vm, vid)
         svc.vstigs[vid] = VStig(vid)  # re-creating an id starts afresh, as the reference
         return make_vstig_table(svc, vid)
 
-    t = Table()
-    t["create"] = HostClosure(create, "stigmergy.create")
-    return t
+    return Table(create=HostClosure(create, "stigmergy.create"))
 
 
 def make_vstig_table(svc, vid: int) -> Table:
@@ -255,95 +207,63 @@ def make_vstig_table(svc, vid: int) -> Table:
     t = Table()
     t["id"] = vid
 
-    def vs_of(vm) -> Optional[VStig]:
-        return svc.vstigs.get(t.get("id"))
+    def method(name: str, n: int, body):
+        """``body(vm, replica, *args)`` after the checks every method shares."""
+        def fn(vm, *args):
+            nargs(vm, "stigmergy." + name, args, n)
+            vs = svc.vstigs.get(t.get("id"))
+            if vs is None:
+                return 0 if name == "size" else None
+            return body(vm, vs, *args)
+        return fn
 
-    def nargs(vm, name, args, n):
-        if len(args) != n:
-            fail(vm, f"stigmergy.{name}: expected {n} argument{'s' if n != 1 else ''}, got {len(args)}")
-
-    def put(vm, *args):
-        nargs(vm, "put", args, 2)
-        vs = vs_of(vm)
-        if vs is not None:
-            res = vs.put(args[0], args[1], svc.robot_id)
-            if res is not None:
-                k, key, e = res
-                svc.out.append_vstig(k, vs.id, key, e.value, e.timestamp, e.robot)
-        return None
-
-    def get(vm, *args):
-        nargs(vm, "get", args, 1)
-        vs = vs_of(vm)
-        if vs is None:
-            return None
-        value, (k, key, e) = vs.get(args[0], svc.robot_id)
+    def send(vs: VStig, out) -> None:
+        k, key, e = out
         svc.out.append_vstig(k, vs.id, key, e.value, e.timestamp, e.robot)
+
+    def put(vm, vs, key, value):
+        out = vs.put(key, value, svc.robot_id)
+        if out is not None:
+            send(vs, out)
+
+    def get(vm, vs, key):
+        value, out = vs.get(key, svc.robot_id)
+        send(vs, out)
         return value
 
-    def size(vm, *args):
-        nargs(vm, "size", args, 0)
-        vs = vs_of(vm)
-        return 0 if vs is None else vs.size()
+    def foreach(vm, vs, f):
+        expect(vm, f, "closure")
+        for key, e in vs.items():
+            call(vm, f, key, e.value, e.robot)
 
-    def closure_arg(vm, f):
-        if not isinstance(f, (Closure, HostClosure)):
-            fail(vm, f"type mismatch: expected closure, got {_type_name(f)}")
-
-    def foreach(vm, *args):
-        nargs(vm, "foreach", args, 1)
-        vs = vs_of(vm)
-        if vs is not None:
-            closure_arg(vm, args[0])
-            for key, e in vs.items():
-                call(vm, args[0], key, e.value, e.robot)
-        return None
-
-    def map_(vm, *args):
-        nargs(vm, "map", args, 1)
-        vs = vs_of(vm)
-        if vs is None:
-            return None
-        closure_arg(vm, args[0])
+    def map_(vm, vs, f):
+        expect(vm, f, "closure")
         out = Table()
         for key, e in vs.items():
-            r = call(vm, args[0], key, e.value, e.robot)
+            r = call(vm, f, key, e.value, e.robot)
             if r is not None:
                 out[key] = r
             else:
                 out.pop(key, None)
         return out
 
-    def reduce_(vm, *args):
-        nargs(vm, "reduce", args, 2)
-        vs = vs_of(vm)
-        if vs is None:
-            return None
-        closure_arg(vm, args[0])
-        acc = args[1]
+    def reduce_(vm, vs, f, acc):
+        expect(vm, f, "closure")
         for key, e in vs.items():
-            acc = call(vm, args[0], key, e.value, e.robot, acc)
+            acc = call(vm, f, key, e.value, e.robot, acc)
         return acc
 
     def hook_setter(attr):
         """``onconflict(f)`` / ``onconflictlost(f)``: store the script's hook on the stigmergy."""
-        def set_hook(vm, *args):
-            nargs(vm, attr, args, 1)
-            vs = vs_of(vm)
-            if vs is not None:
-                closure_arg(vm, args[0])
-                setattr(vs, attr, args[0])
-            return None
-
+        def set_hook(vm, vs, f):
+            setattr(vs, attr, expect(vm, f, "closure"))
         return set_hook
 
-    onconflict = hook_setter("onconflict")
-    onconflictlost = hook_setter("onconflictlost")
-
-    for name, fn in (("foreach", foreach), ("reduce", reduce_), ("map", map_), ("size", size),
-                     ("put", put), ("get", get), ("onconflict", onconflict),
-                     ("onconflictlost", onconflictlost)):
-        t[name] = HostClosure(fn, "stigmergy." + name)
+    for name, n, body in (("foreach", 1, foreach), ("reduce", 2, reduce_), ("map", 1, map_),
+                          ("size", 0, lambda vm, vs: vs.size()), ("put", 2, put), ("get", 1, get),
+                          ("onconflict", 1, hook_setter("onconflict")),
+                          ("onconflictlost", 1, hook_setter("onconflictlost"))):
+        t[name] = HostClosure(method(name, n, body), "stigmergy." + name)
     return t
 
 
@@ -354,5 +274,3 @@ def _entry_table(e: Entry) -> Table:
         t["data"] = e.value
     t["timestamp"] = e.timestamp
     return t
-
-

@@ -20,18 +20,20 @@ a script sees. The rules follow the reference
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import swarmstack.buzz.swarm.messages as M
-from swarmstack.buzz.values import Closure, HostClosure, Table
+from swarmstack.buzz.values import HostClosure, Table
 
-from ._vmapi import call, fail
-from .neighbors import type_name as _type_name
+from ._vmapi import call, expect, fail, nargs
 
 # ``svc``: the robot's ``service.SwarmService``, which makes these tables
 
 SWARM_BROADCAST_PERIOD = 10
 MEMBERSHIP_AGE_MAX = 50
+# swarm.union/intersection/difference: membership of the new swarm from those of a and b
+SET_OPS = {"union": lambda a, b: a or b, "intersection": lambda a, b: a and b,
+           "difference": lambda a, b: a and not b}
 
 
 class SwarmError(Exception):
@@ -56,18 +58,16 @@ class SwarmState:
         if sid not in self.swarms:
             raise SwarmError(f"unknown swarm id {sid}")
 
-    def join(self, sid: int) -> int:
+    def select(self, sid: int, cond: bool) -> int:
         self._known(sid)
-        self.swarms[sid] = True
-        return M.SWARM_JOIN
+        self.swarms[sid] = cond
+        return M.SWARM_JOIN if cond else M.SWARM_LEAVE
+
+    def join(self, sid: int) -> int:
+        return self.select(sid, True)
 
     def leave(self, sid: int) -> int:
-        self._known(sid)
-        self.swarms[sid] = False
-        return M.SWARM_LEAVE
-
-    def select(self, sid: int, cond: bool) -> int:
-        return self.join(sid) if cond else self.leave(sid)
+        return self.select(sid, False)
 
     def is_in(self, sid: int) -> bool:
         self._known(sid)
@@ -80,17 +80,7 @@ class SwarmState:
         return M.SWARM_JOIN if member else None
 
     def set_op(self, op: str, new_sid: int, a: int, b: int) -> Optional[int]:
-        ina = self.swarms.get(a, False)
-        inb = self.swarms.get(b, False)
-        if op == "union":
-            member = ina or inb
-        elif op == "intersection":
-            member = ina and inb
-        elif op == "difference":
-            member = ina and not inb
-        else:  # pragma: no cover - programming error
-            raise ValueError(op)
-        self.swarms[new_sid] = member
+        member = self.swarms[new_sid] = SET_OPS[op](self.swarms.get(a, False), self.swarms.get(b, False))
         return M.SWARM_JOIN if member else None
 
     def member_ids(self) -> list[int]:
@@ -130,14 +120,9 @@ class SwarmState:
 
     def age(self) -> None:
         """Called once per step after the incoming messages."""
-        if not self.members:
-            return
-        dead = []
-        for robot, rec in self.members.items():
+        for rec in self.members.values():
             rec[1] += 1
-            if rec[1] > MEMBERSHIP_AGE_MAX:
-                dead.append(robot)
-        for robot in dead:
+        for robot in [r for r, rec in self.members.items() if rec[1] > MEMBERSHIP_AGE_MAX]:
             del self.members[robot]
 
     def robot_in(self, robot: int, sid: int) -> bool:
@@ -157,37 +142,24 @@ class SwarmState:
 # ====================================================================== seen from Buzz
 
 
-def _is_int(v: Any) -> bool:
-    return type(v) is int
-
-
 def make_swarm_module(svc) -> Table:
     """The global ``swarm`` table (create, union, intersection, difference, id)."""
     st = svc.swarm
 
-    def int_arg(vm, v):
-        if not _is_int(v):
-            fail(vm, f"type mismatch: expected integer, got {_type_name(v)}")
-        return v
-
     def create(vm, *args):
-        if len(args) != 1:
-            fail(vm, f"swarm.create: expected 1 argument, got {len(args)}")
-        sid = int_arg(vm, args[0])
+        nargs(vm, "swarm.create", args, 1)
+        sid = expect(vm, args[0], "integer")
         svc.check_swarm_id(vm, sid)
         st.create(sid)
         return make_swarm_table(svc, sid)
 
     def set_op(op):
         def fn(vm, *args):
-            if len(args) != 3:
-                fail(vm, f"swarm.{op}: expected 3 arguments, got {len(args)}")
-            sid = int_arg(vm, args[0])
+            nargs(vm, "swarm." + op, args, 3)
+            sid = expect(vm, args[0], "integer")
             ids = []
             for s in args[1:]:
-                if not isinstance(s, dict):
-                    fail(vm, f"type mismatch: expected table, got {_type_name(s)}")
-                if not _is_int(s.get("id")):
+                if type(expect(vm, s, "table").get("id")) is not int:
                     fail(vm, f"swarm.{op}: argument is not a swarm")
                 ids.append(s["id"])
             svc.check_swarm_id(vm, sid)
@@ -198,14 +170,11 @@ def make_swarm_module(svc) -> Table:
         return fn
 
     def id_(vm, *args):
-        pos = 1
-        if args:
-            pos = int_arg(vm, args[0])
-        return st.current(pos)
+        return st.current(expect(vm, args[0], "integer") if args else 1)
 
     t = Table()
     t["create"] = HostClosure(create, "swarm.create")
-    for op in ("union", "intersection", "difference"):
+    for op in SET_OPS:
         t[op] = HostClosure(set_op(op), "swarm." + op)
     t["id"] = HostClosure(id_, "swarm.id")
     return t
@@ -216,73 +185,42 @@ def make_swarm_table(svc, sid: int) -> Table:
     st = svc.swarm
     t = Table()
 
-    def my_id(vm):
-        return t.get("id")
+    def method(name: str, n: int, body):
+        """``body(vm, swarm id, *args)`` after the argument count check; an unknown swarm is
+        a runtime error."""
+        def fn(vm, *args):
+            nargs(vm, "swarm." + name, args, n)
+            try:
+                return body(vm, t.get("id"), *args)
+            except SwarmError as e:
+                fail(vm, str(e))
+        return fn
 
-    def guard(vm, fn, *a):
-        try:
-            return fn(*a)
-        except SwarmError as e:
-            fail(vm, str(e))
-
-    def nargs(vm, name, args, n):
-        if len(args) != n:
-            fail(vm, f"swarm.{name}: expected {n} argument{'s' if n != 1 else ''}, got {len(args)}")
-
-    def others(vm, *args):
-        nargs(vm, "others", args, 1)
-        new = args[0]
-        if not _is_int(new):
-            fail(vm, f"type mismatch: expected integer, got {_type_name(new)}")
-        svc.check_swarm_id(vm, new)
-        kind = guard(vm, st.others, my_id(vm), new)
+    def others(vm, sid, new):
+        svc.check_swarm_id(vm, expect(vm, new, "integer"))
+        kind = st.others(sid, new)
         if kind is not None:
             svc.out.append_swarm_joinleave(kind, new)
         return make_swarm_table(svc, new)
 
-    def join(vm, *args):
-        nargs(vm, "join", args, 0)
-        sid = my_id(vm)
-        svc.out.append_swarm_joinleave(guard(vm, st.join, sid), sid)
-        return None
+    def select(vm, sid, cond):
+        svc.out.append_swarm_joinleave(st.select(sid, expect(vm, cond, "integer") != 0), sid)
 
-    def leave(vm, *args):
-        nargs(vm, "leave", args, 0)
-        sid = my_id(vm)
-        svc.out.append_swarm_joinleave(guard(vm, st.leave, sid), sid)
-        return None
-
-    def in_(vm, *args):
-        nargs(vm, "in", args, 0)
-        return 1 if guard(vm, st.is_in, my_id(vm)) else 0
-
-    def select(vm, *args):
-        nargs(vm, "select", args, 1)
-        cond = args[0]
-        if not _is_int(cond):
-            fail(vm, f"type mismatch: expected integer, got {_type_name(cond)}")
-        sid = my_id(vm)
-        svc.out.append_swarm_joinleave(guard(vm, st.select, sid, cond != 0), sid)
-        return None
-
-    def exec_(vm, *args):
-        nargs(vm, "exec", args, 1)
-        sid = my_id(vm)
-        if not guard(vm, st.is_in, sid):
+    def exec_(vm, sid, f):
+        if not st.is_in(sid):
             return None
-        f = args[0]
-        if not isinstance(f, (Closure, HostClosure)):
-            fail(vm, f"type mismatch: expected closure, got {_type_name(f)}")
+        expect(vm, f, "closure")
         st.stack.append(sid)
         try:
             call(vm, f)
         finally:
             st.stack.pop()
-        return None
 
-    for name, fn in (("others", others), ("join", join), ("leave", leave), ("in", in_),
-                     ("select", select), ("exec", exec_)):
-        t[name] = HostClosure(fn, "swarm." + name)
+    for name, n, fn in (("others", 1, others),
+                        ("join", 0, lambda vm, sid: svc.out.append_swarm_joinleave(st.join(sid), sid)),
+                        ("leave", 0, lambda vm, sid: svc.out.append_swarm_joinleave(st.leave(sid), sid)),
+                        ("in", 0, lambda vm, sid: 1 if st.is_in(sid) else 0),
+                        ("select", 1, select), ("exec", 1, exec_)):
+        t[name] = HostClosure(method(name, n, fn), "swarm." + name)
     t["id"] = sid
     return t
-

@@ -140,11 +140,15 @@ class Topology:
         return hops
 
 
+def _ring(k: int, r: float) -> list[Vec3]:
+    """``k`` points evenly on a circle of radius ``r`` around the origin, the first on +x."""
+    return [(r * math.cos(2 * math.pi * i / k), r * math.sin(2 * math.pi * i / k), 0.0) for i in range(k)]
+
+
 def _circle(n: int, spacing: float) -> list[Vec3]:
     if n == 1:
         return [(0.0, 0.0, 0.0)]
-    r = spacing / (2 * math.sin(math.pi / n)) if n > 2 else spacing / 2
-    return [(r * math.cos(2 * math.pi * k / n), r * math.sin(2 * math.pi * k / n), 0.0) for k in range(n)]
+    return _ring(n, spacing / (2 * math.sin(math.pi / n)) if n > 2 else spacing / 2)
 
 
 def make_topology(spec: str, n: int, seed: int = 0, spacing: float = 0.5) -> Topology:
@@ -152,9 +156,9 @@ def make_topology(spec: str, n: int, seed: int = 0, spacing: float = 0.5) -> Top
     if n < 1:
         raise ValueError("need at least one robot")
     spec = spec.strip().lower()
-    if spec == "full":
-        links = [[j for j in range(n) if j != i] for i in range(n)]
-        return Topology(_circle(n, spacing), links=links, name="full")
+    if spec in ("full", "star"):  # every robot hears every other
+        pos = _circle(n, spacing) if spec == "full" else [(0.0, 0.0, 0.0)] + _ring(n - 1, spacing)
+        return Topology(pos, links=[[j for j in range(n) if j != i] for i in range(n)], name=spec)
     if spec == "line":
         pos = [(i * spacing, 0.0, 0.0) for i in range(n)]
         links = [[j for j in (i - 1, i + 1) if 0 <= j < n] for i in range(n)]
@@ -162,13 +166,6 @@ def make_topology(spec: str, n: int, seed: int = 0, spacing: float = 0.5) -> Top
     if spec == "ring":
         links = [sorted({(i - 1) % n, (i + 1) % n} - {i}) for i in range(n)]
         return Topology(_circle(n, spacing), links=links, name="ring")
-    if spec == "star":
-        pos = [(0.0, 0.0, 0.0)] + [
-            (spacing * math.cos(2 * math.pi * k / max(n - 1, 1)), spacing * math.sin(2 * math.pi * k / max(n - 1, 1)), 0.0)
-            for k in range(n - 1)
-        ]
-        links = [[j for j in range(n) if j != i] for i in range(n)]
-        return Topology(pos, links=links, name="star")
     if spec.startswith("random:"):
         try:
             r = float(spec.split(":", 1)[1])
