@@ -51,10 +51,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def run_folder(study_dir: Path | str, run_id: str) -> Path:
-    return Path(study_dir) / RUNS_DIR / run_id
-
-
 def make_simulation(cfg, seeds: list[int], params: list[dict], base_dir: Path, source: str,
                     on_log=None):
     """A batched Simulation whose run ``r`` has seed ``seeds[r]`` and ``params[r]``."""

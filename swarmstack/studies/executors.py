@@ -92,7 +92,6 @@ def _die_with_parent() -> None:
     no orphan goes on writing a run that the next sweep plans again."""
     try:
         import ctypes
-        import signal
 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # pragma: no cover - not Linux

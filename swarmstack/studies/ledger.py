@@ -154,19 +154,6 @@ class Ledger:
     def counts(self) -> dict:
         return dict(self.con.execute("SELECT status, count(*) FROM runs GROUP BY status"))
 
-    def rows(self) -> list[dict]:
-        cur = self.con.execute("SELECT run_id, idx, point, seed, status, attempts, error, "
-                               "summary FROM runs ORDER BY idx")
-        names = [d[0] for d in cur.description]
-        out = []
-        for row in cur:
-            d = dict(zip(names, row))
-            d["point"] = json.loads(d["point"])
-            d["summary"] = json.loads(d["summary"]) if d["summary"] else None
-            d["error"] = json.loads(d["error"]) if d["error"] else None
-            out.append(d)
-        return out
-
 
 def open_readonly(study_dir: Path) -> sqlite3.Connection:
     """A read-only connection (a catalogue reader never takes the writer's lock)."""

@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-from swarmstack.experiments.config import ConfigError, one_line
+from swarmstack.experiments.config import ConfigError
 from swarmstack.experiments.quantities import _short
 
 MAX_VALUES = 100_000        # values of one key path
@@ -247,6 +247,3 @@ def is_run_param(path: str) -> bool:
     return len(p) >= 5 and p[0] == "robots" and p[1].isdigit() and p[2] == "controller" \
         and p[3] == "params"
 
-
-def describe(exc: ConfigError) -> str:
-    return one_line("; ".join(exc.problems))

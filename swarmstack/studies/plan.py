@@ -12,7 +12,6 @@ cut into batches of at most ``batch_runs`` runs so that workers share the work.
 from __future__ import annotations
 
 import copy
-import hashlib
 import itertools
 import json
 import math
@@ -47,10 +46,6 @@ class StudySpec:
         return {"experiment": self.data, "base_dir": self.base_dir,
                 "params": [[o.path, list(o.values)] for o in self.overrides],
                 "seeds": self.seeds, "ticks": self.ticks}
-
-    def digest(self) -> str:
-        text = json.dumps(self.identity(), sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()
 
     @staticmethod
     def from_identity(ident: dict, source: str) -> "StudySpec":
@@ -162,20 +157,18 @@ def _apply(data: dict, point: dict, source: str) -> dict:
     return out
 
 
-def _parse(data: dict, where: str) -> ExperimentCfg:
-    return parse_experiment(data, where)
-
-
 def validate(spec: StudySpec) -> None:
     """Each value of each key path on its own, then every distinct simulation (structural
     values together), against the schema; the worlds of the distinct simulations are built
     once (placement, arena sizes) so that nothing is found wrong after the sweep started."""
+    from swarmstack.sim import build as builder
+
     problems: list[str] = []
     for o in spec.overrides:
-        for v in dict.fromkeys(map(_hashable, o.values)):
+        for v in dict.fromkeys(json.dumps(x, sort_keys=True) for x in o.values):
             try:
-                _parse(_apply(spec.data, {o.path: _value(v)}, spec.source),
-                       f"--param {o.path}={_shown(v)}")
+                parse_experiment(_apply(spec.data, {o.path: json.loads(v)}, spec.source),
+                                 f"--param {o.path}={_shown(v)}")
             except ConfigError as exc:
                 problems.extend(exc.problems)
     if problems:
@@ -184,26 +177,12 @@ def validate(spec: StudySpec) -> None:
         where = "with " + ", ".join(f"{k}={_shown(v)}" for k, v in struct.items()) \
             if struct else spec.source
         try:
-            cfg = _parse(_apply(spec.data, struct, spec.source), where)
-            _check_build(cfg, spec, where)
+            cfg = parse_experiment(_apply(spec.data, struct, spec.source), where)
+            builder.build(cfg, spec.seeds[0], 1, Path(spec.base_dir), where)
         except ConfigError as exc:
             problems.extend(exc.problems)
     if problems:
         raise ConfigError(list(dict.fromkeys(problems)))
-
-
-def _check_build(cfg: ExperimentCfg, spec: StudySpec, where: str) -> None:
-    from swarmstack.sim import build as builder
-
-    builder.build(cfg, spec.seeds[0], 1, Path(spec.base_dir), where)
-
-
-def _hashable(v):
-    return json.dumps(v, sort_keys=True)
-
-
-def _value(h):
-    return json.loads(h)
 
 
 def _shown(v) -> str:

@@ -196,11 +196,9 @@ def _drive(spec, out_dir, led: Ledger, executor, owned, planned, strict, batch_r
             per_run_cost[r.run_id] = cost
     counts = led.counts()
     already = counts.get("done", 0) + counts.get("failed", 0)
-    bar = SweepProgress(len(planned), sum(per_run_cost.values()) +
-                        already * (next(iter(per_run_cost.values()), 0.0)),
-                        runs_done=already,
-                        robot_ticks_done=already * next(iter(per_run_cost.values()), 0.0),
-                        enabled=progress)
+    done_cost = already * next(iter(per_run_cost.values()), 0.0)   # as much a run as those left
+    bar = SweepProgress(len(planned), sum(per_run_cost.values()) + done_cost, runs_done=already,
+                        robot_ticks_done=done_cost, enabled=progress)
     in_flight: dict = {}
     ran = 0
     stopped = False

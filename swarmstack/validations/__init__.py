@@ -13,34 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-# name -> module that defines it (imported on first use)
-_MODULES: dict[str, str] = {
-    "epuck2-tof": "swarmstack.validations.epuck2_tof",
-    "epuck2-encoders": "swarmstack.validations.epuck2_encoders",
-    "epuck2-proximity": "swarmstack.validations.epuck2_proximity",
-    "epuck2-light": "swarmstack.validations.epuck2_light",
-    "epuck2-camera": "swarmstack.validations.epuck2_camera",
-    "epuck2-battery": "swarmstack.validations.epuck2_battery",
-    "epuck2-ground": "swarmstack.validations.epuck2_ground",
-    "crazyflie-camera": "swarmstack.validations.crazyflie_camera",
-    "crazyflie-battery": "swarmstack.validations.crazyflie_battery",
-    "buzz-barrier": "swarmstack.validations.buzz_barrier",
-    "buzz-vs-consensus": "swarmstack.validations.buzz_vs_consensus",
-    "buzz-bidding": "swarmstack.validations.buzz_bidding",
-    "sim-barrier": "swarmstack.validations.sim_barrier",
-    "sim-vs-consensus": "swarmstack.validations.sim_vs_consensus",
-    "sim-bidding": "swarmstack.validations.sim_bidding",
-    "sim-bandwidth": "swarmstack.validations.sim_bandwidth",
-    "crazyflie-velocity": "swarmstack.validations.crazyflie_velocity",
-    "crazyflie-position": "swarmstack.validations.crazyflie_position",
-    "rvr-ground-noise": "swarmstack.validations.rvr_ground_noise",
-    "rvr-imu": "swarmstack.validations.rvr_imu",
-    "rvr-neighbours": "swarmstack.validations.rvr_neighbours",
-    "rvr-ranging": "swarmstack.validations.rvr_ranging",
-    "automode-aggregation": "swarmstack.validations.automode_aggregation",
-    "epuck2-study": "swarmstack.validations.epuck2_study",
-    "sar": "swarmstack.validations.sar",
-}
+# the validations' names; the module defining each is its name with "_" for "-" (imported on
+# first use)
+_MODULES: dict[str, str] = {name: f"{__name__}.{name.replace('-', '_')}" for name in (
+    "epuck2-tof", "epuck2-encoders", "epuck2-proximity", "epuck2-light", "epuck2-camera",
+    "epuck2-battery", "epuck2-ground", "crazyflie-camera", "crazyflie-battery", "buzz-barrier",
+    "buzz-vs-consensus", "buzz-bidding", "sim-barrier", "sim-vs-consensus", "sim-bidding",
+    "sim-bandwidth", "crazyflie-velocity", "crazyflie-position", "rvr-ground-noise", "rvr-imu",
+    "rvr-neighbours", "rvr-ranging", "automode-aggregation", "epuck2-study", "sar")}
 
 _REGISTRY: dict[str, Callable[[Path], "Reproduction"]] = {}
 
@@ -70,13 +50,21 @@ class Row:
 
     @classmethod
     def within(cls, quantity: str, paper_value: float, ours_value: float, tolerance: float,
-               unit: str = "", digits: int = 3, informative: bool = False) -> "Row":
-        """A numeric row judged two-sided: ``|ours − paper| ≤ tolerance`` (a NaN never agrees)."""
-        ok = bool(abs(float(ours_value) - float(paper_value)) <= float(tolerance))
+               unit: str = "", digits: int = 3, informative: bool = False, *,
+               paper: Optional[str] = None, ours: Optional[str] = None, cite: str = "",
+               note: str = "", also: bool = True) -> "Row":
+        """A numeric row judged two-sided: ``|ours − paper| ≤ tolerance`` (a NaN never agrees)
+        and ``also`` (the row's other conditions). ``paper`` and ``ours`` replace the texts
+        shown; ``cite`` (where the reference comes from, after " — ") and ``note`` are added
+        to them."""
+        ok = bool(abs(float(ours_value) - float(paper_value)) <= float(tolerance)) and bool(also)
         u = f" {unit}" if unit else ""
-        return cls(quantity, f"{paper_value:.{digits}g}{u} (± {tolerance:.{digits}g})",
-                   f"{ours_value:.{digits}g}{u}", ok, float(paper_value), float(ours_value),
-                   float(tolerance), unit, informative)
+        if paper is None:
+            paper = f"{paper_value:.{digits}g}{u} (± {tolerance:.{digits}g})"
+        if ours is None:
+            ours = f"{ours_value:.{digits}g}{u}"
+        return cls(quantity, paper + (f" — {cite}" if cite else ""), ours + note, ok,
+                   float(paper_value), float(ours_value), float(tolerance), unit, informative)
 
 
 @dataclass
@@ -128,14 +116,20 @@ def pyplot():
     return plt
 
 
-def style_axes(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> None:
-    """The validations' plot style: labels, title, a small legend and a light grid."""
+def style_axes(ax, xlabel: str, ylabel: str, title: str, legend=True) -> None:
+    """The validations' plot style: labels, title, a small legend (``legend``: False for none,
+    or the legend's options) and a light grid."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if legend:
-        ax.legend(fontsize=8)
+        ax.legend(**({"fontsize": 8} if legend is True else legend))
     ax.grid(alpha=0.3)
+
+
+def subplots(*args, **kwargs):
+    """A new figure and its axes: ``pyplot().subplots``."""
+    return pyplot().subplots(*args, **kwargs)
 
 
 def save_plot(fig, path: Path, layout: bool = True) -> Path:

@@ -1,24 +1,13 @@
 """automode-aggregation: AutoMoDe's modules as the seeds publish them, and a designed aggregation.
 
-Two parts.
-
 **Module parameters, judged literally.** The Mercator (Sphero RVR) report, §4.5, is the seeds'
 one source on AutoMoDe. It restates the modules of AutoMoDe-Chocolate (those of
 AutoMoDe-Vanilla, Francesca et al. 2014) and defines AutoMoDe-Watermelon; every number it gives
-is compared with the design space swarmstack searches (``swarmstack.design.chocolate``,
-``swarmstack.design.watermelon``, ``swarmstack.design.pfsm``), with no tolerance for ranges and
-counts:
-
-* Chocolate: exploration turns when ``prox_i ≥ 0.1`` for a front sensor i ∈ {1, 2, 7, 8}, for
-  up to τ ∈ {1, …, 100} control cycles; attraction and repulsion α ∈ [1, 5]; the obstacle gain
-  k = 5 of ``w = w' − k·w_o``; neighbour count η ∈ [0, 20], ξ ∈ {0, …, 10}; at most 4 states and
-  4 outgoing transitions per state;
-* Watermelon: black floor below 0.05, white floor above 0.78 (grey level); attraction's
-  k_w = 1.2 and k_o = 5 (Eq. 18); colour detection among 4 colours within 15° of hue;
-  exploration's τ ∈ {1, …, 100}.
-
-Chocolate's floor thresholds (0.1 and 0.95) are not in the seeds; they come from AutoMoDe's
-published source (``AutoMoDeConditionBlackFloor``/``WhiteFloor``) and are not compared here.
+(the table below) is compared with the design space swarmstack searches
+(``swarmstack.design.chocolate``, ``swarmstack.design.watermelon``, ``swarmstack.design.pfsm``),
+with no tolerance. Chocolate's floor thresholds (0.1 and 0.95) are not in the seeds; they come
+from AutoMoDe's published source (``AutoMoDeConditionBlackFloor``/``WhiteFloor``) and are not
+compared here.
 
 **A design.** The protocol of Francesca et al. (2015, §4), not a seed: iterated F-race with a
 budget of 20 000 runs of the aggregation mission (20 E-Puck2, 120 s), then the designed PFSM,
@@ -46,75 +35,60 @@ QUICK_TICKS = 300
 P_MAX = 0.01
 SOURCE = "Mercator report §4.5"
 
-# --- what the seed publishes (Mercator report §4.5) --------------------------------------------
-PAPER_PROXIMITY_THRESHOLD = 0.1
-PAPER_FRONT_SENSORS = (1, 2, 7, 8)          # 1-based, the e-puck's
-PAPER_TAU = (1, 100)
-PAPER_ALPHA = (1.0, 5.0)
-PAPER_OBSTACLE_GAIN = 5.0
-PAPER_ETA = (0.0, 20.0)
-PAPER_XI = (0, 10)
-PAPER_MAX_STATES = 4
-PAPER_MAX_TRANSITIONS = 4
-PAPER_WATERMELON_BLACK_BELOW = 0.05
-PAPER_WATERMELON_WHITE_ABOVE = 0.78
-PAPER_WATERMELON_K_W = 1.2
-PAPER_WATERMELON_K_O = 5.0
-PAPER_WATERMELON_HUE_DEG = 15.0
-PAPER_WATERMELON_COLOURS = 4
-
-
-def _param(modules, module: str, name: str):
-    m = next(m for m in modules if m.name == module)
-    return next(p for p in m.params if p.name == name)
-
-
-def _range_rows(flavour: str, modules, module: str, name: str, symbol: str,
-                paper: tuple) -> list[Row]:
-    p = _param(modules, module, name)
-    return [Row.within(f"{flavour} {module}: smallest {symbol} ({SOURCE})", paper[0], p.low, 0.0),
-            Row.within(f"{flavour} {module}: largest {symbol} ({SOURCE})", paper[1], p.high, 0.0)]
+# --- what the seed publishes (Mercator report §4.5), in the rows' order ------------------------
+# (row, the seed's number or (smallest, largest), where the design space keeps it: "module.NAME"
+# or (flavour, behaviours|conditions, module, parameter, symbol); then where in §4.5 and a unit)
+PAPER = (
+    ("Chocolate exploration: obstacle threshold prox_i", 0.1, "chocolate.PROXIMITY_THRESHOLD"),
+    ("Chocolate exploration", (1, 100), ("chocolate", "behaviours", "exploration", "rwm", "τ")),
+    ("Chocolate attraction", (1.0, 5.0), ("chocolate", "behaviours", "attraction", "att", "α")),
+    ("Chocolate repulsion", (1.0, 5.0), ("chocolate", "behaviours", "repulsion", "rep", "α")),
+    ("Chocolate obstacle gain k of w = w' − k·w_o", 5.0, "chocolate.OBSTACLE_GAIN", "Eq. 14"),
+    ("Chocolate neighbour-count", (0.0, 20.0),
+     ("chocolate", "conditions", "neighbour-count", "w", "η")),
+    ("Chocolate neighbour-count", (0, 10), ("chocolate", "conditions", "neighbour-count", "p", "ξ")),
+    ("Chocolate inverted-neighbour-count", (0.0, 20.0),
+     ("chocolate", "conditions", "inverted-neighbour-count", "w", "η")),
+    ("Chocolate inverted-neighbour-count", (0, 10),
+     ("chocolate", "conditions", "inverted-neighbour-count", "p", "ξ")),
+    ("PFSM: most states", 4, "pfsm.MAX_STATES"),
+    ("PFSM: most outgoing transitions per state", 4, "pfsm.MAX_TRANSITIONS"),
+    ("Watermelon exploration", (1, 100), ("watermelon", "behaviours", "exploration", "rwm", "τ")),
+    ("Watermelon black floor: grey below", 0.05, "watermelon.BLACK_BELOW", "condition 1"),
+    ("Watermelon white floor: grey above", 0.78, "watermelon.WHITE_ABOVE", "condition 3"),
+    ("Watermelon attraction k_w", 1.2, "watermelon.ATTRACTION_GAIN", "Eq. 18"),
+    ("Watermelon attraction k_o", 5.0, "watermelon.OBSTACLE_GAIN", "Eq. 18"),
+    ("Watermelon colour detection: hue tolerance", 15.0, "watermelon.HUE_TOLERANCE_DEG",
+     "condition 7", "°"),
+)
+PAPER_FRONT_SENSORS = (1, 2, 7, 8)          # Chocolate's exploration; 1-based, the e-puck's
+PAPER_WATERMELON_COLOURS = 4                # condition 7
 
 
 def module_rows() -> list[Row]:
     """The design space's constants against the seed's numbers."""
     from swarmstack.design import chocolate, pfsm, watermelon
 
-    beh, cond = chocolate.CHOCOLATE.behaviours, chocolate.CHOCOLATE.conditions
+    modules = {"chocolate": chocolate, "pfsm": pfsm, "watermelon": watermelon}
+    rows = []
+    for what, paper, ours, *more in PAPER:
+        cite, unit = ", ".join([SOURCE, *more[:1]]), "".join(more[1:])
+        if isinstance(ours, str):        # a module's constant
+            module, constant = ours.split(".")
+            rows.append(Row.within(f"{what} ({cite})", paper, getattr(modules[module], constant),
+                                   0.0, unit))
+            continue
+        flavour, kind, module, name, symbol = ours     # a parameter's range
+        space = getattr(getattr(modules[flavour], flavour.upper()), kind)
+        p = next(p for p in next(m for m in space if m.name == module).params if p.name == name)
+        rows += [Row.within(f"{what}: smallest {symbol} ({cite})", paper[0], p.low, 0.0),
+                 Row.within(f"{what}: largest {symbol} ({cite})", paper[1], p.high, 0.0)]
     front = tuple(int(i) + 1 for i in chocolate.FRONT)
-    rows = [
-        Row.within(f"Chocolate exploration: obstacle threshold prox_i ({SOURCE})",
-                   PAPER_PROXIMITY_THRESHOLD, chocolate.PROXIMITY_THRESHOLD, 0.0),
-        Row(f"Chocolate exploration: front sensors ({SOURCE})",
-            ", ".join(map(str, PAPER_FRONT_SENSORS)), ", ".join(map(str, front)),
-            front == PAPER_FRONT_SENSORS),
-        *_range_rows("Chocolate", beh, "exploration", "rwm", "τ", PAPER_TAU),
-        *_range_rows("Chocolate", beh, "attraction", "att", "α", PAPER_ALPHA),
-        *_range_rows("Chocolate", beh, "repulsion", "rep", "α", PAPER_ALPHA),
-        Row.within(f"Chocolate obstacle gain k of w = w' − k·w_o ({SOURCE}, Eq. 14)",
-                   PAPER_OBSTACLE_GAIN, chocolate.OBSTACLE_GAIN, 0.0),
-        *_range_rows("Chocolate", cond, "neighbour-count", "w", "η", PAPER_ETA),
-        *_range_rows("Chocolate", cond, "neighbour-count", "p", "ξ", PAPER_XI),
-        *_range_rows("Chocolate", cond, "inverted-neighbour-count", "w", "η", PAPER_ETA),
-        *_range_rows("Chocolate", cond, "inverted-neighbour-count", "p", "ξ", PAPER_XI),
-        Row.within(f"PFSM: most states ({SOURCE})", PAPER_MAX_STATES, pfsm.MAX_STATES, 0.0),
-        Row.within(f"PFSM: most outgoing transitions per state ({SOURCE})",
-                   PAPER_MAX_TRANSITIONS, pfsm.MAX_TRANSITIONS, 0.0),
-        *_range_rows("Watermelon", watermelon.WATERMELON.behaviours, "exploration", "rwm", "τ",
-                     PAPER_TAU),
-        Row.within(f"Watermelon black floor: grey below ({SOURCE}, condition 1)",
-                   PAPER_WATERMELON_BLACK_BELOW, watermelon.BLACK_BELOW, 0.0),
-        Row.within(f"Watermelon white floor: grey above ({SOURCE}, condition 3)",
-                   PAPER_WATERMELON_WHITE_ABOVE, watermelon.WHITE_ABOVE, 0.0),
-        Row.within(f"Watermelon attraction k_w ({SOURCE}, Eq. 18)",
-                   PAPER_WATERMELON_K_W, watermelon.ATTRACTION_GAIN, 0.0),
-        Row.within(f"Watermelon attraction k_o ({SOURCE}, Eq. 18)",
-                   PAPER_WATERMELON_K_O, watermelon.OBSTACLE_GAIN, 0.0),
-        Row.within(f"Watermelon colour detection: hue tolerance ({SOURCE}, condition 7)",
-                   PAPER_WATERMELON_HUE_DEG, watermelon.HUE_TOLERANCE_DEG, 0.0, "°"),
-        Row.within(f"Watermelon colour detection: colours ({SOURCE}, condition 7)",
-                   PAPER_WATERMELON_COLOURS, len(watermelon.COLOURS), 0.0),
-    ]
+    rows.insert(1, Row(f"Chocolate exploration: front sensors ({SOURCE})",
+                       ", ".join(map(str, PAPER_FRONT_SENSORS)), ", ".join(map(str, front)),
+                       front == PAPER_FRONT_SENSORS))
+    rows.append(Row.within(f"Watermelon colour detection: colours ({SOURCE}, condition 7)",
+                           PAPER_WATERMELON_COLOURS, len(watermelon.COLOURS), 0.0))
     return rows
 
 

@@ -9,10 +9,11 @@ to 90 % loss and that the swarm takes longer as more packets are dropped.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import harness
 
 ROBOTS = 6
 DROPS = [i / 10 for i in range(10)]
@@ -20,54 +21,41 @@ SEEDS = 10
 MAX_STEPS = 600  # the listing's BARRIER_TIMEOUT
 
 
-def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
-
-
 def barrier_run(drop: float, seed: int, robots: int = ROBOTS, max_steps: int = MAX_STEPS) -> list[int]:
     """Steps at which each robot left the barrier (-1: never)."""
-    from swarmstack.buzz.swarm import Harness
-
-    src = (examples_dir() / "barrier.bzz").read_text()
-    h = Harness(src, robots, filename="barrier.bzz", topology="full", drop=drop, seed=seed,
-                params={"ROBOTS": robots}).load()
-    for _ in range(max_steps):
-        h.step()
-        if all(h.get_global(i, "done_at") not in (None, -1) for i in range(robots)):
-            break
-    if any(r.failed for r in h.results):
-        bad = [r for r in h.results if r.failed][0]
-        raise RuntimeError(f"robot {bad.id} failed: {bad.error}")
+    h = harness("barrier.bzz", robots, "done_at", max_steps, topology="full", drop=drop,
+                seed=seed, params={"ROBOTS": robots})
     return [h.get_global(i, "done_at") if h.get_global(i, "done_at") is not None else -1 for i in range(robots)]
 
 
 def spearman(xs: list[float], ys: list[float]) -> float:
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2
-            i = j + 1
-        return r
+    """Spearman's rank correlation (ties share their mean rank; 0 when either side is
+    constant)."""
+    from scipy.stats import rankdata
 
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    vy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return cov / (vx * vy) if vx and vy else 0.0
+    rx, ry = rankdata(xs), rankdata(ys)
+    if rx.std() == 0 or ry.std() == 0:
+        return 0.0
+    return float(((rx - rx.mean()) * (ry - ry.mean())).sum()
+                 / math.sqrt(((rx - rx.mean()) ** 2).sum() * ((ry - ry.mean()) ** 2).sum()))
 
 
-def consensus_summary(runs: list[list[int]]) -> tuple[int, float]:
-    """(runs in which every robot left the barrier, mean step at which the last one left)."""
-    done = [r for r in runs if all(t > 0 for t in r)]
-    last = [max(r) for r in done]
-    return len(done), sum(last) / len(last) if last else float("nan")
+def consensus_rows(results: dict, drops, what: str, mean_text: str) -> tuple[list[Row], list]:
+    """Per drop rate, whether every robot of every run left the barrier (``what``; ``mean_text``
+    formats the mean step at which the last one left), then whether the steps to consensus grow
+    with the drop rate (Fig. 4); the rows and the means."""
+    rows, means = [], []
+    for p in drops:
+        done = [max(r) for r in results[p] if all(t > 0 for t in r)]
+        means.append(sum(done) / len(done) if done else float("nan"))
+        rows.append(Row(f"drop {p:.0%}: {what}", "always (up to 90 %)",
+                        f"{len(done)}/{len(results[p])} seeds, " + mean_text.format(means[-1]),
+                        len(done) == len(results[p])))
+    rho = spearman(drops, means)
+    rows.append(Row("steps to consensus grow with drop rate", "yes (Fig. 4)",
+                    f"Spearman rho = {rho:.2f}; {means[0]:.1f} -> {means[-1]:.1f} steps",
+                    all(m == m for m in means) and rho >= 0.8 and means[-1] > means[0]))
+    return rows, means
 
 
 def plot_barrier(results: dict, drops, means, robots: int, step_label: str, title: str,
@@ -76,8 +64,7 @@ def plot_barrier(results: dict, drops, means, robots: int, step_label: str, titl
     against steps, and steps to consensus against drop rate. Both step axes are logarithmic:
     at 90 % loss one slow run takes ten times the others, which would squash every other
     curve into the first few steps of a linear axis."""
-    plt = pyplot()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (ax1, ax2) = subplots(1, 2, figsize=(10, 4))
     horizon = max(max(max(r) for r in results[p]) for p in drops)
     xs = list(range(1, max(horizon, 1) + 2))
     for p in drops:
@@ -85,8 +72,8 @@ def plot_barrier(results: dict, drops, means, robots: int, step_label: str, titl
         n = len(results[p]) * robots
         ax1.step(xs, [sum(t <= x for t in times) / n for x in xs], where="post", label=f"{p:.0%}")
     ax1.set_xscale("log")
-    style_axes(ax1, f"{step_label} (log scale)", "fraction of robots through the barrier", title)
-    ax1.legend(fontsize=7, ncol=2)
+    style_axes(ax1, f"{step_label} (log scale)", "fraction of robots through the barrier", title,
+               legend={"fontsize": 7, "ncol": 2})
     ax2.plot([p * 100 for p in drops], means, "o-", label="mean")
     for k, p in enumerate(drops):
         ax2.scatter([p * 100] * len(results[p]), [max(r) for r in results[p]], s=8,
@@ -116,33 +103,13 @@ def field_rows() -> list[Row]:
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     seeds = 3 if quick else SEEDS
     drops = [0.0, 0.5, 0.9] if quick else DROPS
-    results: dict[float, list[list[int]]] = {}
-    for p in drops:
-        results[p] = [barrier_run(p, 1000 * int(round(p * 100)) + s) for s in range(seeds)]
-
-    rows: list[Row] = []
-    means = []
-    for p in drops:
-        runs = results[p]
-        ok_runs, mean_last = consensus_summary(runs)
-        means.append(mean_last)
-        rows.append(Row(f"drop {p:.0%}: consensus reached", "always (up to 90 %)",
-                        f"{ok_runs}/{len(runs)} seeds, mean {mean_last:.1f} steps", ok_runs == len(runs)))
-    rho = spearman(drops, means)
-    rows.append(Row("steps to consensus grow with drop rate", "yes (Fig. 4)",
-                    f"Spearman rho = {rho:.2f}; {means[0]:.1f} -> {means[-1]:.1f} steps",
-                    rho >= 0.8 and means[-1] > means[0]))
-
-    rows += field_rows()
+    results = {p: [barrier_run(p, 1000 * int(round(p * 100)) + s) for s in range(seeds)]
+               for p in drops}
+    rows, means = consensus_rows(results, drops, "consensus reached", "mean {:.1f} steps")
     path = plot_barrier(results, drops, means, ROBOTS, "control step",
                         "Barrier (6 robots) vs packet drop", out_dir / "buzz_barrier.png")
-    files = [path]
-
     return Reproduction(
-        name="buzz-barrier",
-        title="rosbuzz barrier (Listing 1) with 6 robots under packet loss",
-        rows=rows,
-        files=files,
-        notes=(f"{len(drops)} drop rates x {seeds} seeds; full connectivity; a step is one Buzz "
-               "control step (the paper plots seconds of a ROS loop, so only trends compare)."),
-    )
+        "buzz-barrier", "rosbuzz barrier (Listing 1) with 6 robots under packet loss",
+        rows + field_rows(), [path],
+        f"{len(drops)} drop rates x {seeds} seeds; full connectivity; a step is one Buzz "
+        "control step (the paper plots seconds of a ROS loop, so only trends compare).")

@@ -35,8 +35,8 @@ import math
 import statistics
 from pathlib import Path
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import done, harness
 
 SIZES = [3, 4, 6]
 RUNS = 100         # auctions per size (the thesis ran 20; see the module docstring)
@@ -49,28 +49,38 @@ STEP_MS = 50       # thesis §4.7.1: "the step period is 50 ms"
 PAPER_MS = {3: (88.00, 29.25), 4: (99.05, 35.30), 6: (137.10, 21.70)}
 
 
+def expected_winner(robots: int, task: int) -> int:
+    """The winner every robot must agree on (same bid rule as the script)."""
+    bids = [((id_ + 1) * ((task % 50) * 7 + 3) * 31) % 997 for id_ in range(robots)]
+    return max(range(robots), key=lambda i: (bids[i], i))
+
+
 def bidding_rows(durations: dict[int, list[int]], agree: dict[int, int], runs: int,
                  step_ms: float) -> list[Row]:
     """Per size: every robot agrees on the bid rule's winner in every auction, and the mean
     duration (steps × ``step_ms``) lies within the thesis's sd of its mean."""
-    rows = []
+    rows = [Row.within(f"§4.7.1, {n} drones: share of auctions where every robot picks the bid "
+                       "rule's winner (found locally)", 1.0, agree[n] / runs, 0.0)
+            for n in SIZES]
     for n in SIZES:
-        rows.append(Row.within(f"§4.7.1, {n} drones: share of auctions where every robot picks "
-                               "the bid rule's winner (found locally)", 1.0, agree[n] / runs,
-                               0.0))
-    for n in SIZES:
-        d = durations[n]
-        mean_ms = statistics.fmean(d) * step_ms if d else math.inf
+        mean_ms = statistics.fmean(durations[n]) * step_ms if durations[n] else math.inf
         paper, sd = PAPER_MS[n]
         rows.append(Row.within(f"§4.7.1, Fig. 4.8, {n} drones: mean auction duration "
                                "(tolerance: the thesis's sd)", paper, mean_ms, sd, "ms"))
     return rows
 
 
-def bidding_plot(durations: dict[int, list[int]], step_ms: float, path: Path, title: str) -> Path:
-    """Our durations per size (box plots and means) over the thesis's mean ± sd."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+def bidding_result(name: str, title: str, plot_title: str, auctions: dict[int, list], runs: int,
+                   step_ms: float, out_dir: Path, notes: str) -> Reproduction:
+    """The rows, plot and notes of a bidding validation from its auctions, per size
+    ``[(task, winner chosen by each robot, step at which each decided), …]``."""
+    good = {n: [steps for task, winners, steps in auctions[n]
+                if all(w == expected_winner(n, task) for w in winners) and done(steps)
+                and min(steps) > 0] for n in SIZES}
+    # the task is put at step 1: the auction lasts until the last robot decides
+    durations = {n: [max(steps) - 1 for steps in good[n]] for n in SIZES}
+    # our durations per size (box plots and means) over the thesis's mean ± sd
+    fig, ax = subplots(figsize=(5.5, 4))
     ax.boxplot([[x * step_ms for x in durations[n]] or [float("nan")] for n in SIZES],
                positions=range(len(SIZES)))
     ax.set_xticks(range(len(SIZES)), [str(n) for n in SIZES])
@@ -80,69 +90,31 @@ def bidding_plot(durations: dict[int, list[int]], step_ms: float, path: Path, ti
     ax.plot(range(len(SIZES)),
             [statistics.fmean(durations[n]) * step_ms if durations[n] else float("nan")
              for n in SIZES], "bo-", label="our mean")
-    ax.set_xlabel("robots")
-    ax.set_ylabel(f"auction duration (ms, {step_ms:g} ms steps)")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return save_plot(fig, path)
-
-
-def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
-
-
-def expected_winner(robots: int, task: int) -> int:
-    """The winner every robot must agree on (same bid rule as the script)."""
-    bids = [((id_ + 1) * ((task % 50) * 7 + 3) * 31) % 997 for id_ in range(robots)]
-    return max(range(robots), key=lambda i: (bids[i], i))
+    style_axes(ax, "robots", f"auction duration (ms, {step_ms:g} ms steps)", plot_title)
+    path = save_plot(fig, out_dir / f"{name.replace('-', '_')}.png")
+    return Reproduction(name, title, bidding_rows(durations, {n: len(good[n]) for n in SIZES},
+                                                  runs, step_ms), [path], notes)
 
 
 def bidding_run(robots: int, seed: int, task: int, payload_cap=PAYLOAD_CAP,
                 drop=DROP) -> tuple[list[int], list[int]]:
     """(winner chosen by each robot, step at which each robot decided)."""
-    from swarmstack.buzz.swarm import Harness
-
-    src = (examples_dir() / "bidding.bzz").read_text()
-    h = Harness(src, robots, filename="bidding.bzz", topology="full", drop=drop, seed=seed,
-                payload_cap=payload_cap, params={"ROBOTS": robots, "TASK": task}).load()
-    for _ in range(MAX_STEPS):
-        h.step()
-        if all(h.get_global(i, "agreed_at") not in (None, -1) for i in range(robots)):
-            break
-    if any(r.failed for r in h.results):
-        bad = [r for r in h.results if r.failed][0]
-        raise RuntimeError(f"robot {bad.id} failed: {bad.error}")
-    winners = [h.get_global(i, "winner") for i in range(robots)]
-    steps = [h.get_global(i, "agreed_at") for i in range(robots)]
-    return winners, steps
+    h = harness("bidding.bzz", robots, "agreed_at", MAX_STEPS, topology="full", drop=drop,
+                seed=seed, payload_cap=payload_cap, params={"ROBOTS": robots, "TASK": task})
+    return ([h.get_global(i, "winner") for i in range(robots)],
+            [h.get_global(i, "agreed_at") for i in range(robots)])
 
 
 @validation("buzz-bidding")
 def reproduce(out_dir: Path, quick: bool = False, *, payload_cap: int = PAYLOAD_CAP,
               drop: float = DROP, step_ms: float = STEP_MS) -> Reproduction:
     runs = QUICK_RUNS if quick else RUNS
-    durations: dict[int, list[int]] = {}
-    agree: dict[int, int] = {}
-    for n in SIZES:
-        durations[n] = []
-        agree[n] = 0
-        for r in range(runs):
-            task = 1 + r
-            winners, steps = bidding_run(n, seed=100 * n + r, task=task,
-                                         payload_cap=payload_cap, drop=drop)
-            if all(w == expected_winner(n, task) for w in winners) and all(s > 0 for s in steps):
-                agree[n] += 1
-                # the task is put at step 1: the auction lasts until the last robot decides
-                durations[n].append(max(steps) - 1)
-    path = bidding_plot(durations, step_ms, out_dir / "buzz_bidding.png",
-                        "Distributed bidding (Buzz harness)")
-    return Reproduction(
-        name="buzz-bidding",
-        title="distributed bidding with 3, 4 and 6 robots",
-        rows=bidding_rows(durations, agree, runs, step_ms),
-        files=[path],
-        notes=(f"{runs} auctions per size, every robot in range of every other, "
-               f"{payload_cap} B frames, {drop:.1%} frames lost, {step_ms:g} ms steps. "
-               "Lockstep robots: every radio hop costs a whole step (see the module docs)."),
-    )
+    auctions = {n: [(1 + r, *bidding_run(n, seed=100 * n + r, task=1 + r,
+                                         payload_cap=payload_cap, drop=drop))
+                    for r in range(runs)] for n in SIZES}
+    return bidding_result(
+        "buzz-bidding", "distributed bidding with 3, 4 and 6 robots",
+        "Distributed bidding (Buzz harness)", auctions, runs, step_ms, out_dir,
+        f"{runs} auctions per size, every robot in range of every other, {payload_cap} B "
+        f"frames, {drop:.1%} frames lost, {step_ms:g} ms steps. Lockstep robots: every radio "
+        "hop costs a whole step (see the module docs).")

@@ -36,8 +36,8 @@ import math
 import statistics
 from pathlib import Path
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import EXAMPLES, harness
 
 ROBOTS = 10
 SPACING_M = 0.5        # thesis §4.6.2: "0.5 meter away from each other"
@@ -53,25 +53,18 @@ PAPER_MIN_MS, PAPER_MAX_MS = 17, 87
 PAPER_STEPS, PAPER_STEPS_TOL = 1.5, 0.5  # "consensus is reached in either one or two steps"
 
 
-def chain_positions(n: int = ROBOTS,
-                    spacing: float = SPACING_M) -> list[tuple[float, float, float]]:
-    """The chain: robots ``spacing`` apart on a line, the writer (robot 0) at one end."""
-    x0 = -spacing * (n - 1) / 2
-    return [(x0 + spacing * i, 0.0, 0.0) for i in range(n)]
-
-
-def circle_positions(n: int = ROBOTS,
-                     spacing: float = SPACING_M) -> list[tuple[float, float, float]]:
-    """The circle-like layout: the writer (robot 0) in the middle, the readers ``spacing`` apart
-    on a circle around it, all at the same distance from the writer."""
+def positions(layout: str, n: int = ROBOTS,
+              spacing: float = SPACING_M) -> list[tuple[float, float, float]]:
+    """The robots of ``layout``, ``spacing`` apart: the chain on a line with the writer (robot 0)
+    at one end; the circle-like layout with the writer in the middle and the readers on a circle
+    around it, all at the same distance from the writer."""
+    if layout == "chain":
+        x0 = -spacing * (n - 1) / 2
+        return [(x0 + spacing * i, 0.0, 0.0) for i in range(n)]
     radius = spacing / (2 * math.sin(math.pi / (n - 1)))
     return [(0.0, 0.0, 0.0)] + [(radius * math.cos(2 * math.pi * i / (n - 1)),
                                  radius * math.sin(2 * math.pi * i / (n - 1)), 0.0)
                                 for i in range(n - 1)]
-
-
-def positions(layout: str) -> list[tuple[float, float, float]]:
-    return chain_positions() if layout == "chain" else circle_positions()
 
 
 def schedule(tests: int) -> dict[str, list[int]]:
@@ -81,28 +74,14 @@ def schedule(tests: int) -> dict[str, list[int]]:
             for parity, layout in enumerate(LAYOUTS)}
 
 
-def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
-
-
 def consensus_run(layout: str, put_step: int, seed: int, range_m: float = RANGE_M,
                   drop: float = LOSS) -> list[int]:
     """Steps from the put to each reader's first read (robots 1 … 9; -1: never read)."""
-    from swarmstack.buzz.swarm import Harness
     from swarmstack.buzz.swarm.topology import Topology
 
-    src = (examples_dir() / "vstig_consensus.bzz").read_text()
-    topo = Topology(positions(layout), range_m=range_m, name=layout)
-    h = Harness(src, ROBOTS, filename="vstig_consensus.bzz", topology=topo, drop=drop,
-                payload_cap=PAYLOAD_BYTES, seed=seed,
-                params={"WRITER": 0, "PUT_STEP": put_step}).load()
-    for _ in range(put_step + 3 * ROBOTS):
-        h.step()
-        if all(h.get_global(i, "seen_at") not in (None, -1) for i in range(ROBOTS)):
-            break
-    if any(r.failed for r in h.results):
-        bad = [r for r in h.results if r.failed][0]
-        raise RuntimeError(f"robot {bad.id} failed: {bad.error}")
+    h = harness("vstig_consensus.bzz", ROBOTS, "seen_at", put_step + 3 * ROBOTS,
+                topology=Topology(positions(layout), range_m=range_m, name=layout), drop=drop,
+                payload_cap=PAYLOAD_BYTES, seed=seed, params={"WRITER": 0, "PUT_STEP": put_step})
     seen = [h.get_global(i, "seen_at") for i in range(1, ROBOTS)]
     return [s - put_step if s not in (None, -1) else -1 for s in seen]
 
@@ -128,11 +107,13 @@ def consensus_rows(steps: dict[str, list[int]], step_ms: float) -> list[Row]:
     return rows
 
 
-def consensus_plot(steps: dict[str, list[int]], step_ms: float, path: Path, title: str) -> Path:
-    """Histogram of the times from put to read by layout, over the thesis's mean ± sd and
-    envelope."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
+def consensus_result(name: str, title: str, robots: str, steps: dict[str, list[int]],
+                     step_ms: float, out_dir: Path, tests: int, range_m: float,
+                     loss: float) -> Reproduction:
+    """The rows, plot and notes of a consensus validation (``buzz-vs-consensus`` and
+    ``sim-vs-consensus`` differ only in the robots that ran it)."""
+    # the times from put to read by layout, over the thesis's mean ± sd and envelope
+    fig, ax = subplots(figsize=(6, 4))
     bins = [x - step_ms / 4 for x in range(0, int(4 * step_ms) + 1, int(step_ms // 2))]
     ax.hist([[d * step_ms for d in steps[layout] if d > 0] for layout in LAYOUTS], bins=bins,
             label=list(LAYOUTS), color=["tab:blue", "tab:orange"])
@@ -140,37 +121,18 @@ def consensus_plot(steps: dict[str, list[int]], step_ms: float, path: Path, titl
                alpha=0.12, label=f"thesis {PAPER_MEAN_MS} ± {PAPER_SD_MS} ms")
     for x in (PAPER_MIN_MS, PAPER_MAX_MS):
         ax.axvline(x, color="red", ls=":", lw=0.8)
-    ax.set_xlabel(f"time from put to read (ms, {step_ms:g} ms steps)")
-    ax.set_ylabel("readings")
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return save_plot(fig, path)
-
-
-def summary(steps: dict[str, list[int]], step_ms: float) -> str:
-    parts = []
-    for layout in LAYOUTS:
-        d = steps[layout]
-        parts.append(f"{layout}: {sum(x == 1 for x in d)} readings after 1 step, "
-                     f"{sum(x == 2 for x in d)} after 2, {sum(x > 2 for x in d)} later, "
-                     f"{sum(x <= 0 for x in d)} never")
-    return "; ".join(parts) + f" ({step_ms:g} ms steps)."
-
-
-def consensus_result(name: str, title: str, robots: str, steps: dict[str, list[int]],
-                     step_ms: float, out_dir: Path, tests: int, range_m: float,
-                     loss: float) -> Reproduction:
-    """The rows, plot and notes of a consensus validation (``buzz-vs-consensus`` and
-    ``sim-vs-consensus`` differ only in the robots that ran it)."""
-    path = consensus_plot(steps, step_ms, out_dir / f"{name.replace('-', '_')}.png",
-                          f"Virtual-stigmergy consensus ({robots})")
+    style_axes(ax, f"time from put to read (ms, {step_ms:g} ms steps)", "readings",
+               f"Virtual-stigmergy consensus ({robots})")
+    path = save_plot(fig, out_dir / f"{name.replace('-', '_')}.png")
+    summary = "; ".join(f"{lo}: {sum(x == 1 for x in steps[lo])} readings after 1 step, "
+                        f"{sum(x == 2 for x in steps[lo])} after 2, "
+                        f"{sum(x > 2 for x in steps[lo])} later, "
+                        f"{sum(x <= 0 for x in steps[lo])} never" for lo in LAYOUTS)
     return Reproduction(
-        name=name, title=title, rows=consensus_rows(steps, step_ms), files=[path],
-        notes=(f"{tests} tests alternating circle/chain; radio range {range_m:g} m, "
-               f"{loss:.1%} frames lost, {PAYLOAD_BYTES} B frames. " + summary(steps, step_ms)
-               + " Robots step in lockstep here, so the thesis's 17–87 ms envelope is judged "
-               "as its 1–2 steps."))
+        name, title, consensus_rows(steps, step_ms), [path],
+        f"{tests} tests alternating circle/chain; radio range {range_m:g} m, {loss:.1%} frames "
+        f"lost, {PAYLOAD_BYTES} B frames. {summary} ({step_ms:g} ms steps). Robots step in "
+        "lockstep here, so the thesis's 17–87 ms envelope is judged as its 1–2 steps.")
 
 
 @validation("buzz-vs-consensus")
@@ -200,7 +162,7 @@ def vs_script_kb() -> float:
     from swarmstack.buzz.bytecode import encode
     from swarmstack.buzz.compiler import compile_source
 
-    path = examples_dir() / "vstig_consensus.bzz"
+    path = EXAMPLES / "vstig_consensus.bzz"
     return len(encode(compile_source(path.read_text(encoding="utf-8"), path.name))) / 1000.0
 
 

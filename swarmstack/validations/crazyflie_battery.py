@@ -8,25 +8,14 @@ second (§4). The quick and the full run are the same (under a second).
 
 Here the battery device runs tick by tick from the four start charges and is compared with the
 paper's numbers, written below as literals (the reference side never reads the model's data
-file). Every row is two-sided, ``|ours − paper| ≤ tolerance``:
-
-* the device's coefficients D, C, B, A against the paper's, each within half a unit in its 7th
-  significant digit (the precision they are given to), and Tmax = 427.21 s within 0.005 s (it is
-  printed to 0.01 s). The paper's text names the polynomial and Tmax; the coefficients are those
-  of Fig. 9(a) as the authors' public plug-in defines them (its Crazyflie battery entity's
-  constants, the same seven digits and the same 427.21 s);
-* from each start charge, the largest gap between the simulated charge and ``P(t0 + t)``
-  (``t0`` the point of the curve holding the start charge) before the drop, within 1e-6: Alg. 1
-  steps along P itself, so only the root finding separates them (this is Fig. 9(b)'s check,
-  the plug-in against its own polynomial; it says nothing about the drones);
-* the time each battery takes to empty, ``Tmax − t0``, within one tick (0.1 s);
-* the last charge before the drop against P(Tmax) ≈ 0.1423, within one tick's fall of the
-  curve there, ``|P'(Tmax)|·dt`` (the battery empties once ``t* + dt`` passes Tmax);
-* the exposed time left against ``Tmax − t`` (1e-6 s) and the charge of idle and moving robots
-  against each other (exactly equal: §4.3.1 has one curve for hover and flight).
-
-The paper's MSE = 0.002114 measures the cubic against the three drones' discharge data, which
-are not published: it is shown as an informative row, not reproducible, and not judged.
+file), each row two-sided: the device's coefficients (those of Fig. 9(a) as the authors'
+public plug-in defines them; the text names only the polynomial and Tmax) and Tmax; from each
+start charge the gap to ``P(t0 + t)`` before the drop (``t0`` the point of the curve holding
+the start charge: Fig. 9(b)'s check, the plug-in against its own polynomial, which says
+nothing about the drones), the time to empty ``Tmax − t0`` and the last charge before the drop
+(the battery empties once ``t* + dt`` passes Tmax); the exposed time left against ``Tmax − t``;
+idle and moving robots on one curve (§4.3.1). The paper's MSE = 0.002114 is against the
+drones' discharge data, which are not published: an informative row.
 
 If the ``crazyflie`` robot type is registered with a ``battery`` device, two drones per start
 charge carry it in a Simulation: all take off to 0.5 m, then one hovers and one flies circles,
@@ -42,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                              validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 A = -2.347383e-08            # §4.3.1 / Fig. 9(a): coefficient of t³ (1/s³)
@@ -56,7 +45,7 @@ PAPER_MSE = 0.002114         # §4.3.1: against the drones' data (not published)
 START_CHARGES = (0.25, 0.50, 0.75, 1.00)   # §4.3.1 / Fig. 9(b)
 TICKS_PER_S = 10             # §4: 10 ticks per second
 
-# --- tolerances (two-sided; see the module docstring) -------------------------------------------
+# --- tolerances (two-sided) ----------------------------------------------------------------------
 TMAX_TOL_S = 0.005           # Tmax is printed to 0.01 s
 CHARGE_TOL = 1e-6            # Alg. 1 steps along P itself: only the root finding separates them
 EMPTY_TOL_S = 1.0 / TICKS_PER_S + 1e-9     # one tick
@@ -121,39 +110,28 @@ def _crazyflie_registered() -> bool:
     return rt is not None and "battery" in rt.devices
 
 
-def _drone_config() -> dict:
-    groups = [{"name": _group_name(q0), "type": "crazyflie",
-               "placement": {"kind": "explicit",
-                             "poses": [[-1.0 + 0.6 * k, -1.0 + 0.6 * j, 0.0]
-                                       for j in range(ROBOTS_PER_GROUP)]},
-               "sensors": {"battery": {"start_charge": q0}}}
+def _config(drones: bool) -> dict:
+    """Two robots per start charge: drones of the crazyflie type carrying the battery, or
+    E-Puck2 robots that only provide the clock."""
+    groups = [explicit(_group_name(q0), [[-1.0 + 0.6 * k, -1.0 + 0.6 * j, 0.0]
+                                         for j in range(ROBOTS_PER_GROUP)],
+                       type="crazyflie", sensors={"battery": {"start_charge": q0}}) if drones else
+              explicit(_group_name(q0), [[-1.5 + 1.0 * k, -1.5 + 0.5 * j, 0.0]
+                                         for j in range(ROBOTS_PER_GROUP)])
               for k, q0 in enumerate(START_CHARGES)]
-    return {"simulation": {"ticks_per_second": TICKS_PER_S}, "arena": {"size": [4.0, 4.0]},
-            "robots": groups}
+    return {"simulation": {"ticks_per_second": TICKS_PER_S},
+            "arena": {"size": [4.0, 4.0] if drones else [5.0, 5.0]}, "robots": groups}
 
 
-def _minimal_config() -> dict:
-    groups = [{"name": _group_name(q0),
-               "placement": {"kind": "explicit",
-                             "poses": [[-1.5 + 1.0 * k, -1.5 + 0.5 * j, 0.0]
-                                       for j in range(ROBOTS_PER_GROUP)]}}
-              for k, q0 in enumerate(START_CHARGES)]
-    return {"simulation": {"ticks_per_second": TICKS_PER_S}, "arena": {"size": [5.0, 5.0]},
-            "robots": groups}
+def _flights(sim):
+    """Each tick's flight commands: every drone takes off to ``HOVER_Z_M``; then half of them
+    hover and half fly circles."""
+    from swarmstack.actuators import flight as f
 
+    commands = [sim.commands(_group_name(q0)) for q0 in START_CHARGES]
 
-class _DroneFlights:
-    """Take every drone off to ``HOVER_Z_M``; then half of them hover and half fly circles."""
-
-    def __init__(self, sim):
-        from swarmstack.actuators import flight
-
-        self.flight = flight
-        self.commands = [sim.commands(_group_name(q0)) for q0 in START_CHARGES]
-
-    def command(self, tick: int) -> None:
-        f = self.flight
-        for c in self.commands:
+    def command(tick: int) -> None:
+        for c in commands:
             if tick == 0:
                 c["mode"][:] = f.TAKEOFF
                 c["target"][:, 2] = HOVER_Z_M
@@ -165,65 +143,51 @@ class _DroneFlights:
                 a = 2.0 * np.pi * (tick - TAKEOFF_TICKS) / (CIRCLE_PERIOD_S * TICKS_PER_S)
                 c["velocity"][1::2] = (-CIRCLE_SPEED_M_S * np.sin(a),
                                        CIRCLE_SPEED_M_S * np.cos(a), 0.0, 0.0)
+    return command
 
 
-def _time_left_view(group, charge: np.ndarray):
-    """The battery device's time-left state array (or, if the type keeps none, a live view
-    computed from the charge by the shipped model)."""
+def _time_left(group, charge: np.ndarray):
+    """The time left now: the battery device's state array or, if the type keeps none, the
+    shipped model's time left for the charge."""
     state = group.states.get("battery")
     if isinstance(state, np.ndarray) and state.shape == charge.shape:
-        return state
+        return lambda: state
     from swarmstack.power.crazyflie import time_left
 
     model = group.devices["battery"].model
-
-    class _Live:
-        def __array__(self, dtype=None, copy=None):
-            return time_left(charge, model)
-
-    return _Live()
+    return lambda: time_left(charge, model)
 
 
 def discharge_run(horizon_s: float = HORIZON_S) -> dict:
     """Discharge batteries from every start charge; per start charge the charge and time left at
     every tick float[ticks + 1, robots], plus which world ran ("drones" or "minimal")."""
-    from swarmstack.sim.simulation import Simulation
+    from swarmstack.power.crazyflie import battery_device
+    from swarmstack.robots.options import CrazyflieBatteryOptions
 
-    if _crazyflie_registered():
-        world = "drones"
-        sim = Simulation.from_dict(_drone_config(), seed=0)
-        sim.start()
-        charge = {q0: sim.readings(_group_name(q0))["battery"] for q0 in START_CHARGES}
-        left = {q0: _time_left_view(sim.group(_group_name(q0)), charge[q0])
-                for q0 in START_CHARGES}
-        drive = []
-        fly = _DroneFlights(sim)
-    else:
-        from swarmstack.power.crazyflie import battery_device
-        from swarmstack.robots.options import CrazyflieBatteryOptions
-
-        world = "minimal"
-        sim = Simulation.from_dict(_minimal_config(), seed=0)
-        sim.start()
-        drive = []
-        charge, left = {}, {}
-        for q0 in START_CHARGES:
-            g = sim.group(_group_name(q0))
+    drones = _crazyflie_registered()
+    sim = started(_config(drones), seed=0)
+    groups = {q0: sim.group(_group_name(q0)) for q0 in START_CHARGES}
+    charge, left, drive = {}, {}, []
+    for q0, g in groups.items():
+        if drones:
+            charge[q0] = sim.readings(_group_name(q0))["battery"]
+            left[q0] = _time_left(g, charge[q0])
+        else:   # the device driven directly, the simulation only its clock
             dev = battery_device(CrazyflieBatteryOptions(start_charge=q0))
-            charge[q0], left[q0] = dev.allocate(g.slice.n), dev.make_state(g.slice.n)
-            update = dev.plan(sim.world, g.slice, None, charge[q0], left[q0])
-            update()   # tick 0
-            drive.append(update)
+            charge[q0], state = dev.allocate(g.slice.n), dev.make_state(g.slice.n)
+            left[q0] = lambda state=state: state
+            drive.append(dev.plan(sim.world, g.slice, None, charge[q0], state))
+            drive[-1]()   # tick 0
             sim.commands(g.slice.name)["wheels"][1::2] = MOVING_WHEELS_M_S
-        fly = None
+    fly = _flights(sim) if drones else None
     x0, y0 = sim.world.bodies.x.copy(), sim.world.bodies.y.copy()
     top_z = np.zeros_like(x0)
     ticks = int(round(horizon_s * TICKS_PER_S))
     q_hist = {q0: [charge[q0].copy()] for q0 in START_CHARGES}
-    l_hist = {q0: [np.asarray(left[q0], dtype=np.float64).copy()] for q0 in START_CHARGES}
+    l_hist = {q0: [np.asarray(left[q0](), dtype=np.float64).copy()] for q0 in START_CHARGES}
     for tick in range(ticks):
         if fly is not None:
-            fly.command(tick)
+            fly(tick)
         sim.step()
         if fly is not None:
             np.maximum(top_z, sim.world.bodies.z, out=top_z)
@@ -231,36 +195,22 @@ def discharge_run(horizon_s: float = HORIZON_S) -> dict:
             update()
         for q0 in START_CHARGES:
             q_hist[q0].append(charge[q0].copy())
-            l_hist[q0].append(np.asarray(left[q0], dtype=np.float64).copy())
+            l_hist[q0].append(np.asarray(left[q0](), dtype=np.float64).copy())
     b = sim.world.bodies
-    moving = np.concatenate([np.arange(sim.group(_group_name(q0)).slice.start,
-                                       sim.group(_group_name(q0)).slice.stop)[1::2]
-                             for q0 in START_CHARGES])
+    robots = {q0: np.arange(g.slice.start, g.slice.stop) for q0, g in groups.items()}
+    moving = np.concatenate([robots[q0][1::2] for q0 in START_CHARGES])
     moved = float(np.hypot(b.x[moving] - x0[moving], b.y[moving] - y0[moving]).min())
-    flown = float(top_z.min()) if fly is not None else float("nan")
     # drones emptied well before the end (all but the fullest start): still in the air?
-    early = np.concatenate([np.arange(sim.group(_group_name(q0)).slice.start,
-                                      sim.group(_group_name(q0)).slice.stop)
-                            for q0 in START_CHARGES[:-1]])
-    landed_z = float(b.z[early].max()) if fly is not None else float("nan")
-    return {"t": np.arange(ticks + 1) / TICKS_PER_S, "world": world, "moved_m": moved,
-            "lowest_top_z_m": flown, "highest_empty_z_m": landed_z,
+    early = np.concatenate([robots[q0] for q0 in START_CHARGES[:-1]])
+    return {"t": np.arange(ticks + 1) / TICKS_PER_S, "world": "drones" if drones else "minimal",
+            "moved_m": moved, "lowest_top_z_m": float(top_z.min()) if drones else float("nan"),
+            "highest_empty_z_m": float(b.z[early].max()) if drones else float("nan"),
             "charge": {q: np.array(v) for q, v in q_hist.items()},
             "time_left": {q: np.array(v) for q, v in l_hist.items()}}
 
 
-def _device_polynomial():
-    """The model's coefficients and Tmax, as the shipped device reads them."""
-    from swarmstack.power.crazyflie import battery_device
-    from swarmstack.robots.options import CrazyflieBatteryOptions
-
-    dev = battery_device(CrazyflieBatteryOptions())
-    return dev.coefficients, dev.tmax_s
-
-
 def _plot(path: Path, run: dict, empty: dict) -> None:
-    plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig, (ax, ax2) = subplots(1, 2, figsize=(12, 4.6))
     t = run["t"]
     tt = np.linspace(0.0, TMAX_S, 500)
     ax.plot(tt, _p(tt), "k--", lw=1.0, label="P(t), Fig. 9(a) (paper's coefficients)")
@@ -277,16 +227,19 @@ def _plot(path: Path, run: dict, empty: dict) -> None:
 
 @validation("crazyflie-battery")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
-    started = time.perf_counter()
+    from swarmstack.power.crazyflie import battery_device
+    from swarmstack.robots.options import CrazyflieBatteryOptions
+
+    t0 = time.perf_counter()
     rows = []
-    coeffs, tmax = _device_polynomial()
-    for (name, power, paper), ours in zip(COEFFICIENTS, coeffs):
+    dev = battery_device(CrazyflieBatteryOptions())     # as the shipped device reads them
+    for (name, power, paper), ours in zip(COEFFICIENTS, dev.coefficients):
         term = ("the constant", "t", "t²", "t³")[power]
         rows.append(Row.within(f"{name}, coefficient of {term} (Fig. 9a; the authors' plug-in "
                                "source)", paper, ours, _half_unit(paper),
                                ("", "1/s", "1/s²", "1/s³")[power], digits=7))
-    rows.append(Row.within("maximum flight time Tmax (§4.3.1)", TMAX_S, tmax, TMAX_TOL_S, "s",
-                           digits=5))
+    rows.append(Row.within("maximum flight time Tmax (§4.3.1)", TMAX_S, dev.tmax_s, TMAX_TOL_S,
+                           "s", digits=5))
 
     run = discharge_run()
     t = run["t"]
@@ -320,14 +273,12 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                            last[far], DROP_TOL, digits=4))
     rows.append(Row.within("exposed time left − (Tmax − t), worst tick (Alg. 1)", 0.0,
                            worst_left, TIME_LEFT_TOL_S, "s", digits=2))
-    moved = f" (moving robots ended ≥ {run['moved_m']:.2f} m from their start"
-    if not np.isnan(run["lowest_top_z_m"]):
-        moved += f"; every drone rose to ≥ {run['lowest_top_z_m']:.2f} m"
-    moved += ")"
-    row = Row.within("idle vs moving: max |charge difference| (§4.3.1: one curve for hover "
-                     "and flight)", 0.0, spread, 0.0, digits=2)
-    row.ours += moved
-    rows.append(row)
+    rose = ("" if np.isnan(run["lowest_top_z_m"]) else
+            f"; every drone rose to ≥ {run['lowest_top_z_m']:.2f} m")
+    rows.append(Row.within("idle vs moving: max |charge difference| (§4.3.1: one curve for "
+                           "hover and flight)", 0.0, spread, 0.0, digits=2,
+                           note=f" (moving robots ended ≥ {run['moved_m']:.2f} m from their "
+                                f"start{rose})"))
 
     if run["world"] == "drones":
         z = run["highest_empty_z_m"]
@@ -345,7 +296,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
             f.write(f"{q0},{empty[q0]:.1f},{want_empty[q0]:.3f},{gap[q0]:.3e}\n")
     png = out_dir / "crazyflie_battery.png"
     _plot(png, run, empty)
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - t0
     how = ("drones of the registered crazyflie type carried the battery in a Simulation "
            "(all took off; half hovered, half flew circles at 0.3 m/s)"
            if run["world"] == "drones" else

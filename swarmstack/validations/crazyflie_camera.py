@@ -93,31 +93,27 @@ def read_camera(device, world, keys, robot: int = 0) -> np.ndarray:
     return out[0]
 
 
-def _drone():
+def _blobs(lights: list, max_blobs: int) -> list:
+    """The blobs the AI-deck camera of a drone hovering at ``HOVER_M`` sees of ``lights``."""
     from swarmstack.robots import crazyflie_decks as decks
 
     # radius and height of the Crazyflie body (robot-models §2.1); the camera sees past its own
-    return (0.0, 0.0, HOVER_M - decks.CAMERA_POSITION_M[2], 0.0, 0.046, 0.029,
-            decks.led_ring_layout())
-
-
-def _calibration(half: float) -> list:
-    """The four lights at ``half`` m from the axis, 2 m in front of the camera."""
-    from swarmstack.robots import crazyflie_decks as decks
-
-    cx = decks.CAMERA_POSITION_M[0] + DEPTH_M
-    return [(cx, dy * half, HOVER_M + dz * half, COLOURS[name])
-            for name, (dy, dz) in OFFSETS.items()]
+    drone = (0.0, 0.0, HOVER_M - decks.CAMERA_POSITION_M[2], 0.0, 0.046, 0.029,
+             decks.led_ring_layout())
+    world, keys = camera_world(lights, [drone])
+    return blobs(read_camera(decks.aideck_device(max_blobs=max_blobs), world, keys))
 
 
 def _seen(half: float, max_blobs: int = 64) -> dict:
-    """name → (column, row) of each calibration light seen with the lights at ``half``."""
+    """name → (column, row) of each of the four lights seen, ``half`` m from the axis, 2 m in
+    front of the camera."""
     from swarmstack.robots import crazyflie_decks as decks
 
-    world, keys = camera_world(_calibration(half), [_drone()])
-    reading = read_camera(decks.aideck_device(max_blobs=max_blobs), world, keys)
+    cx = decks.CAMERA_POSITION_M[0] + DEPTH_M
     by_rgb = {rgb: name for name, rgb in COLOURS.items()}
-    return {by_rgb[rgb]: (c, r) for c, r, rgb in blobs(reading) if rgb in by_rgb}
+    return {by_rgb[rgb]: (c, r) for c, r, rgb in _blobs(
+        [(cx, dy * half, HOVER_M + dz * half, COLOURS[name])
+         for name, (dy, dz) in OFFSETS.items()], max_blobs) if rgb in by_rgb}
 
 
 def _border(axis: str, lo: float, hi: float, n: int) -> float:
@@ -129,9 +125,7 @@ def _border(axis: str, lo: float, hi: float, n: int) -> float:
     cx = decks.CAMERA_POSITION_M[0] + DEPTH_M
     lights = [(cx, o if axis == "y" else 0.0, HOVER_M + (o if axis == "z" else 0.0),
                (1 + k // 250, 1 + k % 250, 7)) for k, o in enumerate(offs)]
-    world, keys = camera_world(lights, [_drone()])
-    reading = read_camera(decks.aideck_device(max_blobs=n), world, keys)
-    seen = {rgb for _, _, rgb in blobs(reading)}
+    seen = {rgb for _, _, rgb in _blobs(lights, n)}
     idx = [k for k, (*_, rgb) in enumerate(lights) if rgb in seen]
     return float(offs[max(idx)]) if idx else float("nan")
 

@@ -1,30 +1,27 @@
 """Crazyflie position controller, paper §4.3, Table 2, Fig. 8.
 
-Reference side, literals of the paper: consecutive moves of 1, 2, 5, 10, 25 and 50 m reached
-0.98, 1.97, 4.92, 9.85, 24.62 and 49.93 m (errors 0.02, 0.03, 0.08, 0.15, 0.38, 0.07 m: the next
-move started before the drone settled); the speed is limited to 10 m/s (Fig. 8b); yaw set-points
-180, −135 and 45° reached 179.84, −134.54 and 44.90° (errors < 1°), the yaw rate limited to
-90 °/s and never reached (Fig. 8d).
+Reference side, literals of the paper (the constants below): Table 2's consecutive moves and the
+distances reached (the next move started before the drone settled, hence the errors), the speed
+limited to 10 m/s (Fig. 8b), the yaw set-points reached (errors < 1°) and the yaw rate limited
+to 90 °/s and never reached (Fig. 8d).
 
 Ours: one drone at 10 ticks/s (§4), taken off to 1 m, then the moves along x, each a relative
 move (from where the drone is, as the plug-in's relative position command), each given
-``MOVE_TICKS`` ticks before the next one starts: 1.8, 1.8, 1.8, 2.0, 3.2 and 6.1 s. Fig. 8(a)
-shows the timing only as a plot and the text lists no times, so these durations are the ticks
-at which our drone has the paper's remaining distance (the next move starts before the drone
-settles, as §4.3 explains the errors); with them fixed, the rows judge the flight model.
-A move's reached distance is how far the drone went before the next move started (the last
-one: at the end of its ticks). Then the yaw set-points, 4 s each, and a final hold of 10 s
-("converges when given time").
+``MOVE_TICKS`` ticks before the next one starts. Fig. 8(a) shows the timing only as a plot and
+the text lists no times, so these durations are the ticks at which our drone has the paper's
+remaining distance (the next move starts before the drone settles, as §4.3 explains the errors);
+with them fixed, the rows judge the flight model. A move's reached distance is how far the drone
+went before the next move started (the last one: at the end of its ticks). Then the yaw
+set-points, 4 s each, and a final hold of 10 s ("converges when given time").
 
 Acceptance, PD (the default, the paper's controller): each reached distance within
 ``POSITION_TOL_M`` = 1.5 cm of Table 2's, two-sided: Table 2 rounds to 1 cm (± 0.5 cm) and a
 move starts on the 0.1 s tick, which at the end of the 25 m leg is 14 cm of travel, so the tick
-nearest the paper's value lands up to 1.3 cm from it; one tick early or late, or a position
-gain 5 % off, moves the 10, 25 and 50 m legs by several cm. Each yaw move ends within 0.5° of
-its set-point (Table 2: errors 0.16, 0.46, 0.10°); the largest speed is at most 10 m/s and the
-largest yaw rate below 90 °/s (the limits of Fig. 8b, 8d); after the final hold the position is
-within 1 mm. ``controller="pid"`` is not the paper's: its Table 2 rows are shown as information
-(not judged) and it is judged on the other rows only.
+nearest the paper's value lands up to 1.3 cm from it; one tick early or late, or a position gain
+5 % off, moves the 10, 25 and 50 m legs by several cm. Each yaw move ends within 0.5° of its
+set-point; the largest speed and yaw rate stay within the limits of Fig. 8b, 8d; after the final
+hold the position is within 1 mm. ``controller="pid"`` is not the paper's: its Table 2 rows are
+shown as information (not judged) and it is judged on the other rows only.
 """
 
 from __future__ import annotations
@@ -34,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- reference side: Table 2 ----------------------------------------------------------------------
 DESIRED_M = (1.00, 2.00, 5.00, 10.00, 25.00, 50.00)
@@ -63,15 +60,11 @@ def schedule(quick: bool) -> list[tuple[float, float]]:
 
 
 def fly(controller: str, quick: bool) -> dict:
-    from swarmstack.sim.simulation import Simulation
-
-    cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
-           "arena": {"size": [120.0, 10.0], "walls": False},
-           "robots": [{"name": "cf", "type": "crazyflie",
-                       "placement": {"kind": "explicit", "poses": [[-50.0, 0.0, 0.0]]},
-                       "flight": {"position_controller": controller, "ceiling": 10.0}}]}
-    sim = Simulation.from_dict(cfg, seed=0)
-    sim.start()
+    sim = started({"simulation": {"ticks_per_second": TICKS_PER_S},
+                   "arena": {"size": [120.0, 10.0], "walls": False},
+                   "robots": [explicit("cf", [[-50.0, 0.0, 0.0]], type="crazyflie",
+                                       flight={"position_controller": controller,
+                                               "ceiling": 10.0})]}, seed=0)
     c = sim.commands("cf")
     b = sim.world.bodies
     c["mode"][:] = 4
@@ -131,9 +124,8 @@ def reproduce(out_dir: Path, quick: bool = False, controller: str = "pd") -> Rep
                     "(§4.3: errors come from starting the next move early)",
                     f"{r['final']:.5f}", r["final"] <= CONVERGED_TOL_M))
 
-    plt = pyplot()
     t = np.arange(log.shape[0]) / TICKS_PER_S
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    fig, axes = subplots(2, 2, figsize=(11, 7))
     axes[0, 0].plot(t, log[:, 0] - log[0, 0], label=f"x ({controller})")
     style_axes(axes[0, 0], "t (s)", "distance (m)", "Fig. 8(a): trajectory (ours)")
     axes[0, 1].plot(t[1:], v, label="speed")

@@ -1,13 +1,12 @@
 """Crazyflie velocity controller, paper §4.2, Table 1, Figs. 5–7.
 
-Reference side, literals of the paper: Table 1's desired and measured maximum speeds — altitude,
-plane and 3-D space 2.5 / 5.0 / 10.0 cm/s (3-D: 4.33 / 8.66 / 17.32 cm/s, the same command on
-each axis) reached exactly; yaw rates 45 / 90 / 180 °/s measured as 45.0 / 89.6 / 170.6 °/s
-during a 180° turn (the drone does not have the time to reach 180 °/s). Figs. 5–7: straight 1 m
-legs along x and along y from the origin (Fig. 5), the 3-D leg from (−0.5, −0.5, 0.5) to
-(0.5, 0.5, 1.5) (Fig. 6) and vertical legs (Fig. 7a) at 0.25, 0.5 and 1.0 m/s; the plug-in's
-trajectories are straight lines at the commanded speed (the real drones' scatter comes from
-their positioning system, not modelled).
+Reference side, literals of the paper (``TABLE1``): Table 1's desired and measured maximum
+speeds — altitude, plane and 3-D space (the same command on each axis) reached exactly; yaw
+rates measured during a 180° turn (the drone does not have the time to reach 180 °/s).
+Figs. 5–7: straight 1 m legs along x and along y from the origin (Fig. 5), the 3-D leg from
+(−0.5, −0.5, 0.5) to (0.5, 0.5, 1.5) (Fig. 6) and vertical legs (Fig. 7a) at 0.25, 0.5 and
+1.0 m/s; the plug-in's trajectories are straight lines at the commanded speed (the real
+drones' scatter comes from their positioning system, not modelled).
 
 Ours: one drone per run at 10 ticks/s (§4), taken off to 1 m, then the velocity command held
 (velocity mode); the maximum speed is the largest displacement per tick over the leg divided
@@ -25,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- reference side: Table 1 (cm/s, deg/s) and the legs of Figs. 5–7 ----------------------------
 TABLE1 = {
@@ -51,16 +50,12 @@ TAKEOFF_M = 1.0
 HOVER_S = 4.0
 
 
-def _sim(n: int, start=(0.0, 0.0)):
-    from swarmstack.sim.simulation import Simulation
-
-    cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
-           "arena": {"size": [20.0, 20.0], "walls": False},
-           "robots": [{"name": "cf", "type": "crazyflie",
-                       "placement": {"kind": "explicit", "poses": [[start[0], start[1], 0.0]]},
-                       "flight": {"ceiling": 10.0}}]}
-    sim = Simulation.from_dict(cfg, seed=0, runs=n)
-    sim.start()
+def _sim(n: int):
+    """``n`` runs of one drone taken off to ``TAKEOFF_M``, its commands."""
+    sim = started({"simulation": {"ticks_per_second": TICKS_PER_S},
+                   "arena": {"size": [20.0, 20.0], "walls": False},
+                   "robots": [explicit("cf", [[0.0, 0.0, 0.0]], type="crazyflie",
+                                       flight={"ceiling": 10.0})]}, seed=0, runs=n)
     c = sim.commands("cf")
     c["mode"][:] = 4
     c["target"][:] = (math.nan, math.nan, TAKEOFF_M, math.nan)
@@ -118,21 +113,11 @@ def max_speed(p: np.ndarray) -> np.ndarray:
 def reproduce(out_dir: Path, quick: bool = False, controller: str = "pd") -> Reproduction:
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
-    # --- Table 1: speeds ---
-    cmds, labels = [], []
-    for axis, (desired, _) in TABLE1.items():
-        if axis == "yaw":
-            continue
-        for d in desired:
-            v = d / 100.0
-            if axis == "altitude":
-                cmds.append((0.0, 0.0, v))
-            elif axis == "plane":
-                cmds.append((v, 0.0, 0.0))
-            else:
-                e = v / math.sqrt(3.0)
-                cmds.append((e, e, e))
-            labels.append((axis, d))
+    # --- Table 1: speeds (3-D space: the same command on each axis) ---
+    command = {"altitude": lambda v: (0.0, 0.0, v), "plane": lambda v: (v, 0.0, 0.0),
+               "3-D space": lambda v: (v / math.sqrt(3.0),) * 3}
+    labels = [(axis, d) for axis in command for d in TABLE1[axis][0]]
+    cmds = [command[axis](d / 100.0) for axis, d in labels]
     seconds = 8.0 if quick else LEG_M / 0.025
     sp = speed_runs(np.array(cmds), seconds)
     measured = max_speed(sp["p"]) * 100.0
@@ -175,8 +160,7 @@ def reproduce(out_dir: Path, quick: bool = False, controller: str = "pd") -> Rep
                     "the command (Table 1: error 0.0)", f"{100 * worst_speed:.2f} %",
                     worst_speed <= 0.01))
 
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    fig, axes = subplots(1, 3, figsize=(13, 4))
     n_leg = len(legs)
     for si, s in enumerate(speeds):
         for li, name in enumerate(legs):
@@ -194,7 +178,7 @@ def reproduce(out_dir: Path, quick: bool = False, controller: str = "pd") -> Rep
     style_axes(axes[1], "x (m)", "z (m)", "Fig. 6: 3-D leg, x–z (ours)")
     style_axes(axes[2], "t (s)", "z (m)", "Fig. 7a: altitude (ours)")
     f1 = save_plot(fig, out_dir / "crazyflie_velocity_trajectories.png")
-    fig, ax = plt.subplots(figsize=(5, 4))
+    fig, ax = subplots(figsize=(5, 4))
     for k, d in enumerate(desired):
         ax.plot(yw["t"], yw["yaw"][:, k], label=f"{d:g} °/s")
     style_axes(ax, "t (s)", "yaw turned (°)", "Fig. 7b: 180° turns (ours)")

@@ -9,22 +9,15 @@ carrying the battery sensor:
   (one wheel forward, the other backward, as the robots of the calibration runs, §4.1.7).
 
 The charge is read from the robots' battery sensor every second. Compared with the paper's
-published numbers (§4.1.7):
-
-* the Simple model's two slopes, m0 = −5.064963e−5 /s for a static robot and
-  m1 = −8.699124e−5 /s for a moving one, fitted to the simulated charge (and, in the full run,
-  the time each robot takes to empty, 1/|m|);
-* how the two slopes were made: m0 fits "the maximum autonomy, observed when the robot was
-  static", m1 "the average autonomy when the robot is moving". So every speed-dependent model's
-  autonomy at rest must be 1/|m0| = 19 743 s and its mean autonomy over the moving speeds
-  1–15 cm/s must be 1/|m1| = 11 495 s;
-* Fig. 10b, described in words: autonomy falls with speed down to a minimum "until 5 cm/s",
-  rises "until 14 cm/s" and falls again beyond; the speed of the minimum is the number judged
-  (± 1 cm/s, one calibration step), the rest of the shape must hold as stated.
-
-Every row is two-sided, ``|ours − paper| ≤ tolerance``, judged on the robot farthest from the
-paper: the slopes within 1e-6 of themselves (the paper prints them to 7 significant digits),
-the times to empty within 1 s (10 ticks), the autonomies within 0.1 %.
+published numbers (§4.1.7): the Simple model's two slopes m0 (static robot) and m1 (moving),
+fitted to the simulated charge (and, in the full run, the time each robot takes to empty,
+1/|m|); how the two slopes were made — m0 fits "the maximum autonomy, observed when the robot
+was static", m1 "the average autonomy when the robot is moving" — so every speed-dependent
+model's autonomy at rest must be 1/|m0| and its mean autonomy over the moving speeds 1–15 cm/s
+1/|m1|; Fig. 10b, described in words: autonomy falls with speed down to a minimum "until 5
+cm/s", rises "until 14 cm/s" and falls again beyond (the speed of the minimum is the number
+judged, the rest of the shape must hold as stated). Every row is two-sided, ``|ours − paper| ≤
+tolerance``, judged on the robot farthest from the paper (the tolerances are the constants').
 
 The full run discharges every battery to empty (about 20 000 simulated seconds); the quick run
 fits the slopes of the Simple and Linear models over 10 minutes.
@@ -37,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                               validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 M0_PER_S = -5.064963e-05     # §4.1.7: Simple model, static robot
@@ -79,8 +72,7 @@ def _config(models) -> dict:
                      for k, (_, _, _, shuttle) in enumerate(SIMPLE_ROBOTS)]
         else:
             poses = [[-2.7 + 0.35 * s, -0.5 - 0.5 * row, 0.0] for s in CALIBRATION_SPEEDS_CM_S]
-        groups.append({"name": kind, "placement": {"kind": "explicit", "poses": poses},
-                       "sensors": {"battery": {"model": kind}}})
+        groups.append(explicit(kind, poses, sensors={"battery": {"model": kind}}))
     return {"simulation": {"ticks_per_second": TICKS_PER_S},
             "arena": {"size": [6.0, 6.0]}, "robots": groups}
 
@@ -89,10 +81,7 @@ def discharge_run(models, horizon_s: float) -> dict:
     """Run the scene; returns per model the charge sampled every second float[samples, robots],
     the sample times and the time (s) at which each robot's charge first reached 0 (NaN if not
     within the horizon)."""
-    from swarmstack.sim.simulation import Simulation
-
-    sim = Simulation.from_dict(_config(models), seed=0)
-    sim.start()
+    sim = started(_config(models), seed=0)
     wheels = {}
     for kind in models:
         w = sim.commands(kind)["wheels"]
@@ -137,12 +126,6 @@ def fitted_slopes(t: np.ndarray, charge: np.ndarray) -> np.ndarray:
     return np.polyfit(t[use], charge[use], 1)[0]
 
 
-def _cite(row: Row, source: str) -> Row:
-    """``row`` with where its reference comes from added to the paper's side."""
-    row.paper += f" — {source}"
-    return row
-
-
 def _rel(a, b) -> np.ndarray:
     return np.abs(np.asarray(a, dtype=np.float64) / b - 1.0)
 
@@ -152,8 +135,7 @@ def _sci(v: float) -> str:
 
 
 def _plot(path: Path, run: dict, autonomy: dict, quick: bool) -> None:
-    plt = pyplot()
-    fig, (ax, ax3, ax2) = plt.subplots(1, 3, figsize=(18, 4.8))
+    fig, (ax, ax3, ax2) = subplots(1, 3, figsize=(18, 4.8))
     t = run["t"]
     simple = run["charge"]["simple"]
     for k, (label, *_rest) in enumerate(SIMPLE_ROBOTS):
@@ -162,11 +144,8 @@ def _plot(path: Path, run: dict, autonomy: dict, quick: bool) -> None:
     ax.plot(span / 3600, 1 + M0_PER_S * span, "k--", lw=0.8, label="m0 (§4.1.7)")
     ax.plot(span / 3600, 1 + M1_PER_S * span, "k:", lw=0.8, label="m1 (§4.1.7)")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("time (h)")
-    ax.set_ylabel("charge (battery sensor)")
-    ax.set_title("Simple model: simulated robots vs the paper's slopes")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    style_axes(ax, "time (h)", "charge (battery sensor)",
+               "Simple model: simulated robots vs the paper's slopes", legend={"fontsize": 7})
     # the four models told apart: the calibrated three empty at the same time by construction
     # (same autonomy per speed); what differs is the shape of the charge on the way down
     styles = {"simple": ("k", "-"), "linear": ("tab:blue", "--"), "cubic": ("tab:orange", "-"),
@@ -190,18 +169,15 @@ def _plot(path: Path, run: dict, autonomy: dict, quick: bool) -> None:
     ax2.axhline(1 / abs(M1_PER_S) / 3600, color="k", ls=":", lw=0.8,
                 label="1/|m1| (mean while moving)")
     ax2.set_xticks(CALIBRATION_SPEEDS_CM_S)
-    ax2.set_xlabel("speed (cm/s), robots spinning on the spot")
-    ax2.set_ylabel("autonomy (h)")
-    ax2.set_title("Autonomy vs speed (cf. Fig. 10b): the three models agree"
-                  + (" — from the slopes (quick)" if quick else ""))
-    ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=7)
+    style_axes(ax2, "speed (cm/s), robots spinning on the spot", "autonomy (h)",
+               "Autonomy vs speed (cf. Fig. 10b): the three models agree"
+               + (" — from the slopes (quick)" if quick else ""), legend={"fontsize": 7})
     save_plot(fig, path)
 
 
 @validation("epuck2-battery")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
-    started = time.perf_counter()
+    t0 = time.perf_counter()
     models = QUICK_MODELS if quick else MODELS
     run = discharge_run(models, QUICK_HORIZON_S if quick else HORIZON_S)
     t, charge, empty = run["t"], run["charge"], run["empty"]
@@ -210,29 +186,28 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     slopes = fitted_slopes(t, charge["simple"])
     idle = [k for k, r in enumerate(SIMPLE_ROBOTS) if r[0] == "idle"]
     moving = [k for k, r in enumerate(SIMPLE_ROBOTS) if r[0] != "idle"]
-    rows.append(_cite(Row.within("Simple (Alg. 1), idle robot: discharge slope (1/s)", M0_PER_S,
-                                 slopes[idle[0]], abs(M0_PER_S) * SLOPE_REL_TOL, "1/s",
-                                 digits=10), "m0 (§4.1.7)"))
+    rows.append(Row.within("Simple (Alg. 1), idle robot: discharge slope (1/s)", M0_PER_S,
+                           slopes[idle[0]], abs(M0_PER_S) * SLOPE_REL_TOL, "1/s", digits=10,
+                           cite="m0 (§4.1.7)"))
     worst = moving[int(np.argmax(_rel(slopes[moving], M1_PER_S)))]
-    row = _cite(Row.within("Simple, moving robots (shuttling forwards/backwards 1–15 cm/s, "
+    rows.append(Row.within("Simple, moving robots (shuttling forwards/backwards 1–15 cm/s, "
                            "spinning both ways, arc): slope (1/s)", M1_PER_S, slopes[worst],
-                           abs(M1_PER_S) * SLOPE_REL_TOL, "1/s", digits=10),
-                "m1 (§4.1.7); judged on the farthest robot")
-    row.ours += (f" ({SIMPLE_ROBOTS[worst][0]}; all {_sci(slopes[moving].min())} … "
-                 f"{_sci(slopes[moving].max())})")
-    rows.append(row)
+                           abs(M1_PER_S) * SLOPE_REL_TOL, "1/s", digits=10,
+                           cite="m1 (§4.1.7); judged on the farthest robot",
+                           note=f" ({SIMPLE_ROBOTS[worst][0]}; all {_sci(slopes[moving].min())} "
+                                f"… {_sci(slopes[moving].max())})"))
     if not quick:
         e = empty["simple"]
         want = np.where(np.arange(e.size) == idle[0], 1 / abs(M0_PER_S), 1 / abs(M1_PER_S))
         far = int(np.nanargmax(np.abs(e - want))) if np.isfinite(e).any() else 0
-        row = _cite(Row.within("Simple: time to empty, idle / moving (s)", want[far], e[far],
-                               EMPTY_TOL_S, "s", digits=6),
-                    f"1/|m0| = {1 / abs(M0_PER_S):.1f}, 1/|m1| = {1 / abs(M1_PER_S):.1f} "
-                    "(§4.1.7); judged on the farthest robot")
-        row.ours += (f" (idle {e[idle[0]]:.1f}, moving "
-                     f"{np.nanmin(e[moving]):.1f}–{np.nanmax(e[moving]):.1f})")
-        row.ok = row.ok and bool(np.all(np.isfinite(e)))
-        rows.append(row)
+        rows.append(Row.within("Simple: time to empty, idle / moving (s)", want[far], e[far],
+                               EMPTY_TOL_S, "s", digits=6,
+                               cite=f"1/|m0| = {1 / abs(M0_PER_S):.1f}, 1/|m1| = "
+                                    f"{1 / abs(M1_PER_S):.1f} (§4.1.7); judged on the farthest "
+                                    "robot",
+                               note=f" (idle {e[idle[0]]:.1f}, moving "
+                                    f"{np.nanmin(e[moving]):.1f}–{np.nanmax(e[moving]):.1f})",
+                               also=np.all(np.isfinite(e))))
 
     autonomy = {}
     for kind in models[1:]:
@@ -243,26 +218,24 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
             aut = empty[kind]
             how = "time to empty"
         autonomy[kind] = aut
-        rows.append(_cite(Row.within(f"{kind.capitalize()}: autonomy at rest, {how} (s)",
-                                     1 / abs(M0_PER_S), aut[0],
-                                     AUTONOMY_REL_TOL / abs(M0_PER_S), "s", digits=6),
-                          "1/|m0| (§4.1.7: m0 fits the static robots' autonomy)"))
-        mean = float(np.mean(aut[1:]))
-        rows.append(_cite(Row.within(f"{kind.capitalize()}: mean autonomy spinning at 1–15 "
-                                     f"cm/s, {how} (s)", 1 / abs(M1_PER_S), mean,
-                                     AUTONOMY_REL_TOL / abs(M1_PER_S), "s", digits=6),
-                          "1/|m1| (§4.1.7: m1 from the average autonomy while moving)"))
+        rows.append(Row.within(f"{kind.capitalize()}: autonomy at rest, {how} (s)",
+                               1 / abs(M0_PER_S), aut[0], AUTONOMY_REL_TOL / abs(M0_PER_S), "s",
+                               digits=6,
+                               cite="1/|m0| (§4.1.7: m0 fits the static robots' autonomy)"))
+        rows.append(Row.within(f"{kind.capitalize()}: mean autonomy spinning at 1–15 cm/s, {how} "
+                               "(s)", 1 / abs(M1_PER_S), float(np.mean(aut[1:])),
+                               AUTONOMY_REL_TOL / abs(M1_PER_S), "s", digits=6,
+                               cite="1/|m1| (§4.1.7: m1 from the average autonomy while moving)"))
         s_min = int(np.nanargmin(aut))
         s_max = s_min + int(np.nanargmax(aut[s_min:]))
-        row = Row.within(f"{kind.capitalize()} autonomy vs speed (Fig. 10b, §4.1.7): speed of "
-                         "the shortest", FIG10B_MIN_CM_S, s_min, FIG10B_SPEED_TOL_CM_S, "cm/s")
-        row.paper += (f"; longest at rest, rises to {FIG10B_MAX_CM_S} cm/s, falls at 15 (in "
-                      "words: no autonomy values)")
-        row.ours += (f"; rest {aut[0]:.0f} s, min {aut[s_min]:.0f} s; then max "
-                     f"{aut[s_max]:.0f} s at {s_max} cm/s; 15 cm/s {aut[15]:.0f} s")
-        row.ok = (row.ok and bool(np.all(aut[0] > aut[1:])) and s_max == FIG10B_MAX_CM_S
-                  and aut[15] < aut[14])
-        rows.append(row)
+        rows.append(Row.within(
+            f"{kind.capitalize()} autonomy vs speed (Fig. 10b, §4.1.7): speed of the shortest",
+            FIG10B_MIN_CM_S, s_min, FIG10B_SPEED_TOL_CM_S, "cm/s",
+            note=f"; rest {aut[0]:.0f} s, min {aut[s_min]:.0f} s; then max {aut[s_max]:.0f} s "
+                 f"at {s_max} cm/s; 15 cm/s {aut[15]:.0f} s",
+            also=np.all(aut[0] > aut[1:]) and s_max == FIG10B_MAX_CM_S and aut[15] < aut[14]))
+        rows[-1].paper += (f"; longest at rest, rises to {FIG10B_MAX_CM_S} cm/s, falls at 15 (in "
+                           "words: no autonomy values)")
 
     csv_path = out_dir / "autonomy.csv"
     with csv_path.open("w") as f:
@@ -271,7 +244,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
             f.write(f"{s}," + ",".join(f"{autonomy[k][s]:.1f}" for k in autonomy) + "\n")
     png = out_dir / "epuck2_battery.png"
     _plot(png, run, autonomy, quick)
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - t0
     notes = (
         "Reference side (literals here, §4.1.7): the Simple model's slopes m0 and m1, what they "
         "were fitted to (the static robots' autonomy, the moving robots' average autonomy over "

@@ -12,10 +12,9 @@ Here: the same scene, one run per depth in one batch, must map the border LEDs t
 the four depths of Table 4 — the largest lateral offset still seen — and turned into α the way
 Table 4 does; LEDs straight ahead at 95 and 105 cm test the 1 m range.
 
-Rows are two-sided, ``|ours − paper| ≤ tolerance``: image columns ± 1 px (blob centres of a
-pixel grid), blob coordinates within the image (carried as its centre ± half its size), the
-measured α ± 0.25° of the paper's 30° (the border search resolves about 0.03°), and the mean
-measured α against the robot's mean 30.8° within the robot's own spread in Table 4
+Rows are two-sided, ``|ours − paper| ≤ tolerance`` (the tolerances are the constants'); blob
+coordinates within the image are carried as its centre ± half its size, and the mean measured
+α is judged against the robot's mean 30.8° within the robot's own spread in Table 4
 (29.5–32.1°: ± 1.3°). The range row (seen at 95 cm, not at 105 cm) is a yes/no check.
 """
 
@@ -26,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, subplots, validation
 from swarmstack.sensors.camera import blobs
+from swarmstack.validations.sim_robots import explicit
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 TABLE4_SIM = ((0.263, 0.141, 30.0), (0.143, 0.077, 30.1))     # plug-in column: x, y (m), α (°)
@@ -62,11 +61,8 @@ def _scene(targets_per_run: list[list[tuple[float, float]]]):
     cfg = {"arena": {"size": [2.4, 2.0], "center": [0.4, 0.0]},
            "lights": [{"position": [LIGHT_X, 0.0, LED_HEIGHT_M], "intensity": 1.0,
                        "color": list(BLUE)}],
-           "robots": [
-               {"name": "observer", "placement": {"kind": "explicit", "poses": [[0, 0, 0]]},
-                "sensors": {"camera": True}},
-               {"name": "targets", "placement": {
-                   "kind": "explicit", "poses": [[-0.5, -0.8 + 0.1 * k, 0] for k in range(n_t)]}}]}
+           "robots": [explicit("observer", [[0, 0, 0]], sensors={"camera": True}),
+                      explicit("targets", [[-0.5, -0.8 + 0.1 * k, 0] for k in range(n_t)])]}
     sim = Simulation.from_dict(cfg, seed=0, runs=len(targets_per_run))
     b = sim.world.bodies
     sl = sim.group("targets").slice
@@ -104,26 +100,23 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
         tag = f"x = {1000 * x:.0f} mm, y = ±{500 * y:.1f} mm"
         ends = [(0.0, red[0]), (WIDTH_PX - 1.0, red[-1])] if red else [(0.0, float("nan"))]
         want, got = max(ends, key=lambda e: abs(e[1] - e[0]) if e[1] == e[1] else math.inf)
-        row = Row.within(f"{tag} (Table 4, plug-in): red LED columns (Fig. 9c)", want, got,
-                         PX_TOL, "px", digits=4)
-        row.paper = f"min / max: 0 / {WIDTH_PX - 1} (± {PX_TOL:g}); judged on the farther"
-        row.ours = " / ".join(f"{c:.2f}" for c in red) or "not seen"
-        row.ok = row.ok and len(red) == 2
-        rows.append(row)
-        row = Row.within(f"{tag}: blue light straight ahead, column (Fig. 9c)", centre,
-                         blue[0] if blue else float("nan"), PX_TOL, "px", digits=4)
-        row.ok = row.ok and len(blue) == 1
-        rows.append(row)
+        rows.append(Row.within(f"{tag} (Table 4, plug-in): red LED columns (Fig. 9c)", want, got,
+                               PX_TOL, "px", digits=4,
+                               paper=f"min / max: 0 / {WIDTH_PX - 1} (± {PX_TOL:g}); judged on "
+                                     "the farther",
+                               ours=" / ".join(f"{c:.2f}" for c in red) or "not seen",
+                               also=len(red) == 2))
+        rows.append(Row.within(f"{tag}: blue light straight ahead, column (Fig. 9c)", centre,
+                               blue[0] if blue else float("nan"), PX_TOL, "px", digits=4,
+                               also=len(blue) == 1))
     every = [b for f in found_all for b in f]
     for axis, size in (("column", WIDTH_PX), ("row", HEIGHT_PX)):
         mid = (size - 1) / 2
         coords = [b[0 if axis == "column" else 1] for b in every]
         worst = max(coords, key=lambda c: abs(c - mid)) if coords else float("nan")
-        row = Row.within(f"blob {axis}s inside the {WIDTH_PX} × {HEIGHT_PX} image (§3.6, "
-                         "Table 1): the farthest from the centre", mid, worst, mid, "px",
-                         digits=4)
-        row.paper = f"0–{size - 1} px"
-        rows.append(row)
+        rows.append(Row.within(f"blob {axis}s inside the {WIDTH_PX} × {HEIGHT_PX} image (§3.6, "
+                               "Table 1): the farthest from the centre", mid, worst, mid, "px",
+                               digits=4, paper=f"0–{size - 1} px"))
     # the detection border measured in simulation, as Table 4's columns were found
     depths = TABLE4_SIM if quick else TABLE4_SIM + TABLE4_ROBOT
     n = 81 if quick else 201
@@ -133,10 +126,9 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
         right = _border(x, -1, 0.4 * y, 0.6 * y, n)
         a = math.degrees(math.atan(left / x) + math.atan(right / x))
         measured.append(a)
-        row = Row.within(f"measured border at x = {1000 * x:.0f} mm: α (§4.1.6)", ALPHA_DEG, a,
-                         ALPHA_TOL_DEG, "°", digits=4)
-        row.ours += f" (separation {1000 * (left + right):.1f} mm)"
-        rows.append(row)
+        rows.append(Row.within(f"measured border at x = {1000 * x:.0f} mm: α (§4.1.6)", ALPHA_DEG,
+                               a, ALPHA_TOL_DEG, "°", digits=4,
+                               note=f" (separation {1000 * (left + right):.1f} mm)"))
     mean = float(np.mean(measured))
     spread = max(abs(a - TABLE4_ROBOT_MEAN_DEG) for _, _, a in TABLE4_ROBOT)
     rows.append(Row.within("measured α vs the real camera (Table 4, robot column: mean, within "
@@ -149,9 +141,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                     f"seen / not seen (§4.1.6: range {RANGE_M:g} m)",
                     " / ".join("seen" if v else "not seen" for v in seen), seen == [True, False]))
 
-    plt = pyplot()
-
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, axes = subplots(1, 2, figsize=(9, 3.6))
     for ax, (x, y, _), found in zip(axes, TABLE4_SIM, found_all):
         for c, r, rgb in found:
             ax.plot(c, r, "o", ms=9, color=np.array(rgb) / 255, mec="k")

@@ -15,11 +15,9 @@ counter must equal ``1000 · (wheel travel) / (π · 41 mm)`` wrapped to 16 bits
 for the commanded speeds; and the counters must agree with the motion the simulator produced
 (distance driven, angle turned with the 53 mm wheel spacing).
 
-Every row is two-sided, ``|ours − paper| ≤ tolerance``: counters are whole steps, so the
-counter rows allow one step (none where §3.5 gives the exact sequence of partial steps), the
-angle turned from the counters 0.5 % of the simulated heading change (the 53 mm spacing is the
-plug-in's, the heading the simulator's), and the register range −32768…32767 is carried as its
-centre ± half its width.
+Every row is two-sided, ``|ours − paper| ≤ tolerance`` (the tolerances are the constants':
+counters are whole steps, none where §3.5 gives the exact sequence of partial steps); the
+register range −32768…32767 is carried as its centre ± half its width.
 """
 
 from __future__ import annotations
@@ -29,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, pyplot, save_plot, style_axes, validation
 from swarmstack.validations.epuck2_tof import drive_scenario
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- reference side ------------------------------------------------------------------------------
 STEPS_PER_REV = 1000          # §3.5: precision 0.36° = 1000 steps per wheel revolution
@@ -90,16 +88,11 @@ def expected_steps(wheel_m_s: np.ndarray, t_s: np.ndarray) -> np.ndarray:
 
 
 def spin_scenario(cmds: list[tuple[str, float, float]], seconds: float) -> dict:
-    from swarmstack.sim.simulation import Simulation
-
     n = len(cmds)
-    cfg = {"simulation": {"ticks_per_second": TICKS_PER_S},
-           "arena": {"size": [12.0, 12.0]},
-           "robots": [{"name": "epuck", "placement": {"kind": "explicit",
-                                                     "poses": [[0.0, 0.0, 0.0]]},
-                       "sensors": {"encoders": True}}]}
-    sim = Simulation.from_dict(cfg, seed=0, runs=n)
-    sim.start()
+    sim = started({"simulation": {"ticks_per_second": TICKS_PER_S},
+                   "arena": {"size": [12.0, 12.0]},
+                   "robots": [explicit("epuck", [[0.0, 0.0, 0.0]], sensors={"encoders": True})]},
+                  seed=0, runs=n)
     wheels = np.array([[left, right] for _, left, right in cmds])
     sim.commands("epuck")["wheels"][:] = wheels
     ticks = int(round(seconds * TICKS_PER_S))
@@ -121,11 +114,10 @@ def _fmt(a) -> str:
 
 def _row(quantity: str, paper: str, ours: str, paper_value: float, ours_value: float,
          tolerance: float, unit: str = "", also: bool = True) -> Row:
-    """A two-sided numeric row (``Row.within``) with its own texts; ``also``: the row's other
-    conditions (signs, order), which must hold as well."""
-    row = Row.within(quantity, paper_value, ours_value, tolerance, unit)
-    row.paper, row.ours, row.ok = paper, ours, row.ok and bool(also)
-    return row
+    """A two-sided numeric row with its own texts; ``also``: its other conditions (signs,
+    order), which must hold as well."""
+    return Row.within(quantity, paper_value, ours_value, tolerance, unit, paper=paper,
+                      ours=ours, also=also)
 
 
 @validation("epuck2-encoders")
@@ -245,10 +237,9 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     for c, (k, name) in enumerate(shown):
         ax2.plot(t, enc[:, k, 0], lw=1.4, color=colours[c], label=name)
         ax2.plot(t, enc[:, k, 1], lw=1.4, ls="--", color=colours[c])
-    style_axes(ax2, "time (s)", "counter (steps)",
-               "Backwards, spins, arc (left solid, right dashed)",
-               legend=False)
-    ax2.legend(fontsize=6.5, ncol=1, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    style_axes(ax2, "time (s)", "counter (steps)", "Backwards, spins, arc (left solid, right dashed)",
+               legend={"fontsize": 6.5, "ncol": 1, "loc": "center left",
+                       "bbox_to_anchor": (1.01, 0.5)})
     png = save_plot(fig, out_dir / "epuck2_encoders.png")
     notes = ("Reference side: 1000 steps per revolution, partial steps kept and the 16-bit "
              "range (§3.5, Table 1), written as literals here; the wheel diameter (41 mm) and "

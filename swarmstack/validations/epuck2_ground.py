@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from swarmstack.validations import Reproduction, Row, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 PAPER_SENSORS = 3             # §3.3, Table 1
-PAPER_BLACK = 0               # §3.3: "0 (black)"
 PAPER_WHITE = 1023            # §3.3: "to 1023 (white)"
 GREYS = {"black": 0.0, "grey": 0.5, "white": 1.0}
 
@@ -37,21 +37,15 @@ STEP = PAPER_WHITE / 255.0
 
 def _reading(grey: float) -> np.ndarray:
     """The three ground readings of a still E-Puck2 on a uniform floor of ``grey`` (0-1)."""
-    from swarmstack.sim.simulation import Simulation
-
-    sim = Simulation.from_dict({
-        "simulation": {"ticks_per_second": 10},
-        "arena": {"size": [1.0, 1.0]},
-        "floor": {"grey": grey},
-        "robots": [{"name": "epuck2", "type": "epuck2", "count": 1,
-                    "placement": {"kind": "explicit", "poses": [[0.0, 0.0, 0.0]]},
-                    "sensors": {"ground": True}}],
-    }, seed=1)
-    sim.start()
+    sim = started({"simulation": {"ticks_per_second": 10}, "arena": {"size": [1.0, 1.0]},
+                   "floor": {"grey": grey},
+                   "robots": [explicit("epuck2", [[0.0, 0.0, 0.0]], type="epuck2", count=1,
+                                       sensors={"ground": True})]}, seed=1)
     sim.step()
     return np.array(sim.readings("epuck2")["ground"][0], dtype=float)
 
 
+@validation("epuck2-ground")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     readings = {name: _reading(g) for name, g in GREYS.items()}
     rows = [Row("ground sensors per robot (Table 1)", f"{PAPER_SENSORS}",
@@ -76,7 +70,3 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     return Reproduction("epuck2-ground", "E-Puck2 ground sensor: range and agreement (§3.3, "
                         "Table 1, §4.1.3)", rows, [], notes)
 
-
-@validation("epuck2-ground")
-def _run(out_dir: Path, quick: bool = False) -> Reproduction:
-    return reproduce(out_dir, quick)

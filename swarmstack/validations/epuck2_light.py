@@ -20,15 +20,9 @@ Two batches of noise-free readings, each run one robot and one light:
   0.16: they fall about as 1/d, and Eq. 2, fitted to them by the paper, as 1/d². That gap is
   the paper's own; it is shown beside Eq. 2 in informative rows, not judged.
 
-Every row is two-sided, ``|ours − paper| ≤ tolerance``, and each tolerance comes from the
-readings being whole counts: Table 3 angles ± 0.5° (two 0.25° sweep steps); γ ± 0.2 %; every
-reading ± 1 count of Eq. 2; the saturation and range edges ± 1.5 mm (the 1 mm sweep step and
-the fit); the sensor's fitted distance from the centre ± 2 mm of the 3.5 cm rim (§3: 7 cm
-diameter); the ratios ± one count on each of the two readings, ``r·(1/b_d + 1/b_10)`` with
-``b`` Eq. 2's counts (0.05 % of the ratio at 20 cm, 1.1 % at 50 cm).
-
-Everything on the reference side is a literal of the paper below, never a constant of the
-robot model.
+Every row is two-sided, ``|ours − paper| ≤ tolerance``, each tolerance from the readings
+being whole counts (see the constants); the reference side is the paper's literals below,
+never a constant of the robot model.
 """
 
 from __future__ import annotations
@@ -38,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
-from swarmstack.validations.epuck2_proximity import (TABLE3_CW_DEG, table3_row,
-                                                          weighted_angles)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.epuck2_proximity import (plot_orientation, sweep_distances,
+                                                     sweep_headings, table3_row, weighted_angles)
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 # Table 3 (the same 8 devices as the proximity sensors): TABLE3_CW_DEG in epuck2_proximity
@@ -65,7 +59,6 @@ SENSORS = (0, 7)
 LANE_Y = (-1.2, 0.0, 1.2)
 LIGHT_X = 0.6
 LIGHT_Z = 0.04           # about the sensors' height; the exact offset is fitted
-HEADING_STEP_DEG = 0.25
 SWEEP_LIGHT_M = 0.15
 DIST_STEP_M = 0.001
 DIST_MAX_M = 0.60
@@ -80,59 +73,12 @@ def eq2(d, i, gamma=GAMMA) -> np.ndarray:
     return np.where(d <= RANGE_M, np.round(FULL_SCALE * v), FULL_SCALE).astype(np.int64)
 
 
-def _sim(runs: int, lights: list[tuple[float, float, float]]):
-    from swarmstack.sim.simulation import Simulation
-
-    cfg = {"arena": {"size": [2.0, 3.6], "center": [0.2, 0.0]},
-           "lights": [{"position": [LIGHT_X, y, LIGHT_Z], "intensity": i, "color": "yellow"}
-                      for y, i in lights],
-           "robots": [{"name": "epuck", "placement": {"kind": "explicit",
-                                                     "poses": [[-0.5, 0.0, 0.0]]},
-                       "sensors": {"light": True}}]}
-    sim = Simulation.from_dict(cfg, seed=0, runs=runs)
-    sim.start()
-    return sim
-
-
-def heading_sweep() -> tuple[np.ndarray, np.ndarray]:
-    """(headings, readings int[headings, 8]): the robot turned anticlockwise by each heading
-    (degrees), an intensity-1 light ``SWEEP_LIGHT_M`` from its centre."""
-    cw = np.arange(0.0, 360.0, HEADING_STEP_DEG)
-    sim = _sim(cw.size, [(0.0, 1.0)])
-    b = sim.world.bodies
-    # the light is at +x: a sensor θ clockwise from the front faces it once the robot has
-    # turned θ anticlockwise (yaw = +θ)
-    b.yaw[:] = np.radians(cw)
-    b.x[:] = LIGHT_X - SWEEP_LIGHT_M
-    b.y[:] = 0.0
-    sim.world.refresh_grid()
-    sim.sense()
-    return cw, sim.readings("epuck")["light"].astype(np.int64).copy()
-
-
-def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
-    """Each sensor's angle (degrees clockwise, 0–360): brightness-weighted circular mean."""
-    return weighted_angles(cw, FULL_SCALE - readings)
-
-
-def distance_sweep(sensors) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """(robot centre → light horizontal distances, {sensor: readings int[intensity, dist]})."""
-    dist = np.round(np.arange(BODY_RADIUS_M, DIST_MAX_M + 1e-9, DIST_STEP_M), 6)
-    n = dist.size
-    n_i = len(INTENSITIES)
-    sim = _sim(len(sensors) * n_i * n, list(zip(LANE_Y, INTENSITIES)))
-    b = sim.world.bodies
-    for s, k in enumerate(sensors):
-        for li, y in enumerate(LANE_Y):
-            runs = slice((s * n_i + li) * n, (s * n_i + li + 1) * n)
-            b.yaw[runs] = math.radians(TABLE3_CW_DEG[k])
-            b.x[runs] = LIGHT_X - dist
-            b.y[runs] = y
-    sim.world.refresh_grid()
-    sim.sense()
-    light = sim.readings("epuck")["light"]
-    return dist, {k: light[s * n_i * n:(s + 1) * n_i * n, k].astype(np.int64).reshape(n_i, n)
-                  for s, k in enumerate(sensors)}
+def _sim(runs: int, lights: list[tuple[float, float]]):
+    return started({"arena": {"size": [2.0, 3.6], "center": [0.2, 0.0]},
+                    "lights": [{"position": [LIGHT_X, y, LIGHT_Z], "intensity": i,
+                                "color": "yellow"} for y, i in lights],
+                    "robots": [explicit("epuck", [[-0.5, 0.0, 0.0]], sensors={"light": True})]},
+                   seed=0, runs=runs)
 
 
 def fit_geometry(dist: np.ndarray, readings: np.ndarray) -> tuple[float, float, float]:
@@ -168,12 +114,15 @@ def brightness_at(distances, d3: np.ndarray, readings: np.ndarray) -> np.ndarray
 
 @validation("epuck2-light")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
-    rows = []
-    cw, lobes = heading_sweep()
-    rows.append(table3_row("light sensor", measured_angles(cw, lobes)))
+    # orientation: an intensity-1 light SWEEP_LIGHT_M away, headings weighted by brightness
+    cw, lobes = sweep_headings(lambda n: _sim(n, [(0.0, 1.0)]), LIGHT_X, SWEEP_LIGHT_M, "light")
+    rows = [table3_row("light sensor", weighted_angles(cw, FULL_SCALE - lobes))]
 
     sensors = SENSORS[:1] if quick else SENSORS
-    dist, sim = distance_sweep(sensors)
+    # the distance sweep: one light per intensity, in lanes farther apart than the sensor range
+    dist = np.round(np.arange(BODY_RADIUS_M, DIST_MAX_M + 1e-9, DIST_STEP_M), 6)
+    sim = sweep_distances(lambda n: _sim(n, list(zip(LANE_Y, INTENSITIES))), sensors, LIGHT_X,
+                          dist, "light", LANE_Y)
     geo = {}
     for k in sensors:
         gamma, r0, dz = fit_geometry(dist, sim[k])
@@ -182,12 +131,11 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
         rows.append(Row.within(f"PROX{k}: γ fitted to the readings (i = 0.5, 1, 2), Eq. 2 "
                                "(§4.1.2)", GAMMA, gamma, GAMMA * GAMMA_REL_TOL, digits=4))
         heights = [z for z in (LIGHT_Z - dz, LIGHT_Z + dz) if 0.0 <= z <= BODY_HEIGHT_M]
-        row = Row.within(f"PROX{k}: sensor distance from the centre (fitted), the rim of the "
-                         f"{100 * 2 * BODY_RADIUS_M:.0f} cm body (§3)", 1000 * BODY_RADIUS_M,
-                         1000 * r0, 1000 * MOUNT_TOL_M, "mm")
-        row.ours += f", {100 * LIGHT_Z:.0f} ± {100 * dz:.2f} cm high"
-        row.ok = row.ok and bool(heights)      # and within the body's 4.5 cm height (§3)
-        rows.append(row)
+        rows.append(Row.within(f"PROX{k}: sensor distance from the centre (fitted), the rim of "
+                               f"the {100 * 2 * BODY_RADIUS_M:.0f} cm body (§3)",
+                               1000 * BODY_RADIUS_M, 1000 * r0, 1000 * MOUNT_TOL_M, "mm",
+                               note=f", {100 * LIGHT_Z:.0f} ± {100 * dz:.2f} cm high",
+                               also=heights))     # and within the body's 4.5 cm height (§3)
         for li, i in enumerate(INTENSITIES):
             r = sim[k][li]
             err = int(np.max(np.abs(r - eq2(d3, i))))
@@ -196,22 +144,20 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
             sat, lit = d3[r == 0], d3[r > 0]
             edge = float(sat.max()) if sat.size else float("nan")
             above = float(lit.min()) if lit.size else float("nan")
-            row = Row.within(f"PROX{k}, i = {i:g}: saturated (reading 0) up to γ·i "
-                             "(Eq. 2, Fig. 5c)", 100 * GAMMA * i, 100 * edge,
-                             100 * DIST_TOL_M, "cm", digits=4)
-            row.ours += f" (> 0 from {100 * above:.2f} cm)"
-            row.ok = row.ok and abs(above - GAMMA * i) <= DIST_TOL_M
-            rows.append(row)
+            rows.append(Row.within(f"PROX{k}, i = {i:g}: saturated (reading 0) up to γ·i "
+                                   "(Eq. 2, Fig. 5c)", 100 * GAMMA * i, 100 * edge,
+                                   100 * DIST_TOL_M, "cm", digits=4,
+                                   note=f" (> 0 from {100 * above:.2f} cm)",
+                                   also=abs(above - GAMMA * i) <= DIST_TOL_M))
             lit = d3[r < FULL_SCALE]
             far = float(lit.max()) if lit.size else float("nan")
             dark = r[d3 > RANGE_M + DIST_TOL_M]
-            row = Row.within(f"PROX{k}, i = {i:g}: sees the light up to, then 4095 "
-                             "(§3.2, Eq. 2)", 100 * RANGE_M, 100 * far, 100 * DIST_TOL_M, "cm",
-                             digits=4)
-            row.ours += (f", then {int(dark.min()) if dark.size else '—'}"
-                         f"–{int(dark.max()) if dark.size else '—'}")
-            row.ok = row.ok and dark.size > 0 and bool(np.all(dark == FULL_SCALE))
-            rows.append(row)
+            rows.append(Row.within(f"PROX{k}, i = {i:g}: sees the light up to, then 4095 "
+                                   "(§3.2, Eq. 2)", 100 * RANGE_M, 100 * far, 100 * DIST_TOL_M,
+                                   "cm", digits=4,
+                                   note=f", then {int(dark.min()) if dark.size else '—'}"
+                                        f"–{int(dark.max()) if dark.size else '—'}",
+                                   also=dark.size > 0 and np.all(dark == FULL_SCALE)))
     # §4.1.2's distances: the light sensed at d relative to 10 cm, intensity 1
     k0 = sensors[0]
     d3 = np.hypot(dist - geo[k0][0], geo[k0][1])
@@ -220,7 +166,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     d_ref, lx_ref = CALIBRATION_LUX[0]
     eq2_counts = [FULL_SCALE * (GAMMA / d) ** 2 for d, _ in CALIBRATION_LUX]
     for (d, lx), b, c in zip(CALIBRATION_LUX[1:], bright[1:], eq2_counts[1:]):
-        want = (d_ref / d) ** 2
+        want = (d_ref / d) ** 2       # ± one count on each of the two readings
         tol = want * (COUNT_TOL / c + COUNT_TOL / eq2_counts[0])
         rows.append(Row.within(f"light sensed at {100 * d:.0f} cm / at {100 * d_ref:.0f} cm, "
                                f"i = 1: Eq. 2 (§4.1.2) gives (10/{100 * d:.0f})²",
@@ -229,22 +175,14 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                                f"robot {lx:.2f} / {lx_ref:.2f} lx (§4.1.2) vs Eq. 2",
                                lx / lx_ref, want, tol, digits=4, informative=True))
 
-    plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (ax, ax2) = subplots(1, 2, figsize=(12, 4.5))
     d = np.linspace(0.001, 0.6, 600)
     for li, i in enumerate(INTENSITIES):
         line, = ax.plot(100 * d, eq2(d, i), lw=1.0, label=f"Eq. 2, i = {i:g}")
         ax.plot(100 * d3[::8], sim[k0][li][::8], "o", ms=3, color=line.get_color())
     style_axes(ax, "distance light → sensor (cm)", "reading (4095 = dark, 0 = saturated)",
                f"PROX{k0}: simulated (dots) vs Eq. 2")
-    for k in range(8):
-        line, = ax2.plot(cw, lobes[:, k], lw=1.0, label=f"sensor {k + 1}")
-        ax2.axvline(TABLE3_CW_DEG[k], color=line.get_color(), ls=":", lw=0.8)
-    style_axes(ax2, "robot turned anticlockwise by (°)\n"
-                    "= clockwise angle of the sensor facing the light",
-               "reading, light 15 cm from the centre",
-               "Orientation (dotted: Table 3)")
-    ax2.legend(fontsize=7, ncol=2)
+    plot_orientation(ax2, cw, lobes, "light", "reading, light 15 cm from the centre")
     png = save_plot(fig, out_dir / "epuck2_light.png")
     notes = ("Reference side: Table 3, Eq. 2 with γ = 0.075 (§4.1.2), the 50 cm range (§3.2) "
              "and the inverted 0–4095 scale (Table 1), written as literals here; γ is measured "

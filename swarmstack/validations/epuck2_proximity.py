@@ -13,11 +13,10 @@ Two batches of noise-free readings, each run one robot in front of a straight wa
   within 2 mm of the body's rim; with it every reading must equal Eq. 1 with the paper's
   coefficients, scaled to 0–4095 (Table 1), within one count.
 
-Everything on the reference side is a literal of the paper below, never a constant of the
-robot model. Every row is two-sided, ``|ours − paper| ≤ tolerance``, judged on the sensor
-farthest from the paper: angles ± 0.5° (two sweep steps), readings ± 1 count of Eq. 1 (they are
-whole counts), the fitted mounting ± 2 mm of the 35 mm rim, and the §3.2 ends of the scale
-exactly (4095 touching, 0 beyond 50 mm).
+The reference side is the paper's literals below, never a constant of the robot model. Every
+row is two-sided, ``|ours − paper| ≤ tolerance``, judged on the sensor farthest from the paper
+(the tolerances are the constants'), the §3.2 ends of the scale exactly (4095 touching, 0
+beyond 50 mm).
 """
 
 from __future__ import annotations
@@ -27,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 # Table 3: orientation of the proximity (and light) sensors 1–8, degrees from the front. The
@@ -72,31 +71,47 @@ def _eq1_inverse(reading: np.ndarray) -> np.ndarray:
 
 
 def _wall_sim(runs: int):
-    from swarmstack.sim.simulation import Simulation
+    return started({"arena": {"size": [1.2, 1.2]},
+                    "boxes": [{"center": [WALL_FACE_X + 0.05, 0.0], "size": [0.1, 1.0, 0.1]}],
+                    "robots": [explicit("epuck", [[-0.3, 0.0, 0.0]],
+                                        sensors={"proximity": True})]}, seed=0, runs=runs)
 
-    cfg = {"arena": {"size": [1.2, 1.2]},
-           "boxes": [{"center": [WALL_FACE_X + 0.05, 0.0], "size": [0.1, 1.0, 0.1]}],
-           "robots": [{"name": "epuck", "placement": {"kind": "explicit",
-                                                     "poses": [[-0.3, 0.0, 0.0]]},
-                       "sensors": {"proximity": True}}]}
-    sim = Simulation.from_dict(cfg, seed=0, runs=runs)
-    sim.start()
-    return sim
+
+def _sensed(make_sim, runs: int, yaw, x, y, reading: str) -> np.ndarray:
+    """Readings int[runs, 8] of ``make_sim(runs)``'s robot, placed in each run at ``x``, ``y``
+    facing ``yaw`` (values or one value per run), noise-free."""
+    sim = make_sim(runs)
+    b = sim.world.bodies
+    b.yaw[:], b.x[:], b.y[:] = yaw, x, y
+    sim.world.refresh_grid()
+    sim.sense()
+    return sim.readings("epuck")[reading].astype(np.int64).copy()
+
+
+def sweep_headings(make_sim, target_x: float, distance: float, reading: str):
+    """(headings, readings int[headings, 8]) of ``make_sim(runs)``'s robot, each run turned
+    anticlockwise by one heading (degrees), ``distance`` from a wall or light at ``target_x``
+    (+x: a sensor θ clockwise from the front faces it once the robot has turned θ
+    anticlockwise, yaw = +θ)."""
+    cw = np.arange(0.0, 360.0, HEADING_STEP_DEG)
+    return cw, _sensed(make_sim, cw.size, np.radians(cw), target_x - distance, 0.0, reading)
+
+
+def sweep_distances(make_sim, sensors, target_x: float, dist: np.ndarray, reading: str,
+                    lanes=(0.0,)) -> dict[int, np.ndarray]:
+    """{sensor: readings int[lane, distance]}: each sensor pointed by its Table 3 angle at a
+    wall or light at ``target_x``, the robot's centre ``dist`` from it, in each lane (y)."""
+    n, width = dist.size, len(lanes) * dist.size
+    yaw = np.repeat([math.radians(TABLE3_CW_DEG[k]) for k in sensors for _ in lanes], n)
+    r = _sensed(make_sim, len(sensors) * width, yaw, np.tile(target_x - dist, len(sensors) *
+                len(lanes)), np.tile(np.repeat(lanes, n), len(sensors)), reading)
+    return {k: r[s * width:(s + 1) * width, k].reshape(len(lanes), n)
+            for s, k in enumerate(sensors)}
 
 
 def heading_sweep() -> tuple[np.ndarray, np.ndarray]:
-    """(headings, readings int[headings, 8]): the robot turned anticlockwise by each heading
-    (degrees), ``SWEEP_WALL_M`` from the wall."""
-    cw = np.arange(0.0, 360.0, HEADING_STEP_DEG)
-    sim = _wall_sim(cw.size)
-    b = sim.world.bodies
-    # the wall is at +x: a sensor θ clockwise from the front faces it once the robot has
-    # turned θ anticlockwise (yaw = +θ)
-    b.yaw[:] = np.radians(cw)
-    b.x[:] = WALL_FACE_X - SWEEP_WALL_M
-    sim.world.refresh_grid()
-    sim.sense()
-    return cw, sim.readings("epuck")["proximity"].astype(np.int64).copy()
+    """(headings, readings int[headings, 8]), the wall ``SWEEP_WALL_M`` from the centre."""
+    return sweep_headings(_wall_sim, WALL_FACE_X, SWEEP_WALL_M, "proximity")
 
 
 def weighted_angles(cw: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -108,11 +123,6 @@ def weighted_angles(cw: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.mod(np.where(w.sum(0) > 0, ang, np.nan), 360.0)
 
 
-def measured_angles(cw: np.ndarray, readings: np.ndarray) -> np.ndarray:
-    """Each sensor's angle: reading-weighted over the headings at which it sees the wall."""
-    return weighted_angles(cw, readings)
-
-
 def table3_row(what: str, ang: np.ndarray) -> Row:
     """Measured sensor angles against Table 3: the sensor farthest from its Table 3 angle, within
     ``ANGLE_TOL_DEG`` (two-sided); the texts list all eight."""
@@ -120,31 +130,23 @@ def table3_row(what: str, ang: np.ndarray) -> Row:
     worst = int(np.nanargmax(diff)) if np.isfinite(diff).any() else 0
     paper = float(TABLE3_CW_DEG[worst])
     ours = paper + float((ang[worst] - paper + 180.0) % 360.0 - 180.0)   # on the paper's branch
-    row = Row.within(f"{what} angles 1–8 (° clockwise from the front), Table 3: the sensor "
-                     "farthest from it", paper, ours, ANGLE_TOL_DEG, "°")
-    row.paper = ("Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG)
-                 + f" (± {ANGLE_TOL_DEG:g}°)")
-    row.ours = (", ".join(f"{a:.1f}" for a in ang)
-                + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})")
-    row.ok = row.ok and bool(np.all(np.isfinite(diff)))
-    return row
+    return Row.within(f"{what} angles 1–8 (° clockwise from the front), Table 3: the sensor "
+                      "farthest from it", paper, ours, ANGLE_TOL_DEG, "°",
+                      paper="Table 3: " + ", ".join(f"{a:g}" for a in TABLE3_CW_DEG)
+                      + f" (± {ANGLE_TOL_DEG:g}°)",
+                      ours=", ".join(f"{a:.1f}" for a in ang)
+                      + f" (worst |Δ| {diff[worst]:.2f}° at sensor {worst + 1})",
+                      also=np.all(np.isfinite(diff)))
 
 
-def distance_sweep(sensors) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """(robot centre → wall distances, {sensor: readings}); each sensor pointed at the wall by
-    its Table 3 angle."""
-    dist = np.round(np.arange(BODY_RADIUS_M, DIST_MAX_M + 1e-9, DIST_STEP_M), 6)
-    n = dist.size
-    sim = _wall_sim(len(sensors) * n)
-    b = sim.world.bodies
-    for s, k in enumerate(sensors):
-        runs = slice(s * n, (s + 1) * n)
-        b.yaw[runs] = math.radians(TABLE3_CW_DEG[k])
-        b.x[runs] = WALL_FACE_X - dist
-    sim.world.refresh_grid()
-    sim.sense()
-    prox = sim.readings("epuck")["proximity"]
-    return dist, {k: prox[s * n:(s + 1) * n, k].astype(np.int64) for s, k in enumerate(sensors)}
+def plot_orientation(ax, cw: np.ndarray, lobes: np.ndarray, facing: str, ylabel: str) -> None:
+    """Each sensor's reading against the robot's heading, Table 3's angles dotted."""
+    for k in range(8):
+        line, = ax.plot(cw, lobes[:, k], lw=1.0, label=f"sensor {k + 1}")
+        ax.axvline(TABLE3_CW_DEG[k], color=line.get_color(), ls=":", lw=0.8)
+    style_axes(ax, "robot turned anticlockwise by (°)\n"
+                   f"= clockwise angle of the sensor facing the {facing}", ylabel,
+               "Orientation (dotted: Table 3)", legend={"fontsize": 7, "ncol": 2})
 
 
 def fit_mount(dist: np.ndarray, reading: np.ndarray) -> tuple[float, int]:
@@ -165,39 +167,34 @@ def fit_mount(dist: np.ndarray, reading: np.ndarray) -> tuple[float, int]:
 @validation("epuck2-proximity")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     sensors = QUICK_SENSORS if quick else tuple(range(8))
-    rows = []
-
     cw, lobes = heading_sweep()
-    ang = measured_angles(cw, lobes)
-    rows.append(table3_row("sensor", ang))
+    rows = [table3_row("sensor", weighted_angles(cw, lobes))]
 
-    dist, sim = distance_sweep(sensors)
+    dist = np.round(np.arange(BODY_RADIUS_M, DIST_MAX_M + 1e-9, DIST_STEP_M), 6)
+    sim = {k: r[0] for k, r in sweep_distances(_wall_sim, sensors, WALL_FACE_X, dist,
+                                                "proximity").items()}
     fits = {k: fit_mount(dist, sim[k]) for k in sensors}
     for k in sensors:
         r, err = fits[k]
-        row = Row.within(f"PROX{k} (sensor {k + 1}): max |reading − Eq. 1| over the sweep",
-                         0, err, COUNT_TOL, "count")
-        row.paper += f" — Eq. 1 (§4.1.1), a, b, c = {EQ1[0]}, {EQ1[1]}, {EQ1[2]}"
-        row.ours += f" (sensor fitted at {1000 * r:.2f} mm from the centre)"
-        rows.append(row)
+        rows.append(Row.within(f"PROX{k} (sensor {k + 1}): max |reading − Eq. 1| over the sweep",
+                               0, err, COUNT_TOL, "count",
+                               cite=f"Eq. 1 (§4.1.1), a, b, c = {EQ1[0]}, {EQ1[1]}, {EQ1[2]}",
+                               note=f" (sensor fitted at {1000 * r:.2f} mm from the centre)"))
     mounts = np.array([fits[k][0] for k in sensors])
     far = float(mounts[np.nanargmax(np.abs(mounts - BODY_RADIUS_M))])
-    row = Row.within("sensor position (fitted), distance from the robot's centre",
-                     1000 * BODY_RADIUS_M, 1000 * far, 1000 * MOUNT_TOL_M, "mm", digits=4)
-    row.paper += " — at the rim (§3: 7 cm diameter)"
-    row.ours += f" (all {1000 * np.nanmin(mounts):.2f}–{1000 * np.nanmax(mounts):.2f} mm)"
-    rows.append(row)
-    touch = [int(sim[k][0]) for k in sensors]
-    row = Row.within("wall touching the body", FULL_SCALE, min(touch), 0, "count", digits=4)
-    row.paper += " — §3.2: object touching"
-    rows.append(row)
+    rows.append(Row.within("sensor position (fitted), distance from the robot's centre",
+                           1000 * BODY_RADIUS_M, 1000 * far, 1000 * MOUNT_TOL_M, "mm", digits=4,
+                           cite="at the rim (§3: 7 cm diameter)",
+                           note=f" (all {1000 * np.nanmin(mounts):.2f}–"
+                                f"{1000 * np.nanmax(mounts):.2f} mm)"))
+    rows.append(Row.within("wall touching the body", FULL_SCALE,
+                           min(int(sim[k][0]) for k in sensors), 0, "count", digits=4,
+                           cite="§3.2: object touching"))
     beyond = [int(sim[k][dist - fits[k][0] > RANGE_M].max(initial=0)) for k in sensors]
-    row = Row.within("wall beyond 5 cm of the sensor", 0, max(beyond), 0, "count")
-    row.paper += " — §3.2: 50 mm range; 0 = nothing"
-    rows.append(row)
+    rows.append(Row.within("wall beyond 5 cm of the sensor", 0, max(beyond), 0, "count",
+                           cite="§3.2: 50 mm range; 0 = nothing"))
 
-    plt = pyplot()
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (ax, ax2) = subplots(1, 2, figsize=(12, 4.5))
     d = np.linspace(0, 0.06, 300)
     ax.plot(100 * d, eq1(d), "k-", lw=1.2, label="Eq. 1 (E-Puck2)")
     ax.plot(100 * d, eq1(d, EQ1_EPUCK1), "--", color="grey", lw=1.2,
@@ -207,14 +204,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                 label=f"simulated PROX{k}" if k in QUICK_SENSORS else None)
     style_axes(ax, "distance sensor → wall (cm)", "proximity reading (0–4095)",
                "Reading vs distance (Eq. 1)")
-    for k in range(8):
-        line, = ax2.plot(cw, lobes[:, k], lw=1.0, label=f"sensor {k + 1}")
-        ax2.axvline(TABLE3_CW_DEG[k], color=line.get_color(), ls=":", lw=0.8)
-    style_axes(ax2, "robot turned anticlockwise by (°)\n"
-                    "= clockwise angle of the sensor facing the wall",
-               "reading, wall 6 cm from the centre",
-               "Orientation (dotted: Table 3)")
-    ax2.legend(fontsize=7, ncol=2)
+    plot_orientation(ax2, cw, lobes, "wall", "reading, wall 6 cm from the centre")
     png = save_plot(fig, out_dir / "epuck2_proximity.png")
     notes = ("Reference side: Table 3 (sensor angles, read clockwise as on the real robot), Eq. "
              "1 with the paper's a, b, c (§4.1.1), the 50 mm range (§3.2) and the 0–4095 scale "

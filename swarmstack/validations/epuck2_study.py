@@ -9,24 +9,14 @@ lights for light, eight for the camera, a grey floor for the ground sensor, noth
 encoders and the battery models, whose robots sweep their speed from −15 to 15 cm/s in steps
 of 0.1 cm/s. Here the same scenes with 50 E-Puck2 robots, 10 ticks per second.
 
-Compared with the paper's literal numbers:
-
-* the study's shape: 330 runs, the eleven speeds of §4.3.1, 2 simulated hours (72 000 ticks),
-  the robots rotating on the spot (none travels further than its own radius);
-* each sensor is computed every tick (the readings of the spinning robots change, and every
-  battery model drains the charge): a sensor skipped or cached would make its cost look nil;
-* the cost of each sensor relative to the same scene without it, 50 robots (§4.3.2, Fig. 14:
-  proximity "a maximum 45 % longer … for fifty robots", light "up to 53 % slower (50 robots)",
-  ground "10 %–13 % slower" for 5–50 robots, ToF "14 % slower" for fifty, encoders "a maximum
-  increment of 2.8 %", camera "in the range 9 %–16 %"), and the ordering the paper draws from
-  them ("sensors internally using ray traces had a higher impact", the encoders' "little
-  effect");
-* the cost of each battery model relative to none, 50 robots (Table 6: 15.10 s without a
-  model; Simple 14.84 s, −1.7 %; Linear 15.38 s, 1.8 %; Cubic 15.54 s, 2.9 %; Approximated
-  15.26 s, 1.0 %);
-* ARGoS's absolute time for the 50-robot proximity scene beside ours, when ``argos3`` is on
-  the PATH and ``SWARMSTACK_ARGOS_SCENE`` names the scene's ``.argos`` file (its controller on
-  ``ARGOS_PLUGIN_PATH``); otherwise the row says it was not run.
+Compared with the paper's literal numbers (the tables below quote them): the study's shape
+(330 runs, the eleven speeds, 2 simulated hours, robots rotating on the spot); each sensor
+computed every tick (a sensor skipped or cached would make its cost look nil); the cost of
+each sensor (Fig. 14) and battery model (Table 6) relative to the same scene without it, 50
+robots, and the ordering the paper draws ("sensors internally using ray traces had a higher
+impact"); ARGoS's absolute time for the 50-robot proximity scene beside ours, when ``argos3``
+is on the PATH and ``SWARMSTACK_ARGOS_SCENE`` names the scene's ``.argos`` file (its
+controller on ``ARGOS_PLUGIN_PATH``), else a row saying it was not run.
 
 Each cost is the in-loop wall time of ``Simulation.run`` (kernels compiled beforehand), the
 median of interleaved repeats, with and without the sensor in the same scene. The cost rows
@@ -48,8 +38,8 @@ from typing import Optional
 import numpy as np
 
 from swarmstack import BatchedController
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                    validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import started
 
 # --- the paper's numbers (reference side) ------------------------------------------------------
 PAPER_SPEEDS_CM_S = (0.0, 1.5, 3.0, 4.5, 6.0, 7.5, 9.0, 10.5, 12.0, 13.5, 15.0)   # §4.3.1
@@ -117,24 +107,21 @@ class Spin(BatchedController):
         group.wheels[:, 1] = -self.v
 
 
-class SweepSpin(BatchedController):
+class SweepSpin(Spin):
     """§4.3.1's battery scene: the robots rotate "at a variable speed … from -15 cm/s (counter
     clockwise) to 15 cm/s (clockwise) changing in steps of 0.1 cm/s" -- one step a tick, back
     and forth -- so that the discharge models interpolate between their speeds."""
 
     def init(self, group, params):
-        self.sensor = params.get("sensor")
+        super().init(group, params)
         self.k = 0
 
     def step(self, group):
-        if self.sensor:
-            getattr(group, self.sensor)
         span = round(2 * SWEEP_MAX_M_S / SWEEP_STEP_M_S)          # 300 steps end to end
         k = self.k % (2 * span)
-        v = -SWEEP_MAX_M_S + SWEEP_STEP_M_S * (k if k <= span else 2 * span - k)
+        self.v = -SWEEP_MAX_M_S + SWEEP_STEP_M_S * (k if k <= span else 2 * span - k)
         self.k += 1
-        group.wheels[:, 0] = v
-        group.wheels[:, 1] = -v
+        super().step(group)
 
 
 def _side(robots: int) -> float:
@@ -192,10 +179,7 @@ def cost_scene(scene: str, device: Optional[str], battery: Optional[str] = None,
 def _timed(cfg: dict, ticks: int, seed: int = 1):
     """In-loop wall time (s) of ``ticks`` ticks of ``cfg`` (kernels compiled by a first tick),
     and the readings after the first tick and after the last."""
-    from swarmstack.sim.simulation import Simulation
-
-    sim = Simulation.from_dict(cfg, seed=seed)
-    sim.start()
+    sim = started(cfg, seed=seed)
     sim.step()
     first = {k: np.array(v, copy=True) for k, v in sim.readings("epuck2").items()}
     t0 = time.perf_counter()
@@ -335,6 +319,7 @@ def run_study(out_dir: Path, seeds: int = PAPER_SEEDS, ticks: Optional[int] = No
                      batch_runs=batch_runs)
 
 
+@validation("epuck2-study")
 def reproduce(out_dir: Path, quick: bool = False, workers: Optional[int] = None,
               ray: Optional[str] = None) -> Reproduction:
     import swarmstack.results as catalogue
@@ -401,32 +386,23 @@ def _speed_table(out_dir: Path, con) -> Path:
 
 
 def _table_and_plot(out_dir: Path, times: dict) -> list[Path]:
+    """Each device's time with and without it, ours and the paper's ratio: a table and bars."""
     table = out_dir / "epuck2_study_costs.csv"
-    names = list(SENSORS) + list(PAPER_BATTERY_50_S)
-    ours = [times[(s, s)] / times[(s, None)] for s in SENSORS]
-    ours += [times[("battery", m)] / times[("battery", None)] for m in PAPER_BATTERY_50_S]
-    paper = [PAPER_SENSOR_COST[s][0] for s in SENSORS]
-    paper += [v / PAPER_NONE_50_S for v in PAPER_BATTERY_50_S.values()]
+    devices = [(s, (s, None), (s, s), PAPER_SENSOR_COST[s][0]) for s in SENSORS]
+    devices += [(m, ("battery", None), ("battery", m), paper_s / PAPER_NONE_50_S)
+                for m, paper_s in PAPER_BATTERY_50_S.items()]
     with open(table, "w", encoding="utf-8") as fh:
         fh.write("device,time_without_s,time_with_s,ours_ratio,paper_ratio\n")
-        for s in SENSORS:
-            fh.write(f"{s},{times[(s, None)]:.6f},{times[(s, s)]:.6f},"
-                     f"{times[(s, s)] / times[(s, None)]:.4f},{PAPER_SENSOR_COST[s][0]:.4f}\n")
-        for m, p in PAPER_BATTERY_50_S.items():
-            fh.write(f"{m},{times[('battery', None)]:.6f},{times[('battery', m)]:.6f},"
-                     f"{times[('battery', m)] / times[('battery', None)]:.4f},"
-                     f"{p / PAPER_NONE_50_S:.4f}\n")
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    x = np.arange(len(names))
-    ax.bar(x - 0.2, paper, width=0.4, label="ARGoS, paper (Fig. 14, Table 6)")
-    ax.bar(x + 0.2, ours, width=0.4, label="swarmstack")
+        for name, without, with_, paper in devices:
+            fh.write(f"{name},{times[without]:.6f},{times[with_]:.6f},"
+                     f"{times[with_] / times[without]:.4f},{paper:.4f}\n")
+    fig, ax = subplots(figsize=(7, 3.5))
+    x = np.arange(len(devices))
+    ax.bar(x - 0.2, [d[3] for d in devices], width=0.4, label="ARGoS, paper (Fig. 14, Table 6)")
+    ax.bar(x + 0.2, [times[w] / times[wo] for _, wo, w, _ in devices], width=0.4,
+           label="swarmstack")
     ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_xticks(x, names, rotation=30)
+    ax.set_xticks(x, [d[0] for d in devices], rotation=30)
     style_axes(ax, "", "time with ÷ without", "§4.3: cost of each device, 50 E-Puck2 robots")
     return [table, save_plot(fig, out_dir / "epuck2_study_costs.png")]
 
-
-@validation("epuck2-study")
-def _run(out_dir: Path, quick: bool = False) -> Reproduction:
-    return reproduce(out_dir, quick)

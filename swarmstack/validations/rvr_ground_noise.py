@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the report's numbers (reference side) -----------------------------------------------------
 SAMPLES = 300            # §4.2.1: 300 samples per colour
@@ -41,19 +41,13 @@ PATCHES = {"red": (-1, -1), "green": (1, -1), "blue": (-1, 1), "yellow": (1, 1)}
 
 def samples(ticks: int = SAMPLES, seed: int = 7) -> dict[str, np.ndarray]:
     """colour → int[ticks, 3] errors (reading − floor colour) of the robot on that patch."""
-    from swarmstack.sim.simulation import Simulation
-
     regions = [{"color": list(SHADES[c]), "rect": [x - 0.9, y - 0.9, x + 0.9, y + 0.9]}
                for c, (x, y) in PATCHES.items()]
-    cfg = {"simulation": {"ticks_per_second": 10, "seed": seed},
-           "arena": {"size": [4.0, 4.0]},
-           "floor": {"background": "white", "regions": regions, "resolution": 0.02},
-           "robots": [{"name": "rvr", "type": "rvr",
-                       "placement": {"kind": "explicit",
-                                     "poses": [[x, y, 0.0] for x, y in PATCHES.values()]},
-                       "sensors": {"ground_color": True}}]}
-    sim = Simulation.from_dict(cfg)
-    sim.start()
+    sim = started({"simulation": {"ticks_per_second": 10, "seed": seed},
+                   "arena": {"size": [4.0, 4.0]},
+                   "floor": {"background": "white", "regions": regions, "resolution": 0.02},
+                   "robots": [explicit("rvr", [[x, y, 0.0] for x, y in PATCHES.values()],
+                                       type="rvr", sensors={"ground_color": True})]})
     rd = sim.readings("rvr")["ground_color"]
     out = np.empty((ticks, len(PATCHES), 3), dtype=np.int64)
     for t in range(ticks):
@@ -79,8 +73,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
         rows.append(Row(f"{c}: share within ±5 R, G, B", f"{INSIDE_P:.3f} ± {INSIDE_TOL:.3f}",
                         ", ".join(f"{v:.3f}" for v in inside),
                         bool(np.all(np.abs(inside - INSIDE_P) <= INSIDE_TOL))))
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 4, figsize=(13, 3.4), sharey=True)
+    fig, axes = subplots(1, 4, figsize=(13, 3.4), sharey=True)
     bins = np.arange(-20.5, 21.5, 1.0)
     xs = np.linspace(-20, 20, 200)
     pdf = np.exp(-0.5 * ((xs - NOISE_MEAN) / NOISE_STD) ** 2) / (NOISE_STD * math.sqrt(2 * math.pi))

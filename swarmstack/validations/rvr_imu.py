@@ -3,14 +3,9 @@
 An RVR, booted with a heading of 40°, drives a scripted sequence of tread speeds (straight,
 speed steps, arcs both ways, a turn on the spot, a stop) at 10 ticks per second, the ARGoS
 tick the report's simulator used. At every tick the readings are compared with the values the
-report's equations give for the path actually driven, computed here from the commanded tread
-speeds and the body's logged pose:
-
-* velocity (Eqs. 3–5): ``v = (v_l + v_r)/2``, ``α`` = heading change since boot,
-  reading ``(v cos α, v sin α)`` m/s;
-* accelerometer (Eqs. 6–9): ``(v_t − v_{t−1}) / (G Δt)`` in g, ``G = 9.81 m/s²``;
-* gyroscope (Eqs. 10–11): the heading change over the tick divided by ``Δt`` (rad/s) about z,
-  0 about x and y (the robot stays flat).
+report's equations give for the path actually driven (velocity Eqs. 3–5, accelerometer
+Eqs. 6–9, gyroscope Eqs. 10–11: :func:`analytic`), computed here from the commanded tread
+speeds and the body's logged pose.
 """
 
 from __future__ import annotations
@@ -20,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the report's numbers (reference side) -----------------------------------------------------
 G_M_S2 = 9.81            # §4.2.3, Eq. 9
@@ -35,16 +30,11 @@ BOOT_YAW_RAD = math.radians(40.0)
 
 
 def drive() -> dict:
-    from swarmstack.sim.simulation import Simulation
-
-    cfg = {"simulation": {"ticks_per_second": 1.0 / DT_S, "seed": 3},
-           "arena": {"size": [20.0, 20.0]},
-           "robots": [{"name": "rvr", "type": "rvr",
-                       "placement": {"kind": "explicit", "poses": [[0.0, 0.0, BOOT_YAW_RAD]]},
-                       "sensors": {"velocity": True, "accelerometer": True,
-                                   "gyroscope": True}}]}
-    sim = Simulation.from_dict(cfg)
-    sim.start()
+    sim = started({"simulation": {"ticks_per_second": 1.0 / DT_S, "seed": 3},
+                   "arena": {"size": [20.0, 20.0]},
+                   "robots": [explicit("rvr", [[0.0, 0.0, BOOT_YAW_RAD]], type="rvr",
+                                       sensors={"velocity": True, "accelerometer": True,
+                                                "gyroscope": True})]})
     rd = sim.readings("rvr")
     wheels = sim.commands("rvr")["wheels"]
     b = sim.world.bodies
@@ -92,8 +82,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
                     f"{0.2 / (G_M_S2 * DT_S):.4f}, 0 (0.2 / (9.81 · 0.1))",
                     f"{first[0]:.4f}, {first[1]:.1e}",
                     abs(first[0] - 0.2 / (G_M_S2 * DT_S)) <= TOL and abs(first[1]) <= TOL))
-    plt = pyplot()
-    fig, axes = plt.subplots(3, 1, figsize=(8, 7), sharex=True)
+    fig, axes = subplots(3, 1, figsize=(8, 7), sharex=True)
     t = DT_S * np.arange(1, len(run["cmd"]) + 1)
     for ax, name, labels in ((axes[0], "velocity", "xy"), (axes[1], "accelerometer", "xy"),
                              (axes[2], "gyroscope", "z")):

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot, style_axes,
-                                             validation)
+from swarmstack.validations import Reproduction, Row, save_plot, style_axes, subplots, validation
+from swarmstack.validations.sim_robots import started
 
 # --- the report's numbers (reference side) -----------------------------------------------------
 LIDAR_MIN_M = 0.10       # §4.4 step 2
@@ -43,14 +43,10 @@ ROBOTS = 10
 
 
 def scenes(runs: int = RUNS, seed: int = 4):
-    from swarmstack.sim.simulation import Simulation
-
-    cfg = {"simulation": {"ticks_per_second": 10, "seed": seed},
-           "arena": {"size": [2.5, 2.5]},
-           "robots": [{"name": "rvr", "type": "rvr", "count": ROBOTS,
-                       "sensors": {"reference": True}}]}
-    sim = Simulation.from_dict(cfg, runs=runs)
-    sim.start()
+    sim = started({"simulation": {"ticks_per_second": 10, "seed": seed},
+                   "arena": {"size": [2.5, 2.5]},
+                   "robots": [{"name": "rvr", "type": "rvr", "count": ROBOTS,
+                               "sensors": {"reference": True}}]}, runs=runs)
     return sim.readings("rvr")["reference"].copy()
 
 
@@ -113,8 +109,7 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     rows.append(Row("clusters within 10° of their camera neighbour's bearing",
                     f"≥ {MATCH_AGREEMENT:.0%} (§4.4: 10°)", f"{aligned.mean():.1%} of {len(m)}",
                     bool(len(m)) and bool(aligned.mean() >= MATCH_AGREEMENT)))
-    plt = pyplot()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, (a1, a2) = subplots(1, 2, figsize=(11, 4.5))
     a1.plot(m[:, 0], m[:, 1], ".", ms=5, label="matched clusters")
     xs = np.array([0.3, 0.9])
     a1.plot(xs, xs - off, "k--", lw=0.8, label=f"camera − {off:.3f} m")

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from swarmstack.validations import Reproduction, Row, validation
+from swarmstack.validations.sim_robots import explicit, started
 
 # --- the report's numbers (reference side) -----------------------------------------------------
 PAPER_PROX_RANGE_M = (0.05, 2.0)     # §4.2.9
@@ -48,24 +49,17 @@ LIDAR_DISTANCES_M = (5.0, 13.0)            # from the lidar's ring (closer than 
 #                                            inside the RVR's own body: not testable)
 
 
-def _scene(face_x: float, prox: dict, lidar: dict) -> dict:
-    return {
+def _read(face_x: float, ticks: int = 1, prox=None, lidar=None):
+    """(proximity, lidar) readings of the still RVR facing a box at ``face_x``, one row per
+    tick."""
+    sim = started({
         "simulation": {"ticks_per_second": 10},
         "arena": {"size": [30.0, 30.0]},
         "boxes": [{"center": [face_x + 0.05, 0.0], "size": [0.1, 1.0, 0.3]}],
-        "robots": [{"name": "rvr", "type": "rvr", "count": 1,
-                    "placement": {"kind": "explicit", "poses": [[0.0, 0.0, 0.0]]},
-                    "sensors": {"proximity": prox, "lidar": lidar}}],
-    }
-
-
-def _read(face_x: float, ticks: int = 1, prox=None, lidar=None):
-    """(proximity, lidar) readings of the still RVR, one row per tick."""
-    from swarmstack.sim.simulation import Simulation
-
-    sim = Simulation.from_dict(_scene(face_x, {"noise_std": 0.0} if prox is None else prox,
-                                      {"noise_width": 0.0} if lidar is None else lidar), seed=3)
-    sim.start()
+        "robots": [explicit("rvr", [[0.0, 0.0, 0.0]], type="rvr", count=1,
+                            sensors={"proximity": {"noise_std": 0.0} if prox is None else prox,
+                                     "lidar": {"noise_width": 0.0} if lidar is None else lidar})],
+    }, seed=3)
     p, li = [], []
     for _ in range(ticks):
         sim.step()
@@ -80,6 +74,7 @@ def _excess_kurtosis(x: np.ndarray) -> float:
     return float(np.mean(d ** 4) / np.mean(d ** 2) ** 2 - 3.0)
 
 
+@validation("rvr-ranging")
 def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     from swarmstack.robots import rvr
 
@@ -139,7 +134,3 @@ def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
     return Reproduction("rvr-ranging", "RVR proximity sensors and lidar: ranges and noise shapes "
                         "(Mercator §4.2.9-4.2.10, Figs. 8-9)", rows, [], notes)
 
-
-@validation("rvr-ranging")
-def _run(out_dir: Path, quick: bool = False) -> Reproduction:
-    return reproduce(out_dir, quick)

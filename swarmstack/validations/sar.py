@@ -9,33 +9,15 @@ networker bidder, networker); targets are E-Puck2 robots standing still, seen by
 downward camera (``sensors.down_camera``). One Buzz step is one 0.1 s tick, as in the thesis.
 
 Measured per run, as the thesis does: the ticks until the three targets have been seen (first
-sighting of the last one, from the cameras' readings), the ticks the root spends as
-auctioneer (the relay formation time), and the bytes each drone broadcast.
-
-Compared with the thesis (its figures give no numbers in the text, only the Bayes factors of
-JASP's Bayesian paired samples t-tests [74], computed here the same way: BF₊₀ with a Cauchy
-prior of scale √2/2 on the effect size):
-
-* belief-map search finds the targets faster than the random walk: the paired mean difference
-  random − belief is positive in every (arena, drones) case, and more than twice its standard
-  error pooled over all cases; its Bayes factor is > 1 in every case (Figs. 5.6–5.8: 2.886 to
-  66550.284);
-* belief forms the relay more slowly (Figs. 5.9–5.11): the share of cases whose Bayes factor
-  for "belief forms it faster" is below 1, against the thesis's 89 % (8 of 9 cases);
-* the time to find the targets grows with the arena (40 m > 20 m, every swarm size and search)
-  and shrinks with the swarm (25 drones < 15 drones, pooled over searches, every arena);
-* the relay formation time is roughly constant (Figs. 5.9–5.11): for a given arena and search
-  its mean changes by at most ``FORMATION_SPREAD`` × between swarm sizes, and it stays well
-  below the search time;
-* the belief search uses more of the radio (Fig. 5.12): more bytes per robot per tick than the
-  random walk, in every arena; each drone's cumulative bandwidth grows during the run and is
-  shared evenly (Fig. 5.12's homogeneous use: coefficient of variation across robots below
-  ``BANDWIDTH_CV``);
-* field Table 5.1 (1159/863/1295 timesteps to discover, 301/324/249 to form the relay): the
-  thesis finds the field slower than its simulation (slower drones); ours is compared the same
-  way, and the orders of magnitude are shown side by side;
-* the same script runs under the BittyBuzz profile (16-bit numbers, 3264-byte heap) on a small
-  swarm, no robot fails, and the heap it reports stays inside the budget.
+sighting of the last one), the ticks the root spends as auctioneer (the relay formation time)
+and the bytes each drone broadcast. The thesis's figures give no numbers in the text, only the
+Bayes factors of JASP's Bayesian paired samples t-tests [74], computed here the same way (BF₊₀,
+a Cauchy prior of scale √2/2 on the effect size). :func:`compare` judges the thesis's claims:
+belief search finds the targets faster (Figs. 5.6–5.8) but forms the relay more slowly
+(Figs. 5.9–5.11, 89 % of the cases); larger arenas take longer and more drones less; the
+formation time is roughly constant; belief search uses more of the radio, evenly (Fig. 5.12);
+the field (Table 5.1) is slower than the simulation; the script runs under the BittyBuzz
+profile (16-bit numbers, 3264-byte heap) within its heap.
 
 Reported, not judged: the share of drone-ticks whose 100 B frame (chosen) was full, i.e. the
 cap binds and messages wait. The prior belief map knows nothing of the targets: its bumps are
@@ -279,11 +261,6 @@ class Study:
     cases: dict = field(default_factory=dict)   # (arena, drones, strategy) -> CaseResult
 
 
-def _case(args) -> CaseResult:
-    arena, drones, strategy, seed, runs, max_ticks, keep = args
-    return run_case(arena, drones, strategy, seed, runs, max_ticks, keep_curve=keep)
-
-
 def _merge(parts: list[CaseResult]) -> CaseResult:
     """The batches of one case as one result, runs in seed order."""
     parts = sorted(parts, key=lambda c: c.seeds[0])
@@ -320,7 +297,8 @@ def run_study(arenas=PAPER_ARENAS_M, drones=PAPER_DRONES, runs: int = PAPER_RUNS
     study = Study(tuple(arenas), tuple(drones), runs)
     pool = make_executor(workers)     # the sweeps' executors: in process, processes or Ray
     try:
-        results = [f.result() for f in [pool.submit(_case, j) for j in jobs]]
+        results = [f.result() for f in [pool.submit(run_case, *j[:6], keep_curve=j[6])
+                                         for j in jobs]]
     finally:
         pool.shutdown()
     by_case: dict = {}
@@ -340,6 +318,14 @@ def bittybuzz_case(seed: int = 7) -> CaseResult:
 def _mean(xs):
     xs = [x for x in xs if x >= 0]
     return statistics.fmean(xs) if xs else math.nan
+
+
+def _pool(study: Study, metric: str, arena=None, drones=None, strategy=None) -> list:
+    """``metric`` of every run of the cases of ``arena``, ``drones`` and ``strategy`` (None:
+    all)."""
+    return [x for (a, n, s), c in study.cases.items()
+            if arena in (None, a) and drones in (None, n) and strategy in (None, s)
+            for x in getattr(c, metric)]
 
 
 def _paired(study: Study, a: float, n: int, metric: str = "find_ticks") -> list[int]:
@@ -441,8 +427,7 @@ def compare(study: Study, bitty: Optional[CaseResult], reduced: bool = False) ->
                            "BF₊₀ < 1; §5.4.2: “89% … lower than 1”, 8 of 9 cases; "
                            "± 2 of 9 cases)", PAPER_FORMATION_BF_BELOW_1, share, 2 / 9,
                            informative=reduced))
-    backlog = {s: _mean([x for c in cases if c.strategy == s for x in c.backlog])
-               for s in STRATEGIES}
+    backlog = {s: _mean(_pool(study, "backlog", strategy=s)) for s in STRATEGIES}
     rows.append(Row(f"radio payload cap {PAYLOAD_BYTES} B per drone per tick (chosen): share of "
                     "sampled drone-ticks whose frame was full (messages left queued)",
                     "the thesis gives no payload size",
@@ -452,8 +437,8 @@ def compare(study: Study, bitty: Optional[CaseResult], reduced: bool = False) ->
                     True, ours_value=backlog["belief"], informative=True))
     # Table 5.1 (field): "an average 1105 timesteps with the belief search, a value that is
     # bigger than the ones obtained in simulation"; relay formation "mean value here is 295"
-    sim_find = _mean([x for c in cases if c.strategy == "belief" for x in c.find_ticks])
-    sim_form = _mean([x for c in cases if c.strategy == "belief" for x in c.formation_ticks])
+    sim_find = _mean(_pool(study, "find_ticks", strategy="belief"))
+    sim_form = _mean(_pool(study, "formation_ticks", strategy="belief"))
     field_find = statistics.fmean(PAPER_FIELD_DISCOVERY)
     field_form = statistics.fmean(PAPER_FIELD_RELAY)
     rows.append(Row("field discovery (Table 5.1: 1159, 863, 1295 timesteps, 36 m field, 3 "
@@ -478,14 +463,8 @@ def compare(study: Study, bitty: Optional[CaseResult], reduced: bool = False) ->
                         "every swarm and search" if not grow else f"not for {grow}", not grow))
     if len(study.drones) > 1:
         few, many = study.drones[0], study.drones[-1]
-        shrink = []
-        for a in study.arenas:
-            t_few = _mean(study.cases[(a, few, "random")].find_ticks
-                          + study.cases[(a, few, "belief")].find_ticks)
-            t_many = _mean(study.cases[(a, many, "random")].find_ticks
-                           + study.cases[(a, many, "belief")].find_ticks)
-            if not t_many < t_few:
-                shrink.append(a)
+        shrink = [a for a in study.arenas if not _mean(_pool(study, "find_ticks", a, many))
+                  < _mean(_pool(study, "find_ticks", a, few))]
         rows.append(Row(f"time to find shrinks with the swarm ({few} → {many} drones)",
                         "more drones find the targets faster",
                         "every arena" if not shrink else f"not in {shrink} m", not shrink))
@@ -499,24 +478,18 @@ def compare(study: Study, bitty: Optional[CaseResult], reduced: bool = False) ->
                     f"{max(spreads):.2f}× at most", max(spreads) <= FORMATION_SPREAD))
     if len(study.arenas) > 1:
         small, big = study.arenas[0], study.arenas[-1]
-        form = {a: _mean([x for n in study.drones for s in STRATEGIES
-                          for x in study.cases[(a, n, s)].formation_ticks])
-                for a in (small, big)}
+        form = {a: _mean(_pool(study, "formation_ticks", a)) for a in (small, big)}
         rows.append(Row(f"relay formation time, {small:g} → {big:g} m arena (mean ticks)",
                         "a slight increase with the arena",
                         f"{form[small]:.0f} → {form[big]:.0f}", form[big] > form[small]))
-    more = []
-    for a in study.arenas:
-        bel = _mean([x for n in study.drones for x in study.cases[(a, n, "belief")]
-                     .bytes_per_robot_tick])
-        rnd = _mean([x for n in study.drones for x in study.cases[(a, n, "random")]
-                     .bytes_per_robot_tick])
-        more.append((a, rnd, bel))
+    more = [(a, _mean(_pool(study, "bytes_per_robot_tick", a, strategy="random")),
+             _mean(_pool(study, "bytes_per_robot_tick", a, strategy="belief")))
+            for a in study.arenas]
     rows.append(Row("bytes per robot per tick, random vs belief",
                     "belief uses the radio heavily (Fig. 5.12)",
                     "; ".join(f"{a:g} m: {r:.1f} vs {b:.1f}" for a, r, b in more),
                     all(b > r for _, r, b in more)))
-    cv = max(x for c in cases if c.strategy == "belief" for x in c.robot_cv)
+    cv = max(_pool(study, "robot_cv", strategy="belief"))
     curve = next((c.cumulative for c in cases if c.cumulative is not None), None)
     growing = curve is not None and bool(np.all(curve[-1] > curve[len(curve) // 2]))
     rows.append(Row("belief search: bandwidth per robot grows and is even across robots",
@@ -576,9 +549,14 @@ def write_files(study: Study, out_dir: Path) -> list[Path]:
     return files
 
 
-def reproduce(out_dir: Path, scale: float = 1.0, workers: Optional[int] = None) -> Reproduction:
+@validation("sar")
+def reproduce(out_dir: Path, quick: bool = False, scale: Optional[float] = None,
+              workers: Optional[int] = None) -> Reproduction:
     """The study at ``scale`` (1: the thesis's 30 runs per case; below 1 fewer runs, and below
-    ``REDUCED`` the 20 m arena with 15 and 25 drones only, at least ``REDUCED_RUNS`` runs)."""
+    ``REDUCED`` the 20 m arena with 15 and 25 drones only, at least ``REDUCED_RUNS`` runs);
+    ``quick``: the reduced study (scale ``QUICK_SCALE``) unless a ``scale`` is given."""
+    if scale is None:
+        scale = QUICK_SCALE if quick else 1.0
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = max(REDUCED_RUNS, round(PAPER_RUNS * scale))
@@ -599,8 +577,3 @@ def reproduce(out_dir: Path, scale: float = 1.0, workers: Optional[int] = None) 
     return Reproduction("sar", "search and rescue with sparsely connected drones (thesis ch. 5)",
                         rows, files, notes)
 
-
-@validation("sar")
-def _run(out_dir: Path, scale: Optional[float] = None, quick: bool = False) -> Reproduction:
-    """``quick``: the reduced study (scale ``QUICK_SCALE``) unless a ``scale`` is given."""
-    return reproduce(out_dir, scale if scale is not None else QUICK_SCALE if quick else 1.0)

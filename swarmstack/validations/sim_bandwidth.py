@@ -12,19 +12,13 @@ its field loss at 75-90 %), on a radio whose frame (``payload_bytes`` = 4096 B) 
 than anything the script queues: no frame is cut or refused, so the bytes each robot sends in a
 step (``medium.inbox.sent_size``) are what the script *needs*, not what a 250 B cap lets
 through. They are measured while any robot is still in the barrier, and compared with the
-paper's literal bounds:
-
-* Fig. 8: the largest frame one robot sends in one step lies within 0-250 B;
-* Fig. 8 / §VI: the highest 30-step moving average of one robot's bytes per step lies within
-  0-125 B ("less than half" of the 250 B frame).
-
-The paper gives bounds, not values: each row is two-sided on the bound's interval, carried as
-its midpoint (``paper_value``) and half-width (``tolerance``) -- 125 ± 125 B and 62.5 ± 62.5 B.
-A row fails if the radio refused a frame or a frame reached past half the radio's payload (a
-message might then have waited for the next step: the measurement would be capped after all),
-or if the robots did not all leave the barrier. The paper's traffic also carried GPS positions
-and the graph-formation payloads of its field mission; the simulated robots run the barrier
-alone.
+paper's literal bounds, the largest frame one robot sends in one step (Fig. 8: 0–250 B) and the
+highest 30-step moving average of one robot's bytes per step (Fig. 8 / §VI: "less than half",
+0–125 B), each carried as the interval's midpoint ± half-width. A row also fails if the radio
+refused a frame or a frame reached past half the radio's payload (a message might then have
+waited for the next step: the measurement would be capped after all), or if the robots did not
+all leave the barrier. The paper's traffic also carried GPS positions and the graph-formation
+payloads of its field mission; the simulated robots run the barrier alone.
 """
 
 from __future__ import annotations
@@ -33,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from swarmstack.validations import (Reproduction, Row, pyplot, save_plot,
-                                             validation)
+from swarmstack.validations import (Reproduction, Row, save_plot, style_axes, subplots,
+                                    validation)
 from swarmstack.validations.sim_barrier import MAX_STEPS
-from swarmstack.validations.sim_robots import (GROUP, buzz_simulation, check_failures,
-                                                        circle_poses, done, per_run)
+from swarmstack.validations.sim_robots import (buzz_simulation, circle_poses, done, per_run,
+                                               step_until)
 
 ROBOTS = 6
 RADIUS_M = 0.25
@@ -58,15 +52,9 @@ def barrier_bytes(drop: float, seed: int, runs: int, payload_bytes: int = UNCAPP
     radio = {"range": range_m, "payload_bytes": payload_bytes, "drop": drop}
     sim = buzz_simulation("barrier.bzz", circle_poses(ROBOTS, RADIUS_M), {"ROBOTS": ROBOTS},
                           radio, seed, runs)
-    ctrl = sim.buzz(GROUP)
-    n = len(ctrl.robots)
     sizes = []
-    for _ in range(MAX_STEPS):
-        sim.step()
-        sizes.append(np.maximum(sim.medium.inbox.sent_size, 0).copy())
-        if done([ctrl.get_global(k, "done_at") for k in range(n)]):
-            break
-    check_failures(sim)
+    step_until(sim, "done_at", MAX_STEPS,
+               lambda: sizes.append(np.maximum(sim.medium.inbox.sent_size, 0).copy()))
     left = all(done(r) for r in per_run(sim, "done_at"))
     return np.array(sizes), sim.radio_stats(), left
 
@@ -80,13 +68,7 @@ def moving_average(sizes: np.ndarray, window: int = WINDOW) -> np.ndarray:
     return (csum[t] - csum[lo]) / (t - lo)[:, None]
 
 
-def _bound_row(quantity: str, paper: str, hi: float, ours: float, unit: str) -> Row:
-    """A row judged two-sided on the paper's interval ``0 … hi``."""
-    row = Row.within(quantity, hi / 2, ours, hi / 2, unit)
-    row.paper = f"{paper}: 0–{hi:g} {unit}"
-    return row
-
-
+@validation("sim-bandwidth")
 def validate(out_dir: Path, quick: bool = False, *, payload_bytes: int = UNCAPPED_BYTES,
              range_m: float = RANGE_M) -> Reproduction:
     """``payload_bytes`` is the frame the simulated radio allows (uncapped by default); the
@@ -102,25 +84,24 @@ def validate(out_dir: Path, quick: bool = False, *, payload_bytes: int = UNCAPPE
         biggest = int(sizes.max()) if sizes.size else 0
         # a frame past half the radio's payload may have left a message for the next step
         uncapped = refused == 0 and 2 * biggest <= payload_bytes
-        row = _bound_row(f"Fig. 8: largest frame one robot needs in a step, Listing 1's "
-                         f"barrier, {p:.0%} loss (uncapped radio)",
-                         f"{FRAME_BYTES} B never exceeded", FRAME_BYTES, biggest, "B")
-        row.ours += (f" ({biggest / FRAME_BYTES:.0%} of {FRAME_BYTES} B)" if uncapped else
-                     f" (capped by the {payload_bytes} B radio: {refused} frames refused)")
-        row.ok = row.ok and uncapped and sizes.size > 0
-        rows.append(row)
+        # each row two-sided on the paper's interval 0 … bound
+        rows.append(Row.within(
+            f"Fig. 8: largest frame one robot needs in a step, Listing 1's barrier, {p:.0%} "
+            "loss (uncapped radio)", FRAME_BYTES / 2, biggest, FRAME_BYTES / 2, "B",
+            paper=f"{FRAME_BYTES} B never exceeded: 0–{FRAME_BYTES:g} B",
+            note=(f" ({biggest / FRAME_BYTES:.0%} of {FRAME_BYTES} B)" if uncapped else
+                  f" (capped by the {payload_bytes} B radio: {refused} frames refused)"),
+            also=uncapped and sizes.size > 0))
         avg = float(moving_average(sizes).max()) if sizes.size else float("nan")
-        row = _bound_row(f"Fig. 8 / §VI: highest {WINDOW}-step moving average of one robot's "
-                         f"bytes per step, barrier, {p:.0%} loss",
-                         f"less than half of {FRAME_BYTES} B", USED_SHARE * FRAME_BYTES, avg,
-                         "B")
-        row.ours += (f" ({avg / FRAME_BYTES:.0%}); mean {sizes.mean():.1f} B"
-                     + ("" if left else "; barrier not passed"))
-        row.ok = row.ok and left
-        rows.append(row)
+        half = USED_SHARE * FRAME_BYTES
+        rows.append(Row.within(
+            f"Fig. 8 / §VI: highest {WINDOW}-step moving average of one robot's bytes per step, "
+            f"barrier, {p:.0%} loss", half / 2, avg, half / 2, "B",
+            paper=f"less than half of {FRAME_BYTES} B: 0–{half:g} B",
+            note=f" ({avg / FRAME_BYTES:.0%}); mean {sizes.mean():.1f} B"
+                 + ("" if left else "; barrier not passed"), also=left))
 
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(BARRIER_DROPS), figsize=(11, 4))
+    fig, axes = subplots(1, len(BARRIER_DROPS), figsize=(11, 4))
     for ax, p in zip(axes, BARRIER_DROPS):
         sizes = barrier[p][0]
         ratio = sizes / FRAME_BYTES
@@ -132,28 +113,16 @@ def validate(out_dir: Path, quick: bool = False, *, payload_bytes: int = UNCAPPE
         ax.axhline(1.0, color="red", ls="--", label=f"{FRAME_BYTES} B frame (Fig. 8)")
         ax.axhline(USED_SHARE, color="orange", ls=":", label="half the frame (§VI)")
         ax.set_ylim(0, 1.1)
-        ax.set_xlabel(f"control step ({STEP_MS} ms)")
-        ax.set_ylabel(f"bytes sent / {FRAME_BYTES} B")
-        ax.set_title(f"Barrier (Listing 1), {p:.0%} loss, uncapped radio")
-        ax.legend(fontsize=7)
-        ax.grid(alpha=0.3)
+        style_axes(ax, f"control step ({STEP_MS} ms)", f"bytes sent / {FRAME_BYTES} B",
+                   f"Barrier (Listing 1), {p:.0%} loss, uncapped radio", legend={"fontsize": 7})
     path = save_plot(fig, out_dir / "sim_bandwidth.png")
 
     return Reproduction(
-        name="sim-bandwidth",
-        title="bytes the rosbuzz barrier needs per robot per step, against the 250 B frame "
-              "(6 simulated E-Puck2)",
-        rows=rows,
-        files=[path],
-        notes=(f"radio payload {payload_bytes} B per robot per {STEP_MS} ms step (no frame "
-               f"cut), range {range_m} m; {seeds} seeds per loss rate, counted until every "
-               "robot left the barrier. The bounds are the paper's (Fig. 8: 250 B never "
-               "exceeded; §VI: less than half used); its field traffic also carried GPS "
-               "positions and the graph formation's payloads, which the barrier alone does "
-               "not."),
-    )
+        "sim-bandwidth", "bytes the rosbuzz barrier needs per robot per step, against the "
+        "250 B frame (6 simulated E-Puck2)", rows, [path],
+        f"radio payload {payload_bytes} B per robot per {STEP_MS} ms step (no frame cut), "
+        f"range {range_m} m; {seeds} seeds per loss rate, counted until every robot left the "
+        "barrier. The bounds are the paper's (Fig. 8: 250 B never exceeded; §VI: less than "
+        "half used); its field traffic also carried GPS positions and the graph formation's "
+        "payloads, which the barrier alone does not.")
 
-
-@validation("sim-bandwidth")
-def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
-    return validate(out_dir, quick)

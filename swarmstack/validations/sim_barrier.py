@@ -11,7 +11,6 @@ step at which each robot leaves the barrier (one step = one 50 ms tick).
 The paper reports that consensus was always reached up to 90 % loss and that the swarm takes
 longer as more packets are dropped (Fig. 4). Besides those two claims we check that the radio
 really lost the fraction p of what it carried, so that a world without losses cannot pass.
-
 """
 
 from __future__ import annotations
@@ -21,11 +20,9 @@ from pathlib import Path
 from typing import Optional
 
 from swarmstack.validations import Reproduction, Row, validation
-from swarmstack.validations.buzz_barrier import (consensus_summary, plot_barrier,
-                                                            spearman)
-from swarmstack.validations.sim_robots import (GROUP, TICKS_PER_SECOND,
-                                                        buzz_simulation, check_failures,
-                                                        circle_poses, done, per_run)
+from swarmstack.validations.buzz_barrier import consensus_rows, plot_barrier
+from swarmstack.validations.sim_robots import (TICKS_PER_SECOND, buzz_simulation, circle_poses,
+                                               per_run, step_until)
 
 ROBOTS = 6
 RADIUS_M = 0.25       # robots on a circle: the farthest pair is 0.5 m apart
@@ -36,7 +33,6 @@ SEEDS = 20
 MAX_STEPS = 600       # the listing's BARRIER_TIMEOUT
 
 
-# ---------------------------------------------------------------------- the experiment
 def barrier_runs(drop: float, seed: int, runs: int = 1, robots: int = ROBOTS,
                  range_m: float = RANGE_M, payload_bytes: int = PAYLOAD_BYTES,
                  applied_drop: Optional[float] = None,
@@ -51,13 +47,7 @@ def barrier_runs(drop: float, seed: int, runs: int = 1, robots: int = ROBOTS,
              "drop": drop if applied_drop is None else applied_drop}
     sim = buzz_simulation("barrier.bzz", circle_poses(robots, RADIUS_M), {"ROBOTS": robots},
                           radio, seed, runs)
-    ctrl = sim.buzz(GROUP)
-    n = len(ctrl.robots)
-    for _ in range(max_steps):
-        sim.step()
-        if done([ctrl.get_global(k, "done_at") for k in range(n)]):
-            break
-    check_failures(sim)
+    step_until(sim, "done_at", max_steps)
     left = [[-1 if t is None else int(t) for t in run] for run in per_run(sim, "done_at")]
     return left, sim.radio_stats()
 
@@ -67,6 +57,7 @@ def loss_tolerance(p: float, frames: int) -> float:
     return max(0.01, 4 * math.sqrt(p * (1 - p) / max(frames, 1)))
 
 
+@validation("sim-barrier")
 def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
              payload_bytes: int = PAYLOAD_BYTES, apply_drop: bool = True,
              max_steps: int = MAX_STEPS) -> Reproduction:
@@ -84,43 +75,22 @@ def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
         heard = stats["messages_delivered"] + stats["messages_dropped"]
         loss[p] = (stats["messages_dropped"] / heard if heard else float("nan"), heard)
 
-    rows: list[Row] = []
-    means = []
-    for p in drops:
-        runs = results[p]
-        ok_runs, mean_last = consensus_summary(runs)
-        means.append(mean_last)
-        rows.append(Row(f"drop {p:.0%}: every robot leaves the barrier", "always (up to 90 %)",
-                        f"{ok_runs}/{len(runs)} seeds, last robot out after {mean_last:.1f} steps "
-                        f"on average", ok_runs == len(runs)))
-    rho = spearman(drops, means)
-    finite = all(m == m for m in means)
-    rows.append(Row("steps to consensus grow with drop rate", "yes (Fig. 4)",
-                    f"Spearman rho = {rho:.2f}; {means[0]:.1f} -> {means[-1]:.1f} steps",
-                    finite and rho >= 0.8 and means[-1] > means[0]))
+    rows, means = consensus_rows(results, drops, "every robot leaves the barrier",
+                                 "last robot out after {:.1f} steps on average")
     worst = max(abs(loss[p][0] - p) / loss_tolerance(p, loss[p][1]) if loss[p][1] else math.inf
                 for p in drops)
     rows.append(Row("radio lost the requested fraction of frames", "Bernoulli(p) per packet",
                     ", ".join(f"{p:.0%}: {loss[p][0]:.1%}" for p in drops),
                     worst <= 1.0))
-
     path = plot_barrier(results, drops, means, ROBOTS,
                         f"control step ({1000 // TICKS_PER_SECOND} ms)",
                         "Barrier, 6 simulated E-Puck2 vs packet drop",
                         out_dir / "sim_barrier.png")
-
     return Reproduction(
-        name="sim-barrier",
-        title="rosbuzz barrier (Listing 1) on 6 simulated E-Puck2 robots under packet loss",
-        rows=rows,
-        files=[path],
-        notes=(f"{len(drops)} drop rates x {seeds} seeds; robots on a {RADIUS_M} m circle, radio "
-               f"range {range_m} m, {payload_bytes} B per robot per step, "
-               f"{1000 // TICKS_PER_SECOND} ms steps. The paper plots seconds of a ROS loop on "
-               "simulated M100s, so only the trends compare."),
-    )
+        "sim-barrier",
+        "rosbuzz barrier (Listing 1) on 6 simulated E-Puck2 robots under packet loss", rows,
+        [path], f"{len(drops)} drop rates x {seeds} seeds; robots on a {RADIUS_M} m circle, radio "
+        f"range {range_m} m, {payload_bytes} B per robot per step, "
+        f"{1000 // TICKS_PER_SECOND} ms steps. The paper plots seconds of a ROS loop on "
+        "simulated M100s, so only the trends compare.")
 
-
-@validation("sim-barrier")
-def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
-    return validate(out_dir, quick)

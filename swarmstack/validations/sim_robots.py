@@ -1,6 +1,6 @@
-"""What the ``sim-*`` validations share: Buzz scripts of ``examples/buzz`` on simulated
-E-Puck2 robots (group ``r``) at given poses, and reading a script global of every robot per
-run."""
+"""What the validations that run robots share: a started simulation, and Buzz scripts of
+``examples/buzz`` run in the standalone harness or on simulated E-Puck2 robots (group ``r``)
+at given poses, with a script global of every robot read per run."""
 
 from __future__ import annotations
 
@@ -10,10 +10,38 @@ from typing import Any, Optional, Sequence
 
 GROUP = "r"
 TICKS_PER_SECOND = 20  # 50 ms control steps, as in the papers
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "buzz"
 
 
-def examples_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "examples" / "buzz"
+def started(cfg: dict, **kwargs):
+    """``Simulation.from_dict(cfg, **kwargs)``, started."""
+    from swarmstack.sim.simulation import Simulation
+
+    sim = Simulation.from_dict(cfg, **kwargs)
+    sim.start()
+    return sim
+
+
+def explicit(name: str, poses, **keys) -> dict:
+    """A robot group ``name`` placed at ``poses`` ([x, y, yaw] each), with its other keys."""
+    return {"name": name, "placement": {"kind": "explicit", "poses": poses}, **keys}
+
+
+def harness(script: str, robots: int, until: str, max_steps: int, **kwargs):
+    """``script`` (a file of ``examples/buzz``) on ``robots`` robots of the standalone harness
+    (``kwargs``: its topology, drop, seed, params …), stepped until every robot has set the
+    global ``until`` or for ``max_steps`` steps; a robot that failed raises."""
+    from swarmstack.buzz.swarm import Harness
+
+    h = Harness((EXAMPLES / script).read_text(), robots, filename=script, **kwargs).load()
+    for _ in range(max_steps):
+        h.step()
+        if done([h.get_global(i, until) for i in range(robots)]):
+            break
+    bad = [r for r in h.results if r.failed]
+    if bad:
+        raise RuntimeError(f"robot {bad[0].id} failed: {bad[0].error}")
+    return h
 
 
 def circle_poses(n: int, radius: float,
@@ -31,23 +59,34 @@ def buzz_simulation(script: str, poses: Sequence[Sequence[float]], params: dict,
     (a file of ``examples/buzz``) with ``params``; ``radio`` is the group's radio table
     (``range``, ``payload_bytes``, ``drop`` ...). ``run_params`` (one dict per run) gives
     each run of the batch its own script parameters."""
-    from swarmstack.sim.simulation import Simulation
-
-    ex = examples_dir()
     data = {
         "simulation": {"ticks_per_second": TICKS_PER_SECOND},
         "arena": {"size": [arena, arena], "walls": True},
-        "robots": [{"name": GROUP, "type": "epuck2",
-                    "placement": {"kind": "explicit", "poses": [list(p) for p in poses]},
-                    "controller": {"buzz": str(ex / script), "params": dict(params)},
-                    "radio": dict(radio)}],
+        "robots": [explicit(GROUP, [list(p) for p in poses], type="epuck2",
+                            controller={"buzz": str(EXAMPLES / script), "params": dict(params)},
+                            radio=dict(radio))],
     }
     kw = {}
     if run_params is not None:
         kw["params"] = [{GROUP: dict(p)} for p in run_params]
-    sim = Simulation.from_dict(data, base_dir=ex, seed=seed, runs=runs, **kw)
-    sim.start()
-    return sim
+    return started(data, base_dir=EXAMPLES, seed=seed, runs=runs, **kw)
+
+
+def step_until(sim, until: str, max_steps: int, each=None) -> None:
+    """Step ``sim`` until every robot has set the script global ``until`` (at most
+    ``max_steps`` ticks; ``each()`` after every tick); a robot that failed raises."""
+    ctrl = sim.buzz(GROUP)
+    for _ in range(max_steps):
+        sim.step()
+        if each is not None:
+            each()
+        if done([ctrl.get_global(k, until) for k in range(len(ctrl.robots))]):
+            break
+    failures = sim.robot_failures()
+    if failures:
+        f = failures[0]
+        raise RuntimeError(f"run {f['run']} robot {f['robot']} failed at tick {f['tick']}: "
+                           f"{f['report'] or f['error']}")
 
 
 def per_run(sim, name: str) -> list[list[Any]]:
@@ -57,14 +96,6 @@ def per_run(sim, name: str) -> list[list[Any]]:
     for k, view in enumerate(ctrl.views):
         out[view.run][view.id] = ctrl.get_global(k, name)
     return [[d[i] for i in sorted(d)] for d in out]
-
-
-def check_failures(sim) -> None:
-    failures = sim.robot_failures()
-    if failures:
-        f = failures[0]
-        raise RuntimeError(f"run {f['run']} robot {f['robot']} failed at tick {f['tick']}: "
-                           f"{f['report'] or f['error']}")
 
 
 def done(values: Sequence[Any]) -> bool:

@@ -1,24 +1,12 @@
 """sim-vs-consensus: virtual-stigmergy consensus on simulated robots (BittyBuzz thesis §4.6.2,
 Fig. 4.7).
 
-What the thesis reports: 10 Crazyflies 0.5 m from each other, one writer putting a value in the
-virtual stigmergy and nine readers, in a chain (writer at one end) and a circle-like formation
-(every reader at the same distance from the writer), alternating over 20 tests at a 50 ms step.
-Timed from the put to a reader holding the value: 56.8 ± 23.26 ms (mean ± sd), envelope
-17–87 ms, "either one or two control steps" in both layouts.
-
-What we reproduce: the setup of ``buzz-vs-consensus`` (the same layouts, script, schedule,
-radio range, 1.9 % frame loss of §4.6.1 and 250 B frames; see that module for the assumptions)
-on ten simulated E-Puck2 robots whose neighbours and frames come from the simulated
-range-and-bearing radio, at 20 ticks per second. Times are the steps from the put to each
-reader's first read times the simulation's tick.
-
-Tolerance, and why (as in ``buzz-vs-consensus``): the mean time from put to read must lie
-within the thesis's reported sd of its mean (56.8 ± 23.26 ms) and every reader of each layout
-must read after 1–2 steps (1.5 ± 0.5 steps). The thesis's sd is its own spread between readings
-on unsynchronised drones; lockstep robots read after whole 50 ms steps, so its 17–87 ms envelope
-is judged in steps. A radio one step late, a slower tick or a radio range that makes the chain
-relay hop by hop moves the mean by 50 ms or more and fails.
+The experiment, thesis numbers and tolerances of ``buzz-vs-consensus`` (the same layouts,
+script, schedule, radio range, 1.9 % frame loss of §4.6.1 and 250 B frames; see that module for
+the assumptions) on ten simulated E-Puck2 robots whose neighbours and frames come from the
+simulated range-and-bearing radio, at 20 ticks per second. Times are the steps from the put to
+each reader's first read times the simulation's tick. A radio one step late, a slower tick or a
+radio range that makes the chain relay hop by hop moves the mean by 50 ms or more and fails.
 """
 
 from __future__ import annotations
@@ -26,12 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarmstack.validations import Reproduction, validation
-from swarmstack.validations.buzz_vs_consensus import (LOSS, PAYLOAD_BYTES, QUICK_TESTS,
-                                                                RANGE_M, ROBOTS, SPACING_M, TESTS,
-                                                                consensus_result, positions,
-                                                                schedule)
-from swarmstack.validations.sim_robots import (GROUP, buzz_simulation, check_failures,
-                                                        done, per_run)
+from swarmstack.validations.buzz_vs_consensus import (LOSS, PAYLOAD_BYTES, QUICK_TESTS, RANGE_M,
+                                                      ROBOTS, SPACING_M, TESTS, consensus_result,
+                                                      positions, schedule)
+from swarmstack.validations.sim_robots import buzz_simulation, per_run, step_until
 
 
 def consensus_runs(layout: str, put_steps: list[int], seed: int, drop: float = LOSS,
@@ -45,19 +31,13 @@ def consensus_runs(layout: str, put_steps: list[int], seed: int, drop: float = L
                           seed, runs=len(put_steps),
                           run_params=[{"WRITER": 0, "PUT_STEP": s} for s in put_steps],
                           arena=ROBOTS * SPACING_M + 2.0)
-    ctrl = sim.buzz(GROUP)
-    n = len(ctrl.robots)
-    for _ in range(max(put_steps) + 3 * ROBOTS):
-        sim.step()
-        if done([ctrl.get_global(k, "seen_at") for k in range(n)]):
-            break
-    check_failures(sim)
-    out = []
-    for put, seen in zip(put_steps, per_run(sim, "seen_at")):
-        out.append([s - put if s not in (None, -1) else -1 for s in seen[1:]])
-    return out, 1000.0 * sim.world.scene.dt
+    step_until(sim, "seen_at", max(put_steps) + 3 * ROBOTS)
+    return ([[s - put if s not in (None, -1) else -1 for s in seen[1:]]
+             for put, seen in zip(put_steps, per_run(sim, "seen_at"))],
+            1000.0 * sim.world.scene.dt)
 
 
+@validation("sim-vs-consensus")
 def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
              loss: float = LOSS) -> Reproduction:
     tests = QUICK_TESTS if quick else TESTS
@@ -70,8 +50,3 @@ def validate(out_dir: Path, quick: bool = False, *, range_m: float = RANGE_M,
     return consensus_result("sim-vs-consensus", "virtual-stigmergy consensus on 10 simulated "
                             "E-Puck2 robots 0.5 m apart, chain and circle", "simulated E-Puck2",
                             steps, step_ms, out_dir, tests, range_m, loss)
-
-
-@validation("sim-vs-consensus")
-def reproduce(out_dir: Path, quick: bool = False) -> Reproduction:
-    return validate(out_dir, quick)

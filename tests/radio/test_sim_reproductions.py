@@ -1,11 +1,14 @@
 """The ``sim-*`` validations (Buzz scripts on simulated E-Puck2 robots) in their quick form, and
 mutations showing that each one fails when the simulated world is wrong."""
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("swarmstack.buzz.vm")
 
 from swarmstack import validations as reproduce  # noqa: E402
+from tests.validations.quick import all_quick  # noqa: E402
 from swarmstack.validations import (sim_bandwidth, sim_barrier,  # noqa: E402
                                               sim_bidding, sim_vs_consensus)
 
@@ -17,13 +20,13 @@ def failing(result):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_validation_quick(name, tmp_path):
-    import importlib
-
-    importlib.import_module(reproduce._MODULES[name])
-    result = reproduce._REGISTRY[name](tmp_path, quick=True)
-    assert result.ok, [(r.quantity, r.ours) for r in result.rows if not r.ok]
-    assert result.files and all(f.exists() and f.suffix == ".png" for f in result.files)
+def test_validation_quick(name, tmp_path_factory):
+    # the session's `swarmstack reproduce --all --quick` ran it: inside tolerance, with its plot
+    _, results, _ = all_quick(tmp_path_factory)
+    (result,) = [r for r in results if r["name"] == name]
+    assert result["ok"], [(r["quantity"], r["ours"]) for r in result["rows"] if not r["ok"]]
+    assert result["files"] and all(Path(f).exists() and Path(f).suffix == ".png"
+                                   for f in result["files"])
 
 
 def test_registered():
