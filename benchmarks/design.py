@@ -31,9 +31,8 @@ from swarmstack.design.chocolate import CHOCOLATE  # noqa: E402
 from swarmstack.design.evaluate import Batch, Mission, evaluate, run_batch  # noqa: E402
 from swarmstack.studies.executors import make_executor  # noqa: E402
 from swarmstack.design.irace import IteratedRace, sample_uniform  # noqa: E402
-from swarmstack.design.ledger import Ledger  # noqa: E402
 from swarmstack.design.missions import EXAMPLES  # noqa: E402
-from swarmstack.design.run import MIN_BATCH  # noqa: E402
+from swarmstack.design.run import MIN_BATCH, Ledger  # noqa: E402
 from swarmstack.design.space import pfsm_space, to_text  # noqa: E402
 
 ROBOTS, TICKS = 20, 1200

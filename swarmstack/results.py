@@ -48,9 +48,7 @@ def _flat(summary: dict) -> dict:
         if k in _SUMMARY_SKIP:
             continue
         if k == "drive_counters" and isinstance(v, dict):
-            for g, counters in v.items():
-                for c, n in counters.items():
-                    out[f"{g}.{c}"] = n
+            out.update({f"{g}.{c}": n for g, counters in v.items() for c, n in counters.items()})
         elif isinstance(v, (int, float, str, bool)) or v is None:
             out[k] = v
     return out
@@ -70,17 +68,12 @@ def _runs_table(study: Path) -> tuple[list[str], list[tuple], list[str]]:
     paths = [p for p, _ in ident["params"]]
     fixed = ["run_id", "seed", "status", "attempts", "error"]
     summaries = [_flat(json.loads(s)) if s else {} for *_, s in rows]
-    extra: list[str] = []
-    for s in summaries:
-        for k in s:
-            if k not in extra and k not in fixed and k not in paths:
-                extra.append(k)
-    aliases = []
+    extra = [k for k in dict.fromkeys(k for s in summaries for k in s)
+             if k not in fixed and k not in paths]
     taken = set(fixed) | set(paths) | set(extra)
     lasts = [p.rsplit(".", 1)[-1] for p in paths]
-    for p, last in zip(paths, lasts):
-        if lasts.count(last) == 1 and last not in taken:
-            aliases.append((last, p))
+    aliases = [(last, p) for p, last in zip(paths, lasts)
+               if lasts.count(last) == 1 and last not in taken]
     cols = fixed + paths + [a for a, _ in aliases] + extra
     table = []
     for (rid, point, seed, status, attempts, error, _), s in zip(rows, summaries):
@@ -161,9 +154,7 @@ def query(study_dir, sql: str):
         raise CatalogueError(f"{study_dir}: cannot read the ledger ({exc})") from None
     try:
         rel = con.sql(sql)
-        if rel is None:
-            return [], []
-        return list(rel.columns), rel.fetchall()
+        return ([], []) if rel is None else (list(rel.columns), rel.fetchall())
     except duckdb.Error as exc:
         raise CatalogueError(_first_line(exc)) from None
     finally:

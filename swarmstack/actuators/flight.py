@@ -29,12 +29,11 @@ afterwards (``dead``).
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
 from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
 from swarmstack.physics.quadrotor import LAND, OFF, POSITION, VELOCITY
 
 HOLD, CMD_POSITION, CMD_VELOCITY, CMD_LAND, TAKEOFF, MOVE_BY = 0, 1, 2, 3, 4, 5
@@ -46,34 +45,11 @@ PARALLEL_MIN = 32768
 
 
 @njit(cache=True, error_model="numpy")
-def apply_flight(start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target, velocity_cmd,
-                 integral, clamped, rejected, battery, dead, floor_z, top_z, max_speed,
-                 max_yaw_rate, fall_when_empty):
-    """Apply the commands of robots ``start … start + n − 1`` (rows 0 … n − 1 of the group's
-    arrays) to their drive state (see the module)."""
-    _flight_rows(0, cmd_mode.shape[0], start, cmd_mode, cmd_target, cmd_velocity, pose, mode,
-                 target, velocity_cmd, integral, clamped, rejected, battery, dead, floor_z,
-                 top_z, max_speed, max_yaw_rate, fall_when_empty)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def apply_flight_parallel(start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target,
-                          velocity_cmd, integral, clamped, rejected, battery, dead, floor_z,
-                          top_z, max_speed, max_yaw_rate, fall_when_empty, chunk):
-    """``apply_flight`` over chunks of ``chunk`` drones on the thread pool."""
-    n = cmd_mode.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _flight_rows(c * chunk, min(n, (c + 1) * chunk), start, cmd_mode, cmd_target,
-                     cmd_velocity, pose, mode, target, velocity_cmd, integral, clamped,
-                     rejected, battery, dead, floor_z, top_z, max_speed, max_yaw_rate,
-                     fall_when_empty)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _flight_rows(lo, hi, start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target,
-                 velocity_cmd, integral, clamped, rejected, battery, dead, floor_z, top_z,
-                 max_speed, max_yaw_rate, fall_when_empty):
-    """Group rows ``lo … hi − 1``: each drone writes only its own rows (both forms share it)."""
+def flight_rows(lo, hi, start, cmd_mode, cmd_target, cmd_velocity, pose, mode, target,
+                velocity_cmd, integral, clamped, rejected, battery, dead, floor_z, top_z,
+                max_speed, max_yaw_rate, fall_when_empty):
+    """Apply the commands of group rows ``lo … hi − 1`` (robots ``start + lo …``) to their
+    drive state (see the module): each drone writes only its own rows."""
     for j in range(lo, hi):
         i = start + j
         x, y, z, yaw = pose[0, i], pose[1, i], pose[2, i], pose[5, i]
@@ -183,6 +159,9 @@ def _flight_rows(lo, hi, start, cmd_mode, cmd_target, cmd_velocity, pose, mode, 
             cmd_target[j, 3] = tyaw
 
 
+parallel_flight = threads.chunked(flight_rows)
+
+
 class Flight:
     """The ``flight`` actuator of one group: position gains (Kp, Ki, Kd), ceiling (m), the
     body's height (the top stays below the ceiling), limits of velocity commands, and what an
@@ -197,17 +176,17 @@ class Flight:
         self.fall = on_empty == "fall"
 
     def plan(self, world, group, keys, commands, drive):
-        """The tick's call for this group: the serial kernel, or the parallel one for a group
-        large enough (``threads.go_parallel``), bound to its arrays (``keys`` unused)."""
+        """The tick's call for this group (``threads.form``), bound to its arrays (``keys``
+        unused)."""
         mode = commands["mode"]
-        kernel = (partial(apply_flight_parallel, chunk=threads.chunk(CHUNK))
-                  if threads.go_parallel(len(mode), PARALLEL_MIN) else apply_flight)
-        args = (group.start, mode[:, 0], commands["target"], commands["velocity"],
-                world.bodies.pose, drive["mode"], drive["target"], drive["velocity_cmd"],
-                drive["integral"], drive["clamped"], drive["rejected"], drive["battery"],
-                drive["dead"], 0.0, self.top_z, self.max_speed, self.max_yaw_rate, self.fall)
+        kernel = threads.form(
+            flight_rows, parallel_flight, 0, len(mode), group.start, mode[:, 0],
+            commands["target"], commands["velocity"], world.bodies.pose, drive["mode"],
+            drive["target"], drive["velocity_cmd"], drive["integral"], drive["clamped"],
+            drive["rejected"], drive["battery"], drive["dead"], 0.0, self.top_z, self.max_speed,
+            self.max_yaw_rate, self.fall, min_items=PARALLEL_MIN, chunk_items=CHUNK)
 
         def apply() -> None:
             drive["gains"][:] = self.gains
-            kernel(*args)
+            kernel()
         return apply

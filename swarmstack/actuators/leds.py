@@ -29,30 +29,16 @@ def update_emitters(x, y, z, yaw, local, world_out) -> None:
     """World positions of every emitter slot: ``world_out[i, e] = pose_i · local[i, e]``.
 
     ``x, y, z, yaw`` float64[N] (z = body base height); ``local``/``world_out`` float64[N, E, 3].
-    On the thread pool for large worlds (``threads.go_parallel``); each robot writes only its
-    own slots, so the result is the same.
+    On the thread pool for large worlds (``threads.form``); each robot writes only its own
+    slots, so the result is the same.
     """
-    if threads.go_parallel(x.shape[0], PARALLEL_MIN_EMITTERS):
-        update_emitters_parallel(x, y, z, yaw, local, world_out, threads.chunk(CHUNK))
-    else:
-        update_emitters_serial(x, y, z, yaw, local, world_out)
-
-
-@njit(cache=True, error_model="numpy")
-def update_emitters_serial(x, y, z, yaw, local, world_out):
-    _emitter_rows(0, x.shape[0], x, y, z, yaw, local, world_out)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def update_emitters_parallel(x, y, z, yaw, local, world_out, chunk):
-    n = x.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _emitter_rows(c * chunk, min(n, (c + 1) * chunk), x, y, z, yaw, local, world_out)
+    threads.form(emitter_rows, parallel_emitters, 0, x.shape[0], x, y, z, yaw, local, world_out,
+                 min_items=PARALLEL_MIN_EMITTERS, chunk_items=CHUNK)()
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _emitter_rows(start, stop, x, y, z, yaw, local, world_out):
-    for i in range(start, stop):
+def emitter_rows(lo, hi, x, y, z, yaw, local, world_out):
+    for i in range(lo, hi):
         c = math.cos(yaw[i])
         s = math.sin(yaw[i])
         for e in range(local.shape[1]):
@@ -61,6 +47,9 @@ def _emitter_rows(start, stop, x, y, z, yaw, local, world_out):
             world_out[i, e, 0] = x[i] + c * lx - s * ly
             world_out[i, e, 1] = y[i] + s * lx + c * ly
             world_out[i, e, 2] = z[i] + local[i, e, 2]
+
+
+parallel_emitters = threads.chunked(emitter_rows)
 
 
 def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
@@ -78,18 +67,12 @@ def bind_lit_emitters(x, y, z, yaw, local, rgb, world_out):
     if rgb.flags.c_contiguous:
         flat = rgb.reshape(-1)  # a view: the colours written each tick show through
         return partial(lit_emitters_flat, x, y, z, yaw, local, rgb, flat, world_out)
-    return partial(lit_emitters_serial, x, y, z, yaw, local, rgb, world_out)
-
-
-@njit(cache=True, error_model="numpy")
-def lit_emitters_serial(x, y, z, yaw, local, rgb, world_out):
-    """:func:`update_emitters_serial` for the robots with a lit slot in ``rgb``."""
-    _lit_emitter_rows(0, x.shape[0], x, y, z, yaw, local, rgb, world_out)
+    return partial(lit_rows, 0, x.shape[0], x, y, z, yaw, local, rgb, world_out)
 
 
 @njit(cache=True, error_model="numpy")
 def lit_emitters_flat(x, y, z, yaw, local, rgb, rgb_flat, world_out):
-    """:func:`lit_emitters_serial`, given ``rgb`` also as one row of bytes (``rgb_flat``, a
+    """:func:`lit_rows` of every robot, given ``rgb`` also as one row of bytes (``rgb_flat``, a
     view of it: flattening here would need the reference counting)."""
     if any_byte(rgb_flat):  # else the common case: every LED off
         _place_lit(0, x.shape[0], x, y, z, yaw, local, rgb, world_out)
@@ -101,8 +84,7 @@ def lit_emitters_parallel(x, y, z, yaw, local, rgb, world_out, chunk):
         return
     n = x.shape[0]
     for c in prange((n + chunk - 1) // chunk):
-        _lit_emitter_rows(c * chunk, min(n, (c + 1) * chunk), x, y, z, yaw, local, rgb,
-                          world_out)
+        lit_rows(c * chunk, min(n, (c + 1) * chunk), x, y, z, yaw, local, rgb, world_out)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -124,7 +106,8 @@ def any_on(a):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _lit_emitter_rows(start, stop, x, y, z, yaw, local, rgb, world_out):
+def lit_rows(start, stop, x, y, z, yaw, local, rgb, world_out):
+    """:func:`emitter_rows` of the robots ``start … stop − 1`` that have a lit slot."""
     if any_on(rgb[start:stop]):  # else the common case: every LED of the block off
         _place_lit(start, stop, x, y, z, yaw, local, rgb, world_out)
 
@@ -137,7 +120,7 @@ def _place_lit(start, stop, x, y, z, yaw, local, rgb, world_out):
         for e in range(rgb.shape[1]):  # no early exit: an OR over the row vectorises
             lit |= rgb[i, e, 0] | rgb[i, e, 1] | rgb[i, e, 2]
         if lit != 0:
-            _emitter_rows(i, i + 1, x, y, z, yaw, local, world_out)
+            emitter_rows(i, i + 1, x, y, z, yaw, local, world_out)
 
 
 @njit(cache=True, error_model="numpy")
@@ -150,25 +133,20 @@ def apply_led_commands(led_rgb_cmd, owner, channel_mask, rgb_out, start):
     shows red; told to show blue it stays dark); ``rgb_out`` uint8[N, E', 3] the emitters'
     colours, written in place.
     """
-    _led_rows(0, led_rgb_cmd.shape[0], led_rgb_cmd, owner, channel_mask, rgb_out, start)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def apply_led_commands_parallel(led_rgb_cmd, owner, channel_mask, rgb_out, start, chunk):
-    """``apply_led_commands`` over chunks of ``chunk`` robots on the thread pool."""
-    n = led_rgb_cmd.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _led_rows(c * chunk, min(n, (c + 1) * chunk), led_rgb_cmd, owner, channel_mask, rgb_out,
-                  start)
+    led_rows(0, led_rgb_cmd.shape[0], led_rgb_cmd, owner, channel_mask, rgb_out, start)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
+def led_rows(lo, hi, led_rgb_cmd, owner, channel_mask, rgb_out, start):
+    """:func:`apply_led_commands` of the robots ``lo … hi − 1`` of the commands."""
     if not any_on(led_rgb_cmd[lo:hi]):  # every LED of the block off: every slot black
         rgb_out[start + lo:start + hi, :owner.shape[0], :] = 0
         return
     cmd = np.ascontiguousarray(led_rgb_cmd).reshape(led_rgb_cmd.shape[0], -1)
     _copy_led_rows(lo, hi, cmd, led_sources(owner, channel_mask), rgb_out, start)
+
+
+parallel_leds = threads.chunked(led_rows)
 
 
 @njit(cache=True, error_model="numpy")
@@ -226,14 +204,13 @@ class Leds:
         self.channels = channels
 
     def plan(self, world, group, keys, commands, drive):
-        """The tick's call for this group: the serial kernel, or the parallel one for a group
-        large enough (``threads.go_parallel``), bound to the commands and the emitter colours
-        (``keys`` unused: LEDs draw no noise)."""
+        """The tick's call for this group (``threads.form``), bound to the commands and the
+        emitter colours (``keys`` unused: LEDs draw no noise)."""
         cmd = commands["leds"]
         owner, channels, rgb, start = self.owner, self.channels, world.emitters.rgb, group.start
         if threads.go_parallel(len(cmd), PARALLEL_MIN_COMMANDS):
-            return partial(apply_led_commands_parallel, cmd, owner, channels, rgb, start,
-                           chunk=threads.chunk(CHUNK))
+            return threads.form(led_rows, parallel_leds, 0, len(cmd), cmd, owner, channels, rgb,
+                                start, min_items=PARALLEL_MIN_COMMANDS, chunk_items=CHUNK)
         if cmd.flags.c_contiguous and rgb.flags.c_contiguous:
             # views of the commands and the colours: what a controller writes shows through
             rows, flat, rgb_flat = cmd.reshape(len(cmd), -1), cmd.reshape(-1), rgb.reshape(-1)

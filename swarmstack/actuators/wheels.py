@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 
 from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 
 # robots per work item of the parallel form; a robot costs a few nanoseconds, so only large
@@ -18,22 +18,9 @@ PARALLEL_MIN = 131072
 
 
 @njit(cache=True, error_model="numpy")
-def _apply(cmd, max_speed, kind, level, keys, tick, out, clamped):
-    _apply_rows(0, cmd.shape[0], cmd, max_speed, kind, level, keys, tick, out, clamped)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def _apply_parallel(cmd, max_speed, kind, level, keys, tick, out, clamped, chunk):
-    n = cmd.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _apply_rows(c * chunk, min(n, (c + 1) * chunk), cmd, max_speed, kind, level, keys, tick,
-                    out, clamped)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _apply_rows(start, stop, cmd, max_speed, kind, level, keys, tick, out, clamped):
-    """Robots ``start … stop − 1``: each writes only its own row (both forms share this)."""
-    for i in range(start, stop):
+def apply_rows(lo, hi, cmd, max_speed, kind, level, keys, tick, out, clamped):
+    """Robots ``lo … hi − 1``: each writes only its own row."""
+    for i in range(lo, hi):
         over = False
         for w in range(2):
             v = cmd[i, w]
@@ -49,6 +36,9 @@ def _apply_rows(start, stop, cmd, max_speed, kind, level, keys, tick, out, clamp
             clamped[i] += 1
 
 
+parallel_apply = threads.chunked(apply_rows)
+
+
 @dataclass(frozen=True)
 class Wheels:
     """Clamp the ``wheels`` command (m/s, left/right) to ±``max_speed_m_s``, with optional
@@ -60,16 +50,15 @@ class Wheels:
     noise_level: float = 0.0
 
     def plan(self, world, group, keys, commands, drive):
-        """The tick's call for this group: the serial kernel, or the parallel one for a group
-        large enough (``threads.go_parallel``), bound to its arrays and ``keys`` (the robots'
-        ``wheels`` stream)."""
+        """The tick's call for this group (``threads.form``), bound to its arrays and ``keys``
+        (the robots' ``wheels`` stream)."""
         cmd, out = commands["wheels"], drive["wheel_speed"]
         clamped = drive.get("wheels_clamped")
         if clamped is None:   # a drive state without the counter: count into a scratch array
             clamped = np.zeros(len(cmd), dtype=np.int64)
-        kernel = (partial(_apply_parallel, chunk=threads.chunk(CHUNK))
-                  if threads.go_parallel(len(cmd), PARALLEL_MIN) else _apply)
-        args = (cmd, self.max_speed_m_s, NOISE_KINDS[self.noise], self.noise_level, keys)
+        kernel = threads.form(apply_rows, parallel_apply, 0, len(cmd), cmd, self.max_speed_m_s,
+                              NOISE_KINDS[self.noise], self.noise_level, keys,
+                              min_items=PARALLEL_MIN, chunk_items=CHUNK)
         if self.noise == "none":  # the tick only keys the noise: none, no Python frame a tick
-            return partial(kernel, *args, 0, out, clamped)
-        return lambda: kernel(*args, world.tick, out, clamped)
+            return partial(kernel, 0, out, clamped)
+        return lambda: kernel(world.tick, out, clamped)

@@ -26,23 +26,15 @@ def locate_problems(path: Path, problems: list[str]) -> list[str]:
     """Problems found later (building the world: robots that do not fit …) about an
     ``.argos`` file's experiment, told with the line and XML path they come from; the
     problems of any other file are returned as they are."""
-    if Path(path).suffix != ".argos":
-        return problems
-    try:
-        imported = import_argos(path)
-    except ArgosError:
-        return problems
-    return [imported.locate(p) for p in problems]
+    imported = _imported(path)
+    return problems if imported is None else [imported.locate(p) for p in problems]
 
 
 def untranslated(path: Path, limit: int = 10) -> list[str]:
     """What of an ``.argos`` file has no equivalent, as warnings for ``run`` and ``validate``
     (at most ``limit``, then a count); nothing for any other file."""
-    if Path(path).suffix != ".argos":
-        return []
-    try:
-        imported = import_argos(path)
-    except ArgosError:
+    imported = _imported(path)
+    if imported is None:
         return []
     notes = imported.notes
     out = [f"{path}:{line}: not translated: {n}"
@@ -51,3 +43,13 @@ def untranslated(path: Path, limit: int = 10) -> list[str]:
         out.append(f"{path}: … and {len(notes) - limit} more not translated (`swarmstack "
                    f"import {path}` lists them all)")
     return out
+
+
+def _imported(path: Path) -> Optional[Imported]:
+    """The translation of an ``.argos`` file; None for any other file or one that fails."""
+    if Path(path).suffix != ".argos":
+        return None
+    try:
+        return import_argos(path)
+    except ArgosError:
+        return None

@@ -7,18 +7,12 @@ import math
 import re
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
+_ESCAPED = re.compile(r'["\\\x00-\x1f\x7f]')   # quotes, backslashes and control characters
 
 
 def string(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return '"' + _ESCAPED.sub(lambda m: "\\" + m.group() if m.group() in '"\\'
+                              else f"\\u{ord(m.group()):04x}", text) + '"'
 
 
 def key(name: str) -> str:

@@ -20,8 +20,7 @@ from typing import Optional
 import numpy as np
 
 import swarmstack.argos.toml_text as toml_text
-from swarmstack.argos.values import Reader
-from swarmstack.argos.xmltree import ArgosError, Node, one_line
+from swarmstack.argos.xmltree import ArgosError, Node, Reader, one_line
 
 # ARGoS entity tag → swarmstack robot type
 ROBOTS = {"e-puck2": "epuck2", "crazyflie": "crazyflie", "rvr": "rvr"}
@@ -202,10 +201,6 @@ class _Translator:
     # -- the file ------------------------------------------------------------------------------
     def run(self) -> Imported:
         self.root.mark()
-        for c in self.root.children:
-            if c.tag not in ("framework", "controllers", "arena", "physics_engines", "media",
-                             "visualization", "loop_functions"):
-                self.note(c, "not an ARGoS section swarmstack knows")
         self.framework(self.root.child("framework"))
         self.read_controllers(self.root.child("controllers"))
         arena = self.root.child("arena")
@@ -213,15 +208,10 @@ class _Translator:
             raise self.r.error(self.root, "missing <arena>")
         self.arena(arena)
         for c in self.root.children:
-            if c.tag == "physics_engines":
-                self.note(c, "swarmstack moves bodies with its own physics (no engine to pick)")
-            elif c.tag == "media":
+            if c.tag == "media":
                 self.media(c)
-            elif c.tag == "visualization":
-                self.note(c, "no on-line visualisation here: `swarmstack run --view`, "
-                             "`swarmstack view`")
-            elif c.tag == "loop_functions":
-                self.note(c, "loop functions are C++ code, which cannot run here")
+            elif c.tag not in ("framework", "controllers", "arena"):
+                self.note(c, _SECTION_NOTES.get(c.tag, "not an ARGoS section swarmstack knows"))
         for cid, entry in self.controllers.items():
             if cid not in self.referenced:
                 self.note(entry["node"], "no robot uses this controller")
@@ -261,12 +251,8 @@ class _Translator:
                 if self.seed == 0:
                     self.note(c, "0 or absent (a seed from the clock in ARGoS): seed 0 here, "
                                  "--seed sets it", "random_seed")
-            elif c.tag == "system":
-                self.note(c, "threads are chosen with --threads or SWARMSTACK_THREADS")
-            elif c.tag == "profiling":
-                self.note(c, "no profiling output; summary.json has the run's timing")
             else:
-                self.note(c, "not translated")
+                self.note(c, _FRAMEWORK_NOTES.get(c.tag, "not translated"))
         self.add("simulation", sim, fw.child("experiment") or fw)
 
     # -- controllers ---------------------------------------------------------------------------
@@ -351,17 +337,11 @@ class _Translator:
             raise self.r.error(a, "expected a positive size in x and y", "size")
         self.add("arena", {"size": [sx, sy], "center": [cx, cy]}, a)
         explicit: dict[tuple, list] = {}
+        entities = {"box": self.box, "cylinder": self.cylinder, "light": self.light,
+                    "floor": self.floor, "distribute": self.distribute}
         for c in a.children:
-            if c.tag == "box":
-                self.box(c)
-            elif c.tag == "cylinder":
-                self.cylinder(c)
-            elif c.tag == "light":
-                self.light(c)
-            elif c.tag == "floor":
-                self.floor(c)
-            elif c.tag == "distribute":
-                self.distribute(c)
+            if c.tag in entities:
+                entities[c.tag](c)
             elif c.tag in ROBOTS:
                 explicit.setdefault(self.signature(c), []).append(c)
             elif c.tag in OTHER_ROBOTS:
@@ -472,13 +452,11 @@ class _Translator:
         rtype = ROBOTS[e.tag]
         for m in members:
             m.mark("id")
+            if m.child("controller") is not None:
+                m.child("controller").mark("config")
         ctrl_ref = e.child("controller")
         if ctrl_ref is None:
             raise self.r.error(e, "missing <controller config=\"…\"/>")
-        for m in members:
-            ref = m.child("controller")
-            if ref is not None:
-                ref.mark("config")
         config = self.r.text(ctrl_ref, "config")
         if config not in self.controllers:
             known = ", ".join(sorted(self.controllers)) or "none defined"
@@ -533,11 +511,8 @@ class _Translator:
                 self.note(s, f"the {rtype} here has no such sensor (it has: "
                              f"{', '.join(sorted(set(names.values())))})")
                 continue
-            options: dict = {}
             level = self.r.number(s, "noise_level", 0.0) if device in NOISE_LEVEL else 0.0
-            if level:
-                options = {"noise": "uniform", "level": abs(level)}
-            sensors[device] = options or True
+            sensors[device] = {"noise": "uniform", "level": abs(level)} if level else True
         for act in ctrl["actuators"]:
             act.mark(*HARMLESS)
             tag = _strip(act.tag)
@@ -586,9 +561,8 @@ class _Translator:
         for extra in d.children:
             if extra.tag not in ("position", "orientation", "entity"):
                 self.note(extra, "not translated")
-        pos.mark()
-        ori.mark()
-        ent.mark()
+        for part in (pos, ori, ent):
+            part.mark()
         quantity = self.r.integer(ent, "quantity", None, 200_000)
         trials = self.r.integer(ent, "max_trials", None, 10 ** 9)
         if ent.get("base_num") is not None:
@@ -709,9 +683,7 @@ class _Translator:
         if omethod != "constant":
             self.reasons[(id(ori), None)] = (f"yaws of robots on a {pmethod} drawn once from "
                                              "the file's random_seed (the same for every run)")
-        return {"kind": "explicit",
-                "poses": [[_tidy(x), _tidy(y), _tidy(_wrap(float(w)))]
-                          for (x, y, _), w in zip(xyz, yaws)]}
+        return _explicit(xyz, yaws)
 
     def on_a_line(self, pos, ori, omethod, n, rng, tag: str, trials: int | None) -> dict:
         """A uniform ``<distribute>`` with min = max on an axis (robots on a line, or one at
@@ -738,9 +710,7 @@ class _Translator:
         self.reasons[(id(pos), None)] = ("robots on a line between min and max: their places "
                                          "drawn once from the file's random_seed (the same "
                                          "for every run)")
-        return {"kind": "explicit",
-                "poses": [[_tidy(x), _tidy(y), _tidy(_wrap(float(w)))]
-                          for (x, y), w in zip(placed, yaws)]}
+        return _explicit(placed, yaws)
 
     def distribute_objects(self, what, pos, pmethod, ori, omethod, n, trials, rng):
         # the experiment places no obstacles at random: they are drawn here, once
@@ -776,6 +746,19 @@ class _Translator:
 
 
 _ORDER = ("simulation", "arena", "floor", "boxes", "cylinders", "lights", "radio", "robots")
+_SECTION_NOTES = {
+    "physics_engines": "swarmstack moves bodies with its own physics (no engine to pick)",
+    "visualization": "no on-line visualisation here: `swarmstack run --view`, `swarmstack view`",
+    "loop_functions": "loop functions are C++ code, which cannot run here"}
+_FRAMEWORK_NOTES = {
+    "system": "threads are chosen with --threads or SWARMSTACK_THREADS",
+    "profiling": "no profiling output; summary.json has the run's timing"}
+
+
+def _explicit(positions, yaws) -> dict:
+    """An explicit placement: robots at ``positions`` (x, y first) facing ``yaws``."""
+    return {"kind": "explicit", "poses": [[_tidy(p[0]), _tidy(p[1]), _tidy(_wrap(float(w)))]
+                                          for p, w in zip(positions, yaws)]}
 
 
 def _sibling_index(node: Node) -> int:

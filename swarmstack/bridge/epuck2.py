@@ -156,11 +156,10 @@ def _rgb_led_from(msg):
 
 
 def _led_topic(k: int) -> CommandTopic:
-    if k in model.RED_ONLY_LEDS:
-        return CommandTopic(f"led{k}", "std_msgs/msg/Bool", "leds", "rgb bytes", _red_led_msg,
-                            _red_led_from, every_tick=False, part=k)
-    return CommandTopic(f"led{k}", "std_msgs/msg/Int32", "leds", "rgb bytes", _rgb_led_msg,
-                        _rgb_led_from, every_tick=False, part=k)
+    ros_type, to_msg, from_msg = ("std_msgs/msg/Bool", _red_led_msg, _red_led_from) \
+        if k in model.RED_ONLY_LEDS else ("std_msgs/msg/Int32", _rgb_led_msg, _rgb_led_from)
+    return CommandTopic(f"led{k}", ros_type, "leds", "rgb bytes", to_msg, from_msg,
+                        every_tick=False, part=k)
 
 
 def _twist(v):

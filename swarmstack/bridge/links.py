@@ -30,11 +30,23 @@ from typing import Callable, Optional
 import numpy as np
 
 from swarmstack.bridge import wire
+from swarmstack.bridge.epuck2 import EPUCK2_TOPICS
 from swarmstack.bridge.node import Node
+from swarmstack.bridge.rvr import RVR_TOPICS
 from swarmstack.bridge.topics import RobotTopics, convert
 
 WAITING, LIVE, LOST, GONE = "waiting", "live", "lost", "gone"
 ROBOT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+# the robot types that have a ROS 2 bridge, and their topics by type name
+TOPICS: dict[str, RobotTopics] = {t.robot_type: t for t in (EPUCK2_TOPICS, RVR_TOPICS)}
+
+
+def topics_for(robot_type: str) -> RobotTopics:
+    try:
+        return TOPICS[robot_type]
+    except KeyError:
+        raise ValueError(f"no ROS 2 bridge for robot type {robot_type!r} (bridged: "
+                         f"{', '.join(sorted(TOPICS))})") from None
 
 
 def check_names(names: list[str]) -> list[str]:
@@ -156,9 +168,7 @@ class RobotLinks:
         return on_msg
 
     def _on_graph(self, entity: wire.Entity, alive: bool) -> None:
-        if entity.kind != wire.NODE:
-            return
-        link = self._by_ns.get(entity.namespace)
+        link = self._by_ns.get(entity.namespace) if entity.kind == wire.NODE else None
         if link is None:
             return
         with self._lock:

@@ -36,23 +36,10 @@ def typestore():
 def dds_name(ros_type: str) -> str:
     """``std_msgs/msg/ColorRGBA`` → ``std_msgs::msg::dds_::ColorRGBA_`` (the type name rmw
     implementations put on the wire)."""
-    pkg, kind, name = _split(ros_type)
-    return f"{pkg}::{kind}::dds_::{name}_"
-
-
-def ros_name(dds: str) -> str:
-    """Inverse of :func:`dds_name`."""
-    parts = dds.split("::")
-    if len(parts) != 4 or parts[2] != "dds_" or not parts[3].endswith("_"):
-        raise ValueError(f"not a ROS 2 DDS type name: {dds!r}")
-    return f"{parts[0]}/{parts[1]}/{parts[3][:-1]}"
-
-
-def _split(ros_type: str) -> tuple[str, str, str]:
     parts = ros_type.split("/")
     if len(parts) != 3 or not all(parts):
         raise ValueError(f"a ROS 2 type is 'package/msg/Name', not {ros_type!r}")
-    return parts[0], parts[1], parts[2]
+    return f"{parts[0]}::{parts[1]}::dds_::{parts[2]}_"
 
 
 @functools.cache

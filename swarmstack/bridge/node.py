@@ -129,16 +129,30 @@ def _late_joining_subscriber(session, key: str, qos: wire.QoS, callback):
                                           recovery=recovery, subscriber_detection=True)
 
 
-class Publisher:
+class _Endpoint:
+    """A publisher or subscription of ``node``: its graph entity, its key expression, its
+    liveliness token (:meth:`_announce`) and what it declared (``_decl``)."""
+
+    def __init__(self, node: "Node", kind: str, topic: str, ros_type: str, qos: wire.QoS):
+        self.topic = topic
+        self.ros_type = ros_type
+        self.entity = e = node._entity(kind, topic, ros_type, qos)
+        self.key = wire.topic_key(node.domain, topic, e.dds_type, e.type_hash)
+
+    def _announce(self, node: "Node") -> None:
+        self._token = node.session.liveliness().declare_token(self.entity.key())
+
+    def close(self) -> None:
+        self._token.undeclare()
+        self._decl.undeclare()
+
+
+class Publisher(_Endpoint):
     """Publishes one topic; ``put(msg)`` serialises, stamps and sends."""
 
     def __init__(self, node: "Node", topic: str, ros_type: str, qos: wire.QoS):
-        self.topic = topic
-        self.ros_type = ros_type
-        self.entity = node._entity(wire.PUBLISHER, topic, ros_type, qos)
-        key = wire.topic_key(node.domain, topic, messages.dds_name(ros_type),
-                             messages.type_hash(ros_type))
-        self.key = key
+        super().__init__(node, wire.PUBLISHER, topic, ros_type, qos)
+        key = self.key
         self.gid = wire.gid_of(self.entity.key())
         import zenoh
 
@@ -148,11 +162,11 @@ class Publisher:
             zenoh.CongestionControl.DROP
         rel = zenoh.Reliability.RELIABLE if qos.reliable else zenoh.Reliability.BEST_EFFORT
         if qos.transient_local:
-            self._pub = _latched_publisher(node.session, key, qos, cc, rel)
+            self._decl = _latched_publisher(node.session, key, qos, cc, rel)
         else:
-            self._pub = node.session.declare_publisher(key, congestion_control=cc,
-                                                       reliability=rel)
-        self._token = node.session.liveliness().declare_token(self.entity.key())
+            self._decl = node.session.declare_publisher(key, congestion_control=cc,
+                                                        reliability=rel)
+        self._announce(node)
         self._seq = 0
         self.sent = 0
 
@@ -162,32 +176,24 @@ class Publisher:
     def put_bytes(self, payload: bytes) -> None:
         self._seq += 1
         att = wire.Attachment(self._seq, time.time_ns(), self.gid).encode()
-        self._pub.put(payload, attachment=att)
+        self._decl.put(payload, attachment=att)
         self.sent += 1
 
-    def close(self) -> None:
-        self._token.undeclare()
-        self._pub.undeclare()
 
-
-class Subscription:
+class Subscription(_Endpoint):
     """Calls ``callback(msg, attachment)`` for each well-formed sample of the topic (on a
     zenoh thread); malformed samples are dropped and counted in ``counters``."""
 
     def __init__(self, node: "Node", topic: str, ros_type: str,
                  callback: Callable[[Any, wire.Attachment], None], qos: wire.QoS):
-        self.topic = topic
-        self.ros_type = ros_type
+        super().__init__(node, wire.SUBSCRIPTION, topic, ros_type, qos)
         self.counters = Counters()
         self._callback = callback
-        self.entity = node._entity(wire.SUBSCRIPTION, topic, ros_type, qos)
-        self.key = wire.topic_key(node.domain, topic, messages.dds_name(ros_type),
-                                  messages.type_hash(ros_type))
         if qos.transient_local:
-            self._sub = _late_joining_subscriber(node.session, self.key, qos, self._on_sample)
+            self._decl = _late_joining_subscriber(node.session, self.key, qos, self._on_sample)
         else:
-            self._sub = node.session.declare_subscriber(self.key, self._on_sample)
-        self._token = node.session.liveliness().declare_token(self.entity.key())
+            self._decl = node.session.declare_subscriber(self.key, self._on_sample)
+        self._announce(node)
 
     def _on_sample(self, sample) -> None:
         c = self.counters
@@ -203,10 +209,6 @@ class Subscription:
             return
         c.received += 1
         self._callback(msg, att)
-
-    def close(self) -> None:
-        self._token.undeclare()
-        self._sub.undeclare()
 
 
 @dataclass

@@ -50,9 +50,8 @@ class TopicRadio:
             self._frames[row] = (*values, bytes(msg.payload))
 
     def _pose(self, link):
-        if POSE_TOPIC not in link.heard_at_tick:
-            return None
-        return self.links.rows(link.name)["pose"][0]
+        return self.links.rows(link.name)["pose"][0] if POSE_TOPIC in link.heard_at_tick \
+            else None
 
     def deliver(self, live: np.ndarray) -> None:
         """The frames heard since the last tick → the medium's inbox (live receivers with a

@@ -19,10 +19,9 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from swarmstack.bridge.links import RobotLinks
+from swarmstack.bridge.links import TOPICS, RobotLinks, topics_for
 from swarmstack.bridge.node import Node, SessionError
 from swarmstack.bridge.radio import TopicRadio
-from swarmstack.bridge.bridged import TOPICS, is_bridged, topics_for
 
 
 class RealRunError(ValueError):
@@ -33,13 +32,13 @@ def real_config(cfg, n: int, group: Optional[str] = None, source: str = "<experi
     """``cfg`` with only the group to bridge, ``n`` robots, placement left to the builder."""
     from swarmstack.experiments.config import PlacementCfg
 
-    bridged = [g for g in cfg.robots if is_bridged(g.type)]
+    bridged = [g for g in cfg.robots if g.type in TOPICS]
     if group is not None:
         pick = [g for g in cfg.robots if g.name == group]
         if not pick:
             raise RealRunError(f"{source}: no group named {group!r} (groups: "
                                f"{', '.join(g.name for g in cfg.robots)})")
-        if not is_bridged(pick[0].type):
+        if pick[0].type not in TOPICS:
             raise RealRunError(f"{source}: group {group!r} is of type {pick[0].type!r}, "
                                "which has no ROS 2 bridge")
     elif not bridged:

@@ -31,13 +31,15 @@ LIDAR_INCREMENT_RAD = 2 * math.pi / model.LIDAR_RAYS
 LIDAR_ANGLES = model.LIDAR_FIRST_ANGLE_RAD + LIDAR_INCREMENT_RAD * np.arange(model.LIDAR_RAYS)
 
 
-def _channel(v: float) -> int:
-    return int(min(255, max(0, round(finite(v, "a colour channel")))))
+def _rgb(colour) -> tuple[int, int, int]:
+    """A ColorRGBA's channels as bytes 0–255."""
+    return tuple(int(min(255, max(0, round(finite(v, "a colour channel")))))
+                 for v in (colour.r, colour.g, colour.b))
 
 
 # --- sensors: message -> readings ----------------------------------------------------------
 def _read_ground(msg, rows, devices) -> None:
-    rows["ground_color"][0] = (_channel(msg.r), _channel(msg.g), _channel(msg.b))
+    rows["ground_color"][0] = _rgb(msg)
 
 
 def _nearest(palette, rgb) -> int:
@@ -47,7 +49,7 @@ def _nearest(palette, rgb) -> int:
 
 def _read_fixed(msg, rows, devices) -> None:
     # the labeller node already publishes a label's colour: its index is the nearest label
-    rgb = (_channel(msg.r), _channel(msg.g), _channel(msg.b))
+    rgb = _rgb(msg)
     out = rows["fixed_color"]
     out[0, :3] = rgb
     out[0, 3] = _nearest(devices["fixed_color"].palette, rgb)
@@ -57,32 +59,30 @@ def _read_light(msg, rows, devices) -> None:
     rows["light"][0] = min(model.LIGHT_MAX_LUX, max(0.0, finite(msg.illuminance, "lux")))
 
 
+def _finite(what: str, *values) -> tuple:
+    return tuple(finite(v, what) for v in values)
+
+
 def _read_imu(msg, rows, devices) -> None:
-    q = msg.orientation
-    vals = [finite(v, "an IMU value") for v in (q.w, q.x, q.y, q.z)]
+    q, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+    vals = _finite("an IMU value", q.w, q.x, q.y, q.z)
     if "imu" in rows:
         rows["imu"][0] = rpy_from_quaternion(*vals)
     if "gyroscope" in rows:
-        w = msg.angular_velocity
-        rows["gyroscope"][0] = (finite(w.x, "gyro x"), finite(w.y, "gyro y"),
-                                finite(w.z, "gyro z"))
+        rows["gyroscope"][0] = _finite("a rate", w.x, w.y, w.z)
     if "accelerometer" in rows:
-        a = msg.linear_acceleration
-        rows["accelerometer"][0] = (finite(a.x, "acc x") / G_M_S2, finite(a.y, "acc y") / G_M_S2,
-                                    finite(a.z, "acc z") / G_M_S2)
+        rows["accelerometer"][0] = tuple(v / G_M_S2 for v in _finite("an acceleration",
+                                                                     a.x, a.y, a.z))
 
 
 def _read_odom(msg, rows, devices) -> None:
-    p = msg.pose.pose
+    p, q, v = msg.pose.pose.position, msg.pose.pose.orientation, msg.twist.twist.linear
     if "locator" in rows:
-        rows["locator"][0] = (finite(p.position.x, "x"), finite(p.position.y, "y"))
+        rows["locator"][0] = _finite("a position", p.x, p.y)
     if "quaternion" in rows:
-        q = p.orientation
-        rows["quaternion"][0] = tuple(finite(v, "a quaternion value")
-                                      for v in (q.w, q.x, q.y, q.z))
+        rows["quaternion"][0] = _finite("a quaternion value", q.w, q.x, q.y, q.z)
     if "velocity" in rows:
-        v = msg.twist.twist.linear
-        rows["velocity"][0] = (finite(v.x, "vx"), finite(v.y, "vy"))
+        rows["velocity"][0] = _finite("a velocity", v.x, v.y)
 
 
 def _read_ranges(msg, rows, devices) -> None:
@@ -104,14 +104,6 @@ def _read_scan(msg, rows, devices) -> None:
 
 
 # --- sensors: readings -> message (simulated robots serving the topics) --------------------
-def _write_ground(rows, t):
-    return R.colour(*rows["ground_color"][0])
-
-
-def _write_fixed(rows, t):
-    return R.colour(*rows["fixed_color"][0, :3])
-
-
 def _write_light(rows, t):
     return M("sensor_msgs/msg/Illuminance")(header=R.header(t, "light"),
                                             illuminance=float(rows["light"][0]), variance=0.0)
@@ -205,15 +197,10 @@ def _wheels_from(msg):
     return d
 
 
-def _leds_msg(rgb):
-    return M("rvr_ros/msg/Leds")(led_colors=[R.colour(*c) for c in np.asarray(rgb)])
-
-
 def _leds_from(msg):
     if len(msg.led_colors) != model.N_LEDS:
         raise ValueError(f"rgb_leds needs {model.N_LEDS} colours, not {len(msg.led_colors)}")
-    return np.array([(_channel(c.r), _channel(c.g), _channel(c.b)) for c in msg.led_colors],
-                    dtype=np.float64)
+    return np.array([_rgb(c) for c in msg.led_colors], dtype=np.float64)
 
 
 RVR_TOPICS = RobotTopics(
@@ -221,9 +208,9 @@ RVR_TOPICS = RobotTopics(
     driver_node="rvr_driver",
     sensors=(
         SensorTopic("rvr/ground_color", "std_msgs/msg/ColorRGBA", ("ground_color",),
-                    _read_ground, _write_ground),
+                    _read_ground, lambda rows, t: R.colour(*rows["ground_color"][0])),
         SensorTopic("rvr/fixed_color", "std_msgs/msg/ColorRGBA", ("fixed_color",),
-                    _read_fixed, _write_fixed),
+                    _read_fixed, lambda rows, t: R.colour(*rows["fixed_color"][0, :3])),
         SensorTopic("rvr/ambient_light", "sensor_msgs/msg/Illuminance", ("light",),
                     _read_light, _write_light),
         SensorTopic("rvr/imu", "sensor_msgs/msg/Imu", ("imu", "gyroscope", "accelerometer"),
@@ -240,7 +227,9 @@ RVR_TOPICS = RobotTopics(
     commands=(
         CommandTopic("rvr/wheels_speed", "std_msgs/msg/Float32MultiArray", "wheels", "m/s",
                      _wheels_msg, _wheels_from),
-        CommandTopic("rvr/rgb_leds", "rvr_ros/msg/Leds", "leds", "rgb bytes", _leds_msg,
+        CommandTopic("rvr/rgb_leds", "rvr_ros/msg/Leds", "leds", "rgb bytes",
+                     lambda rgb: M("rvr_ros/msg/Leds")(led_colors=[R.colour(*c)
+                                                                   for c in np.asarray(rgb)]),
                      _leds_from, every_tick=False),
     ),
     derive=_derive_reference,

@@ -17,8 +17,8 @@ from typing import Iterable
 
 import numpy as np
 
+from swarmstack.bridge.links import TOPICS, topics_for
 from swarmstack.bridge.node import Node
-from swarmstack.bridge.bridged import is_bridged, topics_for
 from swarmstack.bridge.topics import convert
 
 
@@ -32,7 +32,7 @@ class Ros2Server:
 
         if sim.runs != 1:
             raise ConfigError(["--serve ros2 serves one run (--runs 1)"])
-        if not any(is_bridged(g.robot_type.name) for g in sim.groups):
+        if not any(g.robot_type.name in TOPICS for g in sim.groups):
             raise ConfigError([f"{sim.source}: --serve ros2: no group of a robot type with a "
                                "ROS 2 bridge (rvr, epuck2)"])
         self.sim = sim
@@ -92,11 +92,9 @@ class Ros2Server:
             held = self._held[k]
             held.update(new)
             for (command, part), values in held.items():
+                where = ... if part is None else part   # the whole row, or one LED of it
                 target = g.commands[command][row]
-                if part is None:
-                    target[...] = values.reshape(target.shape)
-                else:
-                    target[part] = values.reshape(target[part].shape)
+                target[where] = values.reshape(target[where].shape)
 
     def sense(self, sim) -> None:
         """After sensing: the readings of the new tick published; then wait for the tick's end

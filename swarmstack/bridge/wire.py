@@ -41,10 +41,6 @@ KEY_DEFAULT_DEPTH = 42     # rmw_zenoh's default depth: left out of QoS strings
 DEFAULT_DEPTH = 10         # ROS 2's default profile (rclcpp, rclpy): what our entities use
 
 
-def strip_slashes(name: str) -> str:
-    return name.strip("/")
-
-
 def mangle(name: str) -> str:
     """A name inside one key chunk: ``/`` → ``%``; the empty name is ``%``."""
     return name.replace("/", "%") if name else "%"
@@ -56,7 +52,7 @@ def demangle(chunk: str) -> str:
 
 def topic_key(domain: int, topic: str, dds_type: str, type_hash: str) -> str:
     """The key expression samples of ``topic`` are put on."""
-    return f"{int(domain)}/{strip_slashes(topic)}/{dds_type}/{type_hash}"
+    return f"{int(domain)}/{topic.strip('/')}/{dds_type}/{type_hash}"
 
 
 @dataclass(frozen=True)
@@ -76,9 +72,7 @@ class QoS:
     @staticmethod
     def parse(text: str) -> "QoS":
         parts = text.split(":")
-        if len(parts) != 6:
-            raise ValueError(f"not an rmw_zenoh QoS string: {text!r}")
-        hist = parts[2].split(",")
+        hist = parts[2].split(",") if len(parts) == 6 else ()
         if len(hist) != 2:
             raise ValueError(f"not an rmw_zenoh QoS string: {text!r}")
         return QoS(reliable=parts[0] != str(BEST_EFFORT),

@@ -13,16 +13,13 @@ import typer.main
 
 from swarmstack import __version__
 from swarmstack.cli import buzz as buzz_cli
-from swarmstack.cli import compile as compile_cli
+from swarmstack.cli import common
 from swarmstack.cli import design as design_cli
-from swarmstack.cli import export as export_cli
-from swarmstack.cli import help_format
-from swarmstack.cli import importer as importer_cli
 from swarmstack.cli import real as real_cli
 from swarmstack.cli import reproduce as reproduce_cli
-from swarmstack.cli import robots as robots_cli
 from swarmstack.cli import sim as sim_cli
 from swarmstack.cli import study as study_cli
+from swarmstack.cli import tools as tools_cli
 from swarmstack.cli import view as view_cli
 from swarmstack.cli.process import exit_now
 
@@ -48,16 +45,10 @@ def _root(version: bool = typer.Option(False, "--version", is_eager=True,
     """Simulate swarms of real robots, run Buzz scripts, reproduce published validations."""
 
 
-sim_cli.register(app)
-reproduce_cli.register(app)
-robots_cli.register(app)
-design_cli.register(app)
-view_cli.register(app)
-study_cli.register(app)
-compile_cli.register(app)
-importer_cli.register(app)
-export_cli.register(app)
-real_cli.register(app)
+for register in (sim_cli.register, reproduce_cli.register, tools_cli.register_robot,
+                 design_cli.register, view_cli.register, study_cli.register, tools_cli.register,
+                 real_cli.register):
+    register(app)
 app.add_typer(buzz_cli.app, name="buzz")
 
 
@@ -98,7 +89,7 @@ def import_simulator_without_collector() -> bool:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in SIMULATING:
         import_simulator_without_collector()
-    help_format.apply(app)   # every command registered by now, whoever added it
+    common.apply(app)   # every command registered by now, whoever added it
     # Typer builds every command's parameters before it looks at which one was asked for (3 ms
     # of each start, for 17 commands). When the first argument names a command, nothing else
     # on the line can name another, and that command's messages never list the others: the
@@ -113,4 +104,4 @@ def main() -> None:
     exit_now(code)   # the command has closed what it opened: skip the tear-down (0.1–0.2 s)
 
 
-help_format.apply(app)
+common.apply(app)

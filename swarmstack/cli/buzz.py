@@ -9,15 +9,16 @@ Everything printed is plain text: no markup or emoji substitution touches a loca
 
 import struct
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import typer
 
 app = typer.Typer(help="Buzz scripts: check, compile, disasm, size, run.", no_args_is_help=True)
 
 
-def _err(text: str) -> None:
+def _fail(text: str, code: int = 1) -> NoReturn:
     typer.echo(text, err=True)
+    raise typer.Exit(code)
 
 
 def _read(path: Path) -> str:
@@ -28,8 +29,7 @@ def _read(path: Path) -> str:
     try:
         return read_source(path)
     except OSError as e:
-        _err(f"{display(str(path))}: cannot read: {e.strerror or e}")
-        raise typer.Exit(1)
+        _fail(f"{display(str(path))}: cannot read: {e.strerror or e}")
 
 
 def _compile(path: Path, include: list[str], generate: bool = True):
@@ -51,8 +51,7 @@ def _compile(path: Path, include: list[str], generate: bool = True):
                 Generator(prog, Profile("buzz"), sources={str(path): source}).source()
         return prog
     except BuzzSyntaxError as e:
-        _err(e.pretty())
-        raise typer.Exit(1)
+        _fail(e.pretty())
 
 
 @app.command("check")
@@ -79,8 +78,7 @@ def compile_cmd(file: Path = typer.Argument(..., help="Buzz script"),
     try:
         target.write_bytes(data)
     except OSError as e:
-        _err(f"{display(str(target))}: cannot write: {e.strerror or e}")
-        raise typer.Exit(1)
+        _fail(f"{display(str(target))}: cannot write: {e.strerror or e}")
     typer.echo(f"wrote {display(str(target))} ({len(data)} bytes)")
 
 
@@ -94,14 +92,12 @@ def disasm(file: Path = typer.Argument(..., help="bytecode file (.bbo) or Buzz s
     try:
         raw = file.read_bytes() if file.exists() else b""
     except OSError as e:
-        _err(f"{display(str(file))}: cannot read: {e.strerror or e}")
-        raise typer.Exit(1)
+        _fail(f"{display(str(file))}: cannot read: {e.strerror or e}")
     if raw[:4] == MAGIC:
         try:
             prog = decode(raw)
         except (ValueError, IndexError, struct.error, UnicodeDecodeError) as e:
-            _err(f"{display(str(file))}: bad bytecode file: {e}")
-            raise typer.Exit(1)
+            _fail(f"{display(str(file))}: bad bytecode file: {e}")
     else:
         prog = _compile(file, [], generate=False)
     typer.echo(disassemble(prog), nl=False)
@@ -122,16 +118,14 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
     from swarmstack.buzz.vm import BuzzVM
 
     if profile not in ("buzz", "bittybuzz"):
-        _err(f"unknown profile {profile!r}: choose buzz or bittybuzz")
-        raise typer.Exit(2)
+        _fail(f"unknown profile {profile!r}: choose buzz or bittybuzz", code=2)
     prog = _compile(file, include)
     data = encode(prog)
     try:
         vm = BuzzVM(None, filename=str(file), program=prog, profile=profile, log=lambda s: None,
                     measure_heap=True)
     except BuzzSyntaxError as e:
-        _err(e.pretty())
-        raise typer.Exit(1)
+        _fail(e.pretty())
     vm.sources[str(file)] = _read(file)
     # a lone robot at the origin with its swarm layer and the harness's robot API (the `pose`
     # sensor, a `goto` that moves nothing), so scripts written for `buzz run` run here too
@@ -156,8 +150,7 @@ def size(file: Path = typer.Argument(..., help="Buzz script"),
     if profile == "bittybuzz":
         typer.echo(f"heap budget:     {BBZHEAP_SIZE} bytes (BBZHEAP_SIZE)")
     if vm.failed:
-        _err(vm.error.pretty())
-        raise typer.Exit(1)
+        _fail(vm.error.pretty())
 
 
 # `run`: the multi-robot harness (swarm layer: swarmstack.buzz.swarm)

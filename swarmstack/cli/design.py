@@ -2,13 +2,12 @@
 
 # no `from __future__ import annotations`: see swarmstack/cli/__init__.py
 
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-import swarmstack.cli.threads_option as threads_option
+from swarmstack.cli.common import apply_threads, fail, threads_option
 
 
 def mission_file(mission: str) -> Path:
@@ -16,9 +15,8 @@ def mission_file(mission: str) -> Path:
     from swarmstack.design.missions import EXAMPLES, OBJECTIVES
 
     path = Path(mission)
-    if path.suffix != ".toml" and mission in OBJECTIVES:
-        return EXAMPLES / f"{mission}.toml"
-    return path
+    return EXAMPLES / f"{mission}.toml" if path.suffix != ".toml" and mission in OBJECTIVES \
+        else path
 
 
 def register(app: typer.Typer) -> None:
@@ -48,22 +46,20 @@ def register(app: typer.Typer) -> None:
                  "--resume continues (default: the file's simulation.timeout, else 3600; "
                  "0: none)"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
-        n_threads: Optional[int] = threads_option.option(),
+        n_threads: Optional[int] = threads_option(),
     ) -> None:
         """Design a PFSM by iterated F-race; write best.txt and its scores on fresh seeds."""
         from swarmstack.design.evaluate import EvaluationError
-        from swarmstack.design.ledger import LedgerMismatch
         from swarmstack.design.missions import OBJECTIVES
-        from swarmstack.design.run import DesignError, design
+        from swarmstack.design.run import DesignError, LedgerMismatch, design
         from swarmstack.experiments.config import ConfigError
 
-        threads_option.apply(n_threads)
+        apply_threads(n_threads)
         path = mission_file(mission)
         name = objective or path.stem
         if name not in OBJECTIVES:
-            print(f"error: no objective {name!r}: give --objective (one of "
-                  f"{', '.join(OBJECTIVES)})", file=sys.stderr)
-            raise typer.Exit(2)
+            fail(f"error: no objective {name!r}: give --objective (one of "
+                 f"{', '.join(OBJECTIVES)})", code=2)
         from rich.console import Console
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
@@ -82,12 +78,9 @@ def register(app: typer.Typer) -> None:
                                  resume=resume, group=group, runs_per_batch=runs_per_batch,
                                  n_fresh=fresh, progress=progress, timeout_s=timeout)
         except EvaluationError as exc:
-            print(f"error: {exc}; the runs done are kept: --resume continues", file=sys.stderr)
-            raise typer.Exit(1)
+            fail(f"error: {exc}; the runs done are kept: --resume continues")
         except (ConfigError, DesignError, LedgerMismatch) as exc:
-            for line in str(exc).splitlines():
-                print(line, file=sys.stderr)
-            raise typer.Exit(1)
+            fail(*str(exc).splitlines())
         s = a.summary()
         console = Console(soft_wrap=True)   # one line per message, whatever the width
         console.print(f"best PFSM: {best}", markup=False)

@@ -6,10 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
-
-if TYPE_CHECKING:
-    from rich.console import Console
+from typing import Callable, Iterator, Optional
 
 PLAIN_EVERY_S = 5.0
 
@@ -45,22 +42,20 @@ class PlainProgress:
 
 
 @contextmanager
-def run_progress(name: str, total: int, robots: int, console: Optional[Console],
+def run_progress(name: str, total: int, robots: int,
                  quiet: bool) -> Iterator[tuple[Callable, Callable, Callable]]:
     """``(progress(done, total), echo(line), stop())`` for the runner: a rich bar when standard
-    error is a terminal, plain periodic lines otherwise, nothing with ``quiet``. ``console``
-    None: one on standard error, made only when it is needed (``quiet`` never imports rich)."""
+    error is a terminal, plain periodic lines otherwise, nothing with ``quiet`` (which never
+    imports rich)."""
     if quiet:
         yield (lambda done, total_: None), (lambda line: print(line, file=sys.stderr)), \
             (lambda: None)
         return
+    from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
 
-    if console is None:
-        from rich.console import Console
-
-        console = Console(stderr=True)
+    console = Console(stderr=True)
     if not console.is_terminal:
         plain = PlainProgress(name, robots)
         yield plain.tick, (lambda line: print(line, file=sys.stderr, flush=True)), (lambda: None)

@@ -9,6 +9,8 @@ from typing import Optional
 
 import typer
 
+from swarmstack.cli.common import fail
+
 
 def register(app: typer.Typer) -> None:
     @app.command("real")
@@ -51,15 +53,12 @@ def register(app: typer.Typer) -> None:
             from swarmstack.bridge.real import RealRunError, open_real
             import rosbags, xxhash, zenoh  # noqa: F401,E401  (imported lazily where used)
         except ImportError as exc:   # the ros2 extra is missing
-            print(f"error: swarmstack real needs the ros2 extra (pip install "
-                  f"'swarmstack[ros2]'): {exc}", file=sys.stderr)
-            raise typer.Exit(1)
+            fail(f"error: swarmstack real needs the ros2 extra (pip install "
+                 f"'swarmstack[ros2]'): {exc}")
         try:
             cfg = load_experiment(experiment)
         except ConfigError as exc:
-            for p in exc.problems:
-                print(p, file=sys.stderr)
-            raise typer.Exit(1)
+            fail(*exc.problems)
         names = [n.strip() for n in robots.split(",") if n.strip()]
 
         def event(name, state, text):
@@ -70,10 +69,8 @@ def register(app: typer.Typer) -> None:
                             group=group, domain=domain, listen=listen, connect=connect,
                             multicast=multicast, link_timeout_s=link_timeout, on_event=event)
         except (RealRunError, ConfigError) as exc:
-            for p in getattr(exc, "problems", None) or [str(exc)]:
-                print(f"error: {p}" if not str(p).startswith(str(experiment)) else p,
-                      file=sys.stderr)
-            raise typer.Exit(1)
+            fail(*(p if str(p).startswith(str(experiment)) else f"error: {p}"
+                   for p in getattr(exc, "problems", None) or [str(exc)]))
         total = ticks if ticks is not None else cfg.simulation.total_ticks
         print(f"driving {', '.join(names)} at {cfg.simulation.ticks_per_second:g} ticks/s for "
               f"{total} ticks; Ctrl-C stops every robot", file=sys.stderr, flush=True)

@@ -6,19 +6,13 @@ import importlib
 import inspect
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-import swarmstack.cli.threads_option as threads_option
 from swarmstack import validations
-
-
-def _usage_error(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
-    raise typer.Exit(2)
+from swarmstack.cli.common import apply_threads, fail, threads_option
 
 
 def _validation(name: str):
@@ -61,9 +55,8 @@ def verdict(row) -> str:
     if row.ours.startswith(("not reproducible", "not run")):
         return row.ours
     if row.informative:
-        if row.paper_value is None:
-            return "info"
-        return "info (agrees)" if row.ok else "info (disagrees)"
+        return "info" if row.paper_value is None else \
+            f"info ({'agrees' if row.ok else 'disagrees'})"
     if row.ok:
         return "within tolerance"
     if row.paper_value is not None and row.ours_value is not None:
@@ -173,7 +166,7 @@ def register(app: typer.Typer) -> None:
                                    "(e.g. docs/fidelity.md)"),
         as_json: bool = typer.Option(False, "--json",
                                      help="print the results as JSON on standard output"),
-        n_threads: Optional[int] = threads_option.option(),
+        n_threads: Optional[int] = threads_option(),
     ) -> None:
         """Reproduce a paper's validation; exit 0 inside tolerance, 1 outside.
 
@@ -183,36 +176,32 @@ def register(app: typer.Typer) -> None:
 
         console = Console(soft_wrap=True)
         if list_ or (name is None and not all_):
-            if as_json:
-                print(json.dumps(validations.names()))
-            else:
-                for n in validations.names():
-                    print(n)
+            names = validations.names()
+            print(json.dumps(names) if as_json else "\n".join(names))
             raise typer.Exit(0)
         if name is not None and all_:
-            _usage_error("give a validation NAME or --all, not both")
+            fail("error: give a validation NAME or --all, not both", code=2)
         if name is not None and name not in validations.names():
-            _usage_error(f"unknown validation {name!r}; choose one of: "
-                         f"{', '.join(validations.names())}")
+            fail(f"error: unknown validation {name!r}; choose one of: "
+                 f"{', '.join(validations.names())}", code=2)
         if controller is not None and controller not in ("pd", "pid"):
-            _usage_error(f"--controller {controller!r}; choose pd or pid")
+            fail(f"error: --controller {controller!r}; choose pd or pid", code=2)
         if name is not None and controller is not None and not _takes(name, "controller"):
-            _usage_error(f"{name} takes no --controller")
+            fail(f"error: {name} takes no --controller", code=2)
         if scale is not None and not 0 < scale <= 1:
-            _usage_error(f"--scale {scale:g}; give a share of the runs in (0, 1]")
+            fail(f"error: --scale {scale:g}; give a share of the runs in (0, 1]", code=2)
         if name is not None and scale is not None and not _takes(name, "scale"):
-            _usage_error(f"{name} takes no --scale")
+            fail(f"error: {name} takes no --scale", code=2)
         if report is not None and report.is_dir():
-            _usage_error(f"--report {report}: a folder; give the Markdown file to write")
-        threads_option.apply(n_threads)
+            fail(f"error: --report {report}: a folder; give the Markdown file to write", code=2)
+        apply_threads(n_threads)
         chosen = validations.names() if all_ else [name]
         results = []
         for n in chosen:
             result = _run_one(n, out, controller, scale, quick)
             results.append(result)
             if all_ and not as_json:
-                mark = "ok " if result.ok else "OUT"
-                print(f"{mark} {n}: {result.title}", flush=True)
+                print(f"{'ok ' if result.ok else 'OUT'} {n}: {result.title}", flush=True)
         ok = all(r.ok for r in results)
         if report is not None:
             made_by = " ".join(
@@ -224,7 +213,7 @@ def register(app: typer.Typer) -> None:
                 report.write_text(fidelity_report(results, made_by, quick, controller, scale,
                                                   report), encoding="utf-8")
             except OSError as e:
-                _usage_error(f"--report {report}: cannot write it ({e.strerror})")
+                fail(f"error: --report {report}: cannot write it ({e.strerror})", code=2)
             if not as_json:
                 print(f"wrote {report}")
         if as_json:

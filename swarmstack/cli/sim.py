@@ -9,16 +9,9 @@ from typing import Optional
 
 import typer
 
-import swarmstack.cli.threads_option as threads_option
+from swarmstack.cli.common import apply_threads, fail, threads_option
 from swarmstack.cli.progress import run_progress
 from swarmstack.controllers.api import ControllerError
-
-
-def _fail(problems: list[str]) -> None:
-    # plain print: one problem per line, never re-wrapped to the terminal width
-    for p in problems:
-        print(p, file=sys.stderr)
-    raise typer.Exit(1)
 
 
 def _located(experiment: Path, problems: list[str]) -> list[str]:
@@ -37,16 +30,10 @@ def _untranslated(experiment: Path) -> list[str]:
     return notes(experiment)
 
 
-def _status(out: Path) -> Optional[str]:
-    from swarmstack.experiments.results_writer import read_summary
-
-    summary = read_summary(out)
-    return summary.get("status") if summary else None
-
-
 def _stopped(exc: BaseException, out: Path) -> int:
     """Say why the run did not complete, in one line (a controller error: two); returns the
     exit status."""
+    from swarmstack.experiments.results_writer import read_summary
     from swarmstack.experiments.runner import RunInterrupted
 
     if isinstance(exc, RunInterrupted):
@@ -58,7 +45,7 @@ def _stopped(exc: BaseException, out: Path) -> int:
         return 130
     if isinstance(exc, MemoryError):
         kept = (f": the data written before is in {out}/ (summary.json: status failed)"
-                if _status(out) == "failed" else "")
+                if (read_summary(out) or {}).get("status") == "failed" else "")
         print(f"error: out of memory{kept}", file=sys.stderr)
         return 1
     print(f"error: {exc}", file=sys.stderr)   # a write error: "cannot write PATH: CAUSE"
@@ -105,10 +92,8 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
     if all((r.get("error") or {}).get("kind") == "timeout" for r in failed):
         who = f"run {failed[0]['run']}" if len(failed) == 1 else \
             f"{len(failed)} of {summary['runs']} runs"
-        print(f"error: {who} stopped: {failed[0]['error']['error']} (simulation.timeout); "
-              f"data up to the stop is in {out}/ (summary.json: status failed)",
-              file=sys.stderr)
-        raise typer.Exit(1)
+        fail(f"error: {who} stopped: {failed[0]['error']['error']} (simulation.timeout); "
+             f"data up to the stop is in {out}/ (summary.json: status failed)")
     for k, r in enumerate(failed[:20]):  # the first in full, the others in one line each
         e = r.get("error") or {}
         where = (f"error: run {r['run']}: controller of robot {e.get('robot')} of group "
@@ -118,9 +103,8 @@ def _report(summary: dict, out: Path, as_json: bool = False) -> None:
         else:
             print(f"{where}: {e.get('error', '')}", file=sys.stderr)
     rest = "" if len(failed) == summary["runs"] else "; the others ran to the end"
-    print(f"{len(failed)} of {summary['runs']} run(s) failed and stopped at their error{rest} "
-          "(summary.json: status failed, runs_status)", file=sys.stderr)
-    raise typer.Exit(1)
+    fail(f"{len(failed)} of {summary['runs']} run(s) failed and stopped at their error{rest} "
+         "(summary.json: status failed, runs_status)")
 
 
 def _server(serve: Optional[str], runs: int):
@@ -128,18 +112,14 @@ def _server(serve: Optional[str], runs: int):
     if serve is None:
         return None
     if serve != "ros2":
-        print(f"error: --serve: one of ros2, cflib, not {serve!r}", file=sys.stderr)
-        raise typer.Exit(2)
+        fail(f"error: --serve: one of ros2, cflib, not {serve!r}", code=2)
     if runs != 1:
-        print("error: --serve ros2 serves one run; drop --runs", file=sys.stderr)
-        raise typer.Exit(2)
+        fail("error: --serve ros2 serves one run; drop --runs", code=2)
     try:
         from swarmstack.bridge.serve import serve_ros2
         import rosbags, xxhash, zenoh  # noqa: F401,E401  (imported lazily where used)
     except ImportError as exc:
-        print(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): "
-              f"{exc}", file=sys.stderr)
-        raise typer.Exit(1)
+        fail(f"error: --serve ros2 needs the ros2 extra (pip install 'swarmstack[ros2]'): {exc}")
 
     def start(sim):
         import os
@@ -193,7 +173,7 @@ def register(app: typer.Typer) -> None:
                                                         "(records it); serves until Ctrl-C"),
         view_port: int = typer.Option(8765, "--view-port", min=0, max=65535,
                                       help="port of --view (taken: a free one is used)"),
-        n_threads: Optional[int] = threads_option.option(),
+        n_threads: Optional[int] = threads_option(),
         serve: Optional[str] = typer.Option(None, "--serve", metavar="ros2|cflib",
                                             help="serve the robots to outside programs while "
                                                  "the run goes: ros2 (sensor and command "
@@ -217,14 +197,12 @@ def register(app: typer.Typer) -> None:
 
         if serve != "cflib" and (serve_port != 19850 or serve_speed != 1.0):
             # a real-time ros2 run, or no server at all, would ignore them silently
-            print("error: --serve-port and --serve-speed apply to --serve cflib only",
-                  file=sys.stderr)
-            raise typer.Exit(2)
-        threads_option.apply(n_threads)
+            fail("error: --serve-port and --serve-speed apply to --serve cflib only", code=2)
+        apply_threads(n_threads)
         try:
             cfg = load_experiment(experiment)
         except ConfigError as exc:
-            _fail(exc.problems)
+            fail(*exc.problems)
         from swarmstack.experiments.checks import warnings_for
 
         for w in _untranslated(experiment) + warnings_for(cfg, str(experiment)):
@@ -239,14 +217,13 @@ def register(app: typer.Typer) -> None:
             try:
                 server = open_server(serve, cfg, runs, serve_port, serve_speed)
             except ServeError as exc:
-                _fail([f"{experiment}: --serve {serve}: {exc}"])
+                fail(f"{experiment}: --serve {serve}: {exc}")
         else:
             on_simulation = _server(serve, runs)
         # signals are held from here until the command exits: a late Ctrl-C interrupts
         # neither the last writes nor the report of how the run ended
         with StopSignals() as signals:
-            with run_progress(experiment.name, total, robots, None, quiet) as (progress, echo,
-                                                                              stop_bar):
+            with run_progress(experiment.name, total, robots, quiet) as (progress, echo, stop_bar):
                 live = []  # --view: the server of the run's recorder
 
                 def on_recorder(recorder):
@@ -268,7 +245,7 @@ def register(app: typer.Typer) -> None:
                         on_simulation=on_simulation)
                 except ConfigError as exc:
                     stop_bar()
-                    _fail(_located(experiment, exc.problems))
+                    fail(*_located(experiment, exc.problems))
                 except (OutputFolderError, ResultsWriteError, ControllerError, MemoryError,
                         KeyboardInterrupt) as exc:
                     stop_bar()
@@ -311,5 +288,5 @@ def register(app: typer.Typer) -> None:
         for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
         if problems:
-            _fail(problems)
+            fail(*problems)
         print(f"{experiment}: valid")  # plain: a path is neither wrapped nor read as markup

@@ -10,13 +10,7 @@ from typing import List, Optional
 
 import typer
 
-import swarmstack.cli.threads_option as threads_option
-
-
-def _problems(lines: list[str]) -> None:
-    for line in lines:
-        print(line, file=sys.stderr)
-    raise typer.Exit(1)
+from swarmstack.cli.common import apply_threads, fail, threads_option
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +42,7 @@ def register(app: typer.Typer) -> None:
             help="wall-clock budget of each run; one past it is recorded failed: timeout "
                  "(default: the file's simulation.timeout, else 3600; 0: none)"),
         quiet: bool = typer.Option(False, "--quiet", help="no progress on stderr"),
-        n_threads: Optional[int] = threads_option.option(),
+        n_threads: Optional[int] = threads_option(),
     ) -> None:
         """Run an experiment over swept key paths × seeds into a resumable study folder.
 
@@ -60,16 +54,15 @@ def register(app: typer.Typer) -> None:
         from swarmstack.studies.runner import StudyError, load_spec, run_study
 
         if workers is not None and ray is not None:
-            _problems(["--workers and --ray: choose one"])
-        threads_option.apply(n_threads)
+            fail("--workers and --ray: choose one")
+        apply_threads(n_threads)
         try:
             if experiment is None:
                 if not resume:
-                    _problems(["give the experiment file (or --resume --out DIR to continue "
-                               "a study)"])
+                    fail("give the experiment file (or --resume --out DIR to continue a study)")
                 if param or seeds is not None or ticks is not None:
-                    _problems(["--resume without the experiment file continues the study as "
-                               "recorded: leave out --param, --seeds and --ticks"])
+                    fail("--resume without the experiment file continues the study as "
+                         "recorded: leave out --param, --seeds and --ticks")
                 spec = load_spec(out)
             else:
                 data = read_experiment(experiment)
@@ -80,15 +73,14 @@ def register(app: typer.Typer) -> None:
             outcome = run_study(spec, out, workers=workers, ray=ray, strict=strict,
                                 batch_runs=batch_runs, progress=not quiet, timeout_s=timeout)
         except ConfigError as exc:
-            _problems(exc.problems)
+            fail(*exc.problems)
         except (StudyError, StudyMismatch, ExecutorError) as exc:
-            _problems([f"error: {exc}"])
+            fail(f"error: {exc}")
         except OSError as exc:   # the study folder cannot be made or written
-            _problems([f"error: {exc.filename or out}: {exc.strerror or exc}"])
+            fail(f"error: {exc.filename or out}: {exc.strerror or exc}")
         except KeyboardInterrupt:
-            print(f"interrupted: finished runs are recorded in {out}/; run the same command "
-                  "(or --resume) to continue", file=sys.stderr)
-            raise typer.Exit(130)
+            fail(f"interrupted: finished runs are recorded in {out}/; run the same command "
+                 "(or --resume) to continue", code=130)
         print(f"{outcome.done} of {outcome.total} runs done, {outcome.failed} failed "
               f"({outcome.ran} run now); catalogue: swarmstack results {out} \"select * from "
               "runs\"")
@@ -112,11 +104,11 @@ def register(app: typer.Typer) -> None:
         from swarmstack.results import CatalogueError, query
 
         if as_csv and as_json:
-            _problems(["--csv and --json: choose one"])
+            fail("--csv and --json: choose one")
         try:
             cols, rows = query(folder, sql)
         except CatalogueError as exc:
-            _problems([f"error: {exc}"])
+            fail(f"error: {exc}")
         if as_json:
             for row in rows:
                 print(json.dumps(dict(zip(cols, row)), default=str))

@@ -10,6 +10,8 @@ from typing import Optional
 
 import typer
 
+from swarmstack.cli.common import fail
+
 
 def hold(served, what: str, file=None) -> None:
     """Print where ``what`` is served (on ``file``, default standard output) and serve until
@@ -50,19 +52,16 @@ def register(app: typer.Typer) -> None:
 
         Exit status: 0 done (or the server stopped with Ctrl-C), 1 no recording, no browser, or
         nothing to show."""
-        from swarmstack.viewer.browser import BrowserMissing
+        from swarmstack.viewer.browser import BrowserMissing, PictureError
         from swarmstack.viewer.recording import RecordingError
-        from swarmstack.viewer.screenshot import PictureError
         from swarmstack.viewer.server import replay_source, serve
 
         if mode not in ("3d", "top"):
-            print(f"error: --mode is 3d or top, not {mode!r}", file=sys.stderr)
-            raise typer.Exit(1)
+            fail(f"error: --mode is 3d or top, not {mode!r}")
         try:
             source = replay_source(results)
         except RecordingError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            raise typer.Exit(1)
+            fail(f"error: {exc}")
         rec = source.recording
         if rec.stops:
             print(f"warning: {results}: {rec.stops}", file=sys.stderr)
@@ -70,14 +69,12 @@ def register(app: typer.Typer) -> None:
             try:
                 served = serve(source, port)
             except OSError as exc:
-                print(f"error: cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}",
-                      file=sys.stderr)
-                raise typer.Exit(1)
+                fail(f"error: cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}")
             hold(served, f"replaying {results} ({rec.frames} frames)")
             return
         try:
             if screenshot is not None:
-                from swarmstack.viewer.screenshot import screenshot as shoot
+                from swarmstack.viewer.browser import screenshot as shoot
 
                 want = tick if tick is not None else (rec.last_tick() if rec.frames else 0)
                 st = shoot(source, screenshot, want, mode, width, height)
@@ -87,10 +84,9 @@ def register(app: typer.Typer) -> None:
                 print(f"{screenshot}: tick {st['tick']} of {results} ({st['robots']} robots); "
                       f"replay it in the browser: swarmstack view {results}")
             if video is not None:
-                from swarmstack.viewer.video import video as film
+                from swarmstack.viewer.browser import video as film
 
                 n = film(source, video, fps, speed, mode, width, height)
                 print(f"{video}: {n} frames of {results}")
         except (BrowserMissing, PictureError, RecordingError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            raise typer.Exit(1)
+            fail(f"error: {exc}")

@@ -24,7 +24,10 @@ first tick; ``reset`` when the simulation is reset.
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
+
+LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
 
 
 class Controller:
@@ -68,3 +71,56 @@ class ControllerError(RuntimeError):
         self.run = run
         self.robot_id = robot_id
         self.traceback = tb
+
+
+class ScriptController:
+    """The controller of one group whose robots each run a script (Buzz, Lua), in all runs;
+    driven by the simulation like a batched controller (``init`` / ``step`` / ``reset`` on the
+    group view). A robot whose script fails stops alone (:meth:`_silence`, :meth:`_record`)."""
+
+    batched = True
+    language = ""
+
+    def __init__(self, group, script: Path, source, views: list, port, log: LogFn,
+                 strict: bool = False):
+        self.group = group
+        self.cfg = group.cfg.controller
+        self.script = Path(script)
+        self.source = source
+        self.views = views          # one RobotView per row (host functions act on them)
+        self.port = port            # RadioPort or None (radio off: the robots hear nothing)
+        self.log = log
+        self.strict = strict
+        self.failures: list[dict] = []
+        # bool per row, or None: robots whose script does not step this tick (a real robot out
+        # of reach: swarmstack.bridge)
+        self.paused = None
+        self.clock = None
+        self._safe = [(group.commands[c.name], c.safe) for c in group.robot_type.commands]
+
+    def init(self, group_view, params: dict) -> None:
+        self.clock = group_view._clock
+        self._load()
+
+    def _tick(self) -> int:
+        return self.clock.tick if self.clock is not None else 0
+
+    def _silence(self, k: int) -> None:
+        """Row ``k``'s script failed: its commands go to the type's safe values and it falls
+        silent on the radio."""
+        for arr, safe in self._safe:
+            arr[k] = safe
+        if self.port is not None:
+            self.port.silence(k)
+
+    def _record(self, k: int, where: str, error: str, report: str, said: str) -> None:
+        """The failure of row ``k``'s script, recorded and logged as ``said``; ``strict``
+        stops the run with a ControllerError."""
+        view = self.views[k]
+        tick = self._tick()
+        self.failures.append({"group": self.group.name, "run": view.run, "robot": view.id,
+                              "tick": tick, "where": where, "error": error, "report": report})
+        said = f"{self.language} error ({where}): {said}"
+        self.log(self.group.name, view.run, view.id, tick, said)
+        if self.strict:
+            raise ControllerError(self.group.name, view.run, view.id, said)

@@ -29,9 +29,8 @@ from swarmstack.buzz.swarm.harness import make_vm
 from swarmstack.buzz.swarm.robot import BuzzRobot
 from swarmstack.buzz.values import HostClosure
 from swarmstack.buzz.vm import reserved_stack
-from swarmstack.controllers.api import ControllerError
+from swarmstack.controllers.api import ScriptController
 
-LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
 _NUMBERS = (int, float)
 
 
@@ -110,42 +109,24 @@ def _kind(v: Any) -> str:
         "a string" if isinstance(v, str) else "a closure"
 
 
-class BuzzController:
-    """The Buzz controller of one group (all its robots in all runs); driven by the simulation
-    like a batched controller (``init`` / ``step`` / ``reset`` on the group view)."""
+class BuzzController(ScriptController):
+    """The Buzz controller of one group: a VM and a swarm layer per robot."""
 
-    batched = True
+    language = "Buzz"
 
-    def __init__(self, group, script: Path, source: str, views: list, port, log: LogFn,
-                 strict: bool = False):
-        self.group = group
-        self.cfg = group.cfg.controller
-        self.script = script
-        self.source = source
-        self.views = views          # one RobotView per row (host functions act on them)
-        self.port = port            # RadioPort or None (radio off: the robots hear nothing)
-        self.log = log
-        self.strict = strict
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
         self.robots: list[BuzzRobot] = []
-        self.failures: list[dict] = []
-        # bool per row, or None: robots whose VM does not step this tick (a real robot out of
-        # reach: swarmstack.bridge)
-        self.paused = None
-        self.clock = None
-        self._runs = [v.run for v in views]
-        self._ids = port.bodies.robot_id.tolist() if port is not None else []
-        rt = group.robot_type
-        self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
+        self._runs = [v.run for v in self.views]
+        self._ids = self.port.bodies.robot_id.tolist() if self.port is not None else []
         # the script globals the group's enabled devices offer: (name, readings, convert)
-        self._sensors = [(spec.script.name, group.readings[dev.name], spec.script.convert)
-                         for name, spec in rt.devices.items() if spec.script is not None
-                         for dev in [group.devices.get(name)] if dev is not None]
+        g = self.group
+        self._sensors = [(spec.script.name, g.readings[dev.name], spec.script.convert)
+                         for name, spec in g.robot_type.devices.items()
+                         if spec.script is not None
+                         for dev in [g.devices.get(name)] if dev is not None]
 
     # ------------------------------------------------------------------ lifecycle
-    def init(self, group_view, params: dict) -> None:
-        self.clock = group_view._clock
-        self._load()
-
     def reset(self, group_view) -> None:
         self._load()
 
@@ -186,11 +167,7 @@ class BuzzController:
 
     def _logger(self, run: int, robot_id: int) -> Callable[[str], None]:
         log, name = self.log, self.group.name
-
-        def line(text: str) -> None:
-            log(name, run, robot_id, self.clock.tick if self.clock is not None else 0, text)
-
-        return line
+        return lambda text: log(name, run, robot_id, self._tick(), text)
 
     # ------------------------------------------------------------------ the tick
     def _sense(self, robot: BuzzRobot, k: int) -> None:
@@ -203,11 +180,9 @@ class BuzzController:
         stepno = self.clock.tick + 1
         if port is not None:
             inbox = port.medium.inbox
-            start = inbox.start.tolist()
-            senders = inbox.sender.tolist()
-            dist = inbox.distance_m.tolist()
-            az = inbox.azimuth_rad.tolist()
-            el = inbox.elevation_rad.tolist()
+            start, senders, dist, az, el = (a.tolist() for a in (
+                inbox.start, inbox.sender, inbox.distance_m, inbox.azimuth_rad,
+                inbox.elevation_rad))
             ids = self._ids
             frames = _frames(inbox)
             caps = port.cap.tolist()
@@ -227,8 +202,9 @@ class BuzzController:
                     cap = caps[k]
                 else:
                     heard, cap = [], None
+                sense = (lambda r, k=k: self._sense(r, k)) if sensors else None
                 packet = robot.step(heard, decoded.setdefault(self._runs[k], {}), cap, stepno,
-                                    self._sense_fn(k) if sensors else None)
+                                    sense)
                 if packet is None:
                     self._failed(k)
                     continue
@@ -250,26 +226,10 @@ class BuzzController:
                      f"a Buzz message longer than the radio's payload_bytes = {cap} was "
                      "discarded (it can never be sent; raise radio.payload_bytes)")
 
-    def _sense_fn(self, k: int):
-        return lambda robot: self._sense(robot, k)
-
     def _failed(self, k: int) -> None:
-        robot = self.robots[k]
-        view = self.views[k]
-        for arr, safe in self._safe:
-            arr[k] = safe
-        if self.port is not None:
-            self.port.silence(k)
-        r = robot.result
-        tick = self.clock.tick if self.clock is not None else 0
-        failure = {"group": self.group.name, "run": view.run, "robot": view.id, "tick": tick,
-                   "where": r.failed_at, "error": r.error, "report": r.report}
-        self.failures.append(failure)
-        self.log(self.group.name, view.run, view.id, tick,
-                 f"Buzz error ({r.failed_at}): {r.report or r.error}")
-        if self.strict:
-            raise ControllerError(self.group.name, view.run, view.id,
-                                  f"Buzz error ({r.failed_at}): {r.report or r.error}")
+        r = self.robots[k].result
+        self._silence(k)
+        self._record(k, r.failed_at, r.error, r.report, r.report or r.error)
 
     # ------------------------------------------------------------------ inspection
     def get_global(self, k: int, name: str) -> Any:

@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 from swarmstack.controllers.api import BatchedController, Controller
-from swarmstack.experiments.files import import_file
+from swarmstack.experiments.files import failure, import_user_file
 
 MAX_PATH_CHARS = 4096   # PATH_MAX
 MAX_NAME_CHARS = 255    # NAME_MAX: one component of a path
@@ -55,36 +55,18 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return target, cls_name
 
 
-def _failure(exc: BaseException) -> str:
-    if isinstance(exc, SystemExit):
-        return f"it called sys.exit({exc.code!r})"
-    return " ".join(f"{type(exc).__name__}: {exc}".split())
-
-
 def load_class(spec: str, base_dir: Path):
     target, cls_name = parse_spec(spec)
     if target.endswith(".py"):
-        try:
-            path = (base_dir / target).resolve()
-            is_file = path.is_file()
-        except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: a symlink loop
-            raise ControllerLoadError(f"cannot use controller file {_shown(target)}: "
-                                      f"{_failure(exc)}") from None
-        if not is_file:
-            raise ControllerLoadError(f"controller file {_shown(str(path))} does not exist"
-                                      if not path.exists() else
-                                      f"controller file {_shown(str(path))} is not a file")
-        try:
-            module = import_file(path, "swarmstack_user_")
-        except (Exception, SystemExit) as exc:  # the user's module failed to import
-            raise ControllerLoadError(f"importing {_shown(str(path))} failed: "
-                                      f"{_failure(exc)}") from None
+        module = import_user_file(base_dir / target, "swarmstack_user_", ControllerLoadError,
+                                  "controller file", f"controller file {_shown(target)}",
+                                  _shown)
     else:
         try:
             module = importlib.import_module(target)
         except (Exception, SystemExit) as exc:
             raise ControllerLoadError(f"cannot import module {target!r}: "
-                                      f"{_failure(exc)}") from None
+                                      f"{failure(exc)}") from None
     cls = getattr(module, cls_name, None)
     if cls is None:
         raise ControllerLoadError(f"{_shown(target)} has no class {cls_name!r}")
@@ -111,7 +93,7 @@ def load_class(spec: str, base_dir: Path):
     except TypeError as exc:
         raise ControllerLoadError(f"{cls_name} cannot be created without arguments (one "
                                   f"instance is made per robot or group, as {cls_name}()): "
-                                  f"{_failure(exc)}") from None
+                                  f"{failure(exc)}") from None
     except ValueError:  # no signature to inspect (a class implemented in C): try it later
         pass
     return cls

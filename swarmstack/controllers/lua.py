@@ -29,21 +29,21 @@ with a KeyboardInterrupt (the time limit's exception at once).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 
-from swarmstack.controllers.api import ControllerError
+from swarmstack.controllers.api import ScriptController
 from swarmstack.controllers.buzz import _arity
-from swarmstack.lua.layout import Shape, probe, shift_keys
 
-LogFn = Callable[[str, int, int, int, str], None]  # (group, run, robot id, tick, text)
 # one reception as runtime.lua's fill_rab unpacks it ("<dddi4", packed)
 _HEARD = np.dtype([("d", "<f8"), ("az", "<f8"), ("el", "<f8"), ("size", "<i4")])
 _COUNTS = {float(n): n for n in range(256)}   # argument counts, as recorded (doubles)
@@ -107,9 +107,7 @@ def stop_requested() -> bool:
 
 
 def _bounded(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"… ({len(text) - limit} more characters)"
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
 
 
 SCRIPT_TOKEN = b"lua#1"   # the script's chunk name (see runtime.lua: M.file_token)
@@ -145,40 +143,152 @@ def compile_script(path: Path, runtime: str = "lua5.3") -> bytes:
 
 
 def _text(value) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+# ------------------------------------------------------------------ readings as bytes
+# Where each number of a device's reading lands in a script's tables, found from the robot
+# type. A device's ScriptGlobal turns one robot's reading into plain values ({0: {"value":
+# 812, "angle": -0.26}, …}). Calling it for every robot every tick and handing the result to
+# Lua would cost microseconds per robot; instead it is called a few times on marker readings,
+# once, to learn its *shape*: which leaves copy which element of the reading, which are
+# constants (the angles), and whether the structure depends on the data (a camera's blob
+# list does). Readings with a fixed shape then travel as raw bytes, one string per device per
+# tick for the whole group, and generated Lua code (fill_source) unpacks them straight into
+# each robot's tables; the rest go the slow way (converted per robot per tick). Integer keys
+# move from 0-based (Buzz's convention) to 1-based, as ARGoS's Lua tables are.
+# struct codes of string.unpack for the dtypes readings use (little-endian, as NumPy's here)
+_CODES = {"i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i4", "u4": "I4", "i8": "i8",
+          "u8": "I8", "f4": "f", "f8": "d"}
+_MAX_ELEMENTS = 4096   # readings larger than this are not worth a generated unpacker
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A reading's fixed shape: ``template`` is the converted value with every copied leaf
+    set to 0 (keys already 1-based), ``leaves`` the (key path, element index) pairs, ``code``
+    the unpack code of one element and ``size`` the elements of one robot's reading."""
+
+    template: Any
+    leaves: tuple[tuple[tuple, int], ...]
+    code: str
+    size: int
+
+
+def shift_keys(value):
+    """Plain values with every int key of a dict (and every list index) made 1-based."""
+    if isinstance(value, dict):
+        return {(k + 1 if isinstance(k, int) and not isinstance(k, bool) else k): shift_keys(v)
+                for k, v in value.items()}
+    return {i + 1: shift_keys(v) for i, v in enumerate(value)} \
+        if isinstance(value, (list, tuple)) else value
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def probe(convert: Callable[[np.ndarray], Any], row_shape: tuple, dtype) -> Optional[Shape]:
+    """The fixed shape of ``convert`` over readings of ``row_shape`` and ``dtype``, or None
+    when it cannot be learnt (its structure or numbers depend on the data in ways a copy
+    cannot express)."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(row_shape, dtype=np.int64))
+    key = dtype.str[1:]
+    if dtype.fields is not None or key not in _CODES or not 0 < size <= _MAX_ELEMENTS:
+        return None
+    idx = np.arange(size, dtype=np.int64)
+    markers = [idx + 1, 2 * idx + 3, np.zeros(size, dtype=np.int64)]
+    if dtype.kind in "if":
+        markers.append(-(idx + 1))
+    limit = np.iinfo(dtype).max if dtype.kind in "iu" else 2 ** 52
+    if markers[1][-1] > limit:
+        return None
+    try:
+        outs = [shift_keys(convert(m.astype(dtype).reshape(row_shape))) for m in markers]
+    except Exception:  # a converter that needs real data (e.g. it indexes by a value)
+        return None
+    leaves: list[tuple[tuple, int]] = []
+
+    def walk(values: list, path: tuple):
+        first = values[0]
+        if isinstance(first, dict):
+            if not all(isinstance(v, dict) and v.keys() == first.keys() for v in values):
+                raise _Unlearnable
+            return {k: walk([v[k] for v in values], path + (k,)) for k in first}
+        if _number(first):
+            if not all(_number(v) for v in values):
+                raise _Unlearnable
+            hits = [j for j in _candidates(values[0], size)
+                    if all(v == m[j] for v, m in zip(values, markers))]
+            if hits:
+                leaves.append((path, hits[0]))
+                return 0
+            if all(v == first for v in values):
+                return first
+            raise _Unlearnable
+        if isinstance(first, (str, bool)) or first is None:
+            if not all(v == first for v in values):
+                raise _Unlearnable
+            return first
+        raise _Unlearnable
+
+    try:
+        template = walk(outs, ())
+    except _Unlearnable:
+        return None
+    return Shape(template, tuple(leaves), _CODES[key], size)
+
+
+def _candidates(v, size: int) -> list[int]:
+    # marker 0 holds element j as j + 1
+    j = int(v) - 1 if float(v).is_integer() else -1
+    return [j] if 0 <= j < size else []
+
+
+class _Unlearnable(Exception):
+    pass
 
 
 def _lua_key(key) -> str:
     if isinstance(key, int):
         return f"[{key}]"
     text = str(key)
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
-        return f'["{text}"]'
-    return "[\"" + "".join(f"\\{b}" for b in text.encode()) + "\"]"
+    return f'["{text}"]' if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) else \
+        "[\"" + "".join(f"\\{b}" for b in text.encode()) + "\"]"
 
 
 def fill_source(shapes: list[tuple[str, Shape]], runtime: str = "lua5.3") -> str:
     """Lua source of ``fill(robots, lo, hi, blob1, …)``: the tables of robots ``lo`` … ``hi``
     (those that have not failed) from one byte string per device (robot k's reading at bytes
-    ``(k − 1)·row + 1 …``)."""
-    if runtime == "luajit":
-        return _fill_source_ffi(shapes)
-    lines = ["local unpack = string.unpack",
-             "return function(robots, lo, hi, " + ", ".join(f"b{i}" for i in range(len(shapes)))
-             + ")" if shapes else "return function(robots, lo, hi)",
-             "  for k = lo, hi do if not robots[k].failed then",
-             "    local R = robots[k].robot"]
+    ``(k − 1)·row + 1 …``); under LuaJIT each string is read in place as a C array through
+    the FFI."""
+    ffi = runtime == "luajit"
+    args = "".join(f", b{i}" for i in range(len(shapes)))
+    lines = ["local ffi = require('ffi')" if ffi else "local unpack = string.unpack",
+             f"return function(robots, lo, hi{args})"]
+    if ffi:
+        lines += [f"  local a{i} = ffi.cast('const {_CTYPES[shape.code]}*', b{i})"
+                  for i, (_, shape) in enumerate(shapes)]
+    lines += ["  for k = lo, hi do if not robots[k].failed then",
+              "    local R = robots[k].robot"]
     for i, (name, shape) in enumerate(shapes):
-        row = shape.size * _size(shape.code)
+        def target(path):
+            return "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
+
+        if ffi:
+            wide = shape.code in ("i8", "I8")   # 64-bit cdata: made plain numbers
+            lines.append(f"    local o{i} = (k - 1) * {shape.size}")
+            for path, j in shape.leaves:
+                value = f"a{i}[o{i} + {j}]"
+                lines.append(f"    {target(path)} = " + (f"tonumber({value})" if wide else value))
+            continue
         by_index: dict[int, list[tuple]] = {}
         for path, j in shape.leaves:
             by_index.setdefault(j, []).append(path)
-        lines.append(f"    local p{i} = (k - 1) * {row} + 1")
+        lines.append(f"    local p{i} = (k - 1) * {shape.size * _size(shape.code)} + 1")
         for lo in range(0, shape.size, _CHUNK):
-            hi = min(lo + _CHUNK, shape.size)
-            wanted = [j for j in range(lo, hi) if j in by_index]
+            wanted = [j for j in range(lo, min(lo + _CHUNK, shape.size)) if j in by_index]
             if not wanted:
                 continue
             last = max(wanted)
@@ -187,10 +297,7 @@ def fill_source(shapes: list[tuple[str, Shape]], runtime: str = "lua5.3") -> str
             lines.append("    do")
             lines.append(f"      local {', '.join(names)} = unpack(\"{fmt}\", b{i}, "
                          f"p{i} + {lo * _size(shape.code)})")
-            for j in wanted:
-                for path in by_index[j]:
-                    target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
-                    lines.append(f"      {target} = v{j}")
+            lines += [f"      {target(path)} = v{j}" for j in wanted for path in by_index[j]]
             lines.append("    end")
     lines += ["  end end", "end"]
     return "\n".join(lines) + "\n"
@@ -200,50 +307,20 @@ _CTYPES = {"b": "int8_t", "B": "uint8_t", "h": "int16_t", "H": "uint16_t", "i4":
            "I4": "uint32_t", "i8": "int64_t", "I8": "uint64_t", "f": "float", "d": "double"}
 
 
-def _fill_source_ffi(shapes: list[tuple[str, Shape]]) -> str:
-    """The same for LuaJIT: each byte string read in place as a C array through the FFI."""
-    lines = ["local ffi = require('ffi')",
-             "return function(robots, lo, hi, " + ", ".join(f"b{i}" for i in range(len(shapes)))
-             + ")" if shapes else "return function(robots, lo, hi)"]
-    for i, (name, shape) in enumerate(shapes):
-        lines.append(f"  local a{i} = ffi.cast('const {_CTYPES[shape.code]}*', b{i})")
-    lines += ["  for k = lo, hi do if not robots[k].failed then",
-              "    local R = robots[k].robot"]
-    for i, (name, shape) in enumerate(shapes):
-        wide = shape.code in ("i8", "I8")   # 64-bit cdata: made plain numbers
-        lines.append(f"    local o{i} = (k - 1) * {shape.size}")
-        for path, j in shape.leaves:
-            target = "R" + _lua_key(name) + "".join(_lua_key(k) for k in path)
-            value = f"a{i}[o{i} + {j}]"
-            lines.append(f"    {target} = " + (f"tonumber({value})" if wide else value))
-    lines += ["  end end", "end"]
-    return "\n".join(lines) + "\n"
-
-
 def _size(code: str) -> int:
     return {"b": 1, "B": 1, "h": 2, "H": 2, "f": 4, "d": 8}.get(code) or int(code[1:])
 
 
-class LuaController:
-    """The Lua controller of one group (all its robots in all runs); driven by the simulation
-    like a batched controller (``init`` / ``step`` / ``reset`` on the group view)."""
+class LuaController(ScriptController):
+    """The Lua controller of one group: one Lua state for all its robots."""
 
-    batched = True
+    language = "Lua"
     has_destroy = True   # Simulation.finish() calls destroy()
 
-    def __init__(self, group, script: Path, source: bytes, views: list, port, log: LogFn,
-                 strict: bool = False):
-        self.group = group
-        self.cfg = group.cfg.controller
-        self.script = Path(script)
-        self.source = source
-        self.views = views
-        self.port = port
-        self.log = log
-        self.strict = strict
-        self.failures: list[dict] = []
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        group, views, port = self.group, self.views, self.port
         self.failed = np.zeros(len(views), dtype=bool)
-        self.clock = None
         self.lua = None
         self.runtime = getattr(self.cfg, "runtime", "lua5.3")
         self.loop_guard = getattr(self.cfg, "loop_guard", True)
@@ -253,9 +330,7 @@ class LuaController:
         self._broken = False   # the Lua state itself failed: the group is stopped
         rt = group.robot_type
         self._type_api, plain = TYPE_APIS.get(rt.name, (None, frozenset()))
-        self.paused = None   # bool per robot: its step() is skipped (swarmstack real)
         self._paused_sent = False
-        self._safe = [(group.commands[c.name], c.safe) for c in rt.commands]
         self._host = list(rt.host_api)
         self._host_fns = [h.fn for h in self._host]
         self._fn_of = {float(i): fn for i, fn in enumerate(self._host_fns)}
@@ -280,10 +355,6 @@ class LuaController:
             self._cap = int(min(int(port.cap[0]), port.outbox.shape[1]))
 
     # ------------------------------------------------------------------ lifecycle
-    def init(self, group_view, params: dict) -> None:
-        self.clock = group_view._clock
-        self._load()
-
     def reset(self, group_view) -> None:
         """ARGoS's reset: healthy robots restart their random streams and run ``reset()``; a
         robot whose script failed is loaded afresh (top level and ``init()``)."""
@@ -307,10 +378,8 @@ class LuaController:
         """Runs every healthy robot's ``destroy()`` (at the end of a run; a stop during it
         ends it without raising: the run is ending already)."""
         if self.lua is not None and not self._broken:
-            try:
+            with contextlib.suppress(KeyboardInterrupt):
                 self._report(self._call("destroy", self.M.destroy_all))
-            except KeyboardInterrupt:
-                pass
 
     # ------------------------------------------------------------------ calls into Lua
     def _call(self, where: str, fn, *args):
@@ -507,12 +576,7 @@ class LuaController:
 
     def _failed(self, k: int, where: str, message: str) -> None:
         self.failed[k] = True
-        view = self.views[k]
-        for arr, safe in self._safe:
-            arr[k] = safe
-        if self.port is not None:
-            self.port.silence(k)
-        tick = self.clock.tick if self.clock is not None else 0
+        self._silence(k)
         message = _bounded(located(message, self._files()), 16000)
         if message == "not enough memory":   # Lua gives no position for this one
             message = (f"{self.script}: not enough memory (the group's Lua scripts together "
@@ -524,13 +588,7 @@ class LuaController:
         first = _bounded(message.split("\n", 1)[0], MAX_ERROR_CHARS)
         if first in ("", "stack traceback:"):   # an error value that cannot be told
             first = f"{self.script}: {where}: error without a message"
-        self.failures.append({"group": self.group.name, "run": view.run, "robot": view.id,
-                              "tick": tick, "where": where, "error": first,
-                              "report": message})
-        self.log(self.group.name, view.run, view.id, tick, f"Lua error ({where}): {message}")
-        if self.strict:
-            raise ControllerError(self.group.name, view.run, view.id,
-                                  f"Lua error ({where}): {message}")
+        self._record(k, where, first, message, message)
 
     def _files(self) -> list[str]:
         files = self.M.files
@@ -541,8 +599,7 @@ class LuaController:
         signal handler's KeyboardInterrupt, is raised once the call into Lua returns)."""
         try:
             view = self.views[int(k) - 1]
-            self.log(self.group.name, view.run, view.id,
-                     self.clock.tick if self.clock is not None else 0,
+            self.log(self.group.name, view.run, view.id, self._tick(),
                      _bounded(_text(text), MAX_LOG_CHARS))
         except BaseException as exc:   # noqa: BLE001 - raised again by _call
             self._stop = exc
@@ -579,15 +636,12 @@ def _bytes_keys(value):
         value = int(value)
         # Lua's integers are 64-bit: a larger one arrives as the nearest float
         return value if -2 ** 63 <= value < 2 ** 63 else float(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    return value
+    return float(value) if isinstance(value, (np.floating,)) else value
 
 
 def _python(value, depth: int = 0):
     """A Lua value as plain Python (tables as dicts; strings as str)."""
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
-    if depth < 32 and type(value).__name__ == "_LuaTable":
-        return {_python(k, depth + 1): _python(v, depth + 1) for k, v in value.items()}
-    return value
+    return {_python(k, depth + 1): _python(v, depth + 1) for k, v in value.items()} \
+        if depth < 32 and type(value).__name__ == "_LuaTable" else value

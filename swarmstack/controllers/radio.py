@@ -120,21 +120,16 @@ class RadioPort:
 
     def send_all(self, data) -> None:
         """Every row sends: ``data`` is bytes (the same frame for all) or uint8[n, k]."""
-        arr = np.frombuffer(bytes(data), dtype=np.uint8)[None, :] if not isinstance(
-            data, np.ndarray) else np.asarray(data, dtype=np.uint8)
-        if arr.ndim == 1:
-            arr = arr[None, :]
+        arr = np.atleast_2d(np.asarray(data, dtype=np.uint8) if isinstance(data, np.ndarray)
+                            else np.frombuffer(bytes(data), dtype=np.uint8))
         k = arr.shape[1]
         width = min(k, self.outbox.shape[1])
         self.outbox[:, :width] = arr[:, :width]
         self.out_size[...] = np.where(self.medium.enabled[self.rows], k, -1)
 
     # ------------------------------------------------------------------ receiving
-    def _inbox(self):
-        return self.medium.inbox
-
     def group_inbox(self) -> GroupInbox:
-        inbox = self._inbox()
+        inbox = self.medium.inbox
         if self._group_inbox is None or self._group_inbox[0] is not inbox:
             self._group_inbox = (inbox, GroupInbox(inbox, self.bodies, self.rows))
         return self._group_inbox[1]
@@ -147,7 +142,7 @@ class RadioPort:
         return count[self.rows], pull[self.rows]
 
     def robot_inbox(self, row: int) -> RobotInbox:
-        inbox = self._inbox()
+        inbox = self.medium.inbox
         b = self.rows.start + row
         seg = slice(int(inbox.start[b]), int(inbox.start[b + 1]))
         senders = inbox.sender[seg]

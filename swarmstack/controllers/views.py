@@ -47,7 +47,31 @@ class RadioOffError(RuntimeError):
     be taken for a missing attribute and answered by ``__getattr__``.)"""
 
 
-class RobotView:
+class _View:
+    _radio = None  # the group's RadioPort when its radio is on
+    _log = None    # the simulation's log sink: fn(group, run, robot_id, tick, text)
+    _no_radio = ""   # what using the radio without one says
+
+    @property
+    def tick(self) -> int:
+        return self._clock.tick
+
+    @property
+    def dt(self) -> float:
+        return self._clock.dt
+
+    def _say(self, group: str, run, robot_id, parts) -> None:
+        if self._log is not None:
+            self._log(group, int(run), int(robot_id), self._clock.tick,
+                      " ".join(str(p) for p in parts))
+
+    def _port(self):
+        if self._radio is None:
+            raise RadioOffError(self._no_radio.format(self=self))
+        return self._radio
+
+
+class RobotView(_View):
     """One robot, as its controller sees it.
 
     Readings of the enabled devices are attributes in device units (E-Puck2:
@@ -62,10 +86,10 @@ class RobotView:
     :class:`~swarmstack.controllers.radio.RobotInbox`).
     """
 
-    _radio = None  # the group's RadioPort when its radio is on
-    _log = None    # the simulation's log sink: fn(group, run, robot_id, tick, text)
     _devices: tuple = ()    # every device the robot type can carry (set per type)
     _host: tuple = ()       # the type's host functions (set_wheels …)
+    _no_radio = ("robot {self.id} of group {self._group!r} has no radio: set radio = true on "
+                 "its group in the experiment file")
 
     def __init__(self, group_name: str, index: int, robot_id: int, run: int, readings: dict,
                  commands: dict, rng: np.random.Generator, clock, params: dict | None = None):
@@ -96,14 +120,6 @@ class RobotView:
                        self.__dict__.get("_readings", ()), self._host,
                        [n for n in _public(type(self)) if n not in self._host])
 
-    @property
-    def tick(self) -> int:
-        return self._clock.tick
-
-    @property
-    def dt(self) -> float:
-        return self._clock.dt
-
     def send(self, data) -> bool:
         """Broadcast ``data`` (bytes or uint8 array) this tick; False if refused (over the
         payload cap, or radio off after a failure)."""
@@ -113,20 +129,12 @@ class RobotView:
         """A line of debug text from this robot (its parts joined by spaces), like Buzz's
         ``log``: written to ``OUT/logs/run-K.log``, printed with ``--verbose`` and shown by
         the viewer next to the robot."""
-        if self._log is not None:
-            self._log(self._group, self.run, self.id, self._clock.tick,
-                      " ".join(str(p) for p in parts))
+        self._say(self._group, self.run, self.id, parts)
 
     @property
     def inbox(self):
         """Frames heard this tick with each sender's range and bearing (``RobotInbox``)."""
         return self._port().robot_inbox(self._index)
-
-    def _port(self):
-        if self._radio is None:
-            raise RadioOffError(f"robot {self.id} of group {self._group!r} has no radio: set "
-                                "radio = true on its group in the experiment file")
-        return self._radio
 
 
 _VIEW_CLASSES: dict[int, type] = {}
@@ -145,7 +153,7 @@ def robot_view_class(robot_type) -> type:
     return cls
 
 
-class GroupView:
+class GroupView(_View):
     """A whole robot group across all runs of a batch: every array has robots on axis 0.
 
     Same reading names as :class:`RobotView` (full arrays); commands are arrays named after the
@@ -159,7 +167,8 @@ class GroupView:
     :class:`~swarmstack.controllers.radio.GroupInbox`).
     """
 
-    _radio = None
+    _no_radio = ("group {self.name!r} has no radio: set radio = true on it in the experiment "
+                 "file")
 
     def __init__(self, name: str, readings: dict, commands: dict, robot_id, run, keys, clock,
                  run_params: list | None = None, devices: tuple = ()):
@@ -173,9 +182,7 @@ class GroupView:
         self._keys = np.ascontiguousarray(keys)
         self._clock = clock
         self._draws = 0
-        for k, v in commands.items():
-            setattr(self, k, v)
-        for k, v in readings.items():
+        for k, v in (*commands.items(), *readings.items()):
             setattr(self, k, v)
 
     def __getattr__(self, name):
@@ -190,14 +197,6 @@ class GroupView:
     def n(self) -> int:
         return self.robot_id.shape[0]
 
-    @property
-    def tick(self) -> int:
-        return self._clock.tick
-
-    @property
-    def dt(self) -> float:
-        return self._clock.dt
-
     def param(self, name: str, default: Any = None) -> np.ndarray:
         """Parameter ``name`` of each robot's run, as float64[n] (``default`` where a run does
         not set it; without a default, a run that lacks it is an error)."""
@@ -209,19 +208,9 @@ class GroupView:
             values.append(float(p.get(name, default)))
         return np.array(values)[self.run]
 
-    _log = None
-
     def log(self, row: int, *parts) -> None:
         """A line of debug text from the robot in row ``row`` (see ``RobotView.log``)."""
-        if self._log is not None:
-            self._log(self.name, int(self.run[row]), int(self.robot_id[row]), self._clock.tick,
-                      " ".join(str(p) for p in parts))
-
-    def _port(self):
-        if self._radio is None:
-            raise RadioOffError(f"group {self.name!r} has no radio: set radio = true on it "
-                                "in the experiment file")
-        return self._radio
+        self._say(self.name, self.run[row], self.robot_id[row], parts)
 
     @property
     def outbox(self) -> np.ndarray:

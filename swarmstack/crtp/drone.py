@@ -36,6 +36,7 @@ import math
 import struct
 import zlib
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Callable, Optional
 
 import numpy as np
@@ -82,28 +83,13 @@ class State:
     time_s: float = 0.0
 
 
-def _deg(v: float) -> float:
-    return math.degrees(v)
-
-
 # name → (log type, value from the state); angles in degrees, as the firmware logs them
 LOG_VARIABLES: dict[str, tuple[str, Callable[[State], float]]] = {
-    "stateEstimate.x": ("float", lambda s: s.x),
-    "stateEstimate.y": ("float", lambda s: s.y),
-    "stateEstimate.z": ("float", lambda s: s.z),
-    "stateEstimate.vx": ("float", lambda s: s.vx),
-    "stateEstimate.vy": ("float", lambda s: s.vy),
-    "stateEstimate.vz": ("float", lambda s: s.vz),
-    "stateEstimate.roll": ("float", lambda s: _deg(s.roll)),
-    "stateEstimate.pitch": ("float", lambda s: _deg(s.pitch)),
-    "stateEstimate.yaw": ("float", lambda s: _deg(s.yaw)),
-    "stabilizer.roll": ("float", lambda s: _deg(s.roll)),
-    "stabilizer.pitch": ("float", lambda s: _deg(s.pitch)),
-    "stabilizer.yaw": ("float", lambda s: _deg(s.yaw)),
+    **{f"stateEstimate.{k}": ("float", attrgetter(k)) for k in ("x", "y", "z", "vx", "vy", "vz")},
+    **{f"{group}.{k}": ("float", lambda s, k=k: math.degrees(getattr(s, k)))
+       for group in ("stateEstimate", "stabilizer") for k in ("roll", "pitch", "yaw")},
     # no estimator converging: scripts waiting for small variances go on at once
-    "kalman.varPX": ("float", lambda s: 0.0),
-    "kalman.varPY": ("float", lambda s: 0.0),
-    "kalman.varPZ": ("float", lambda s: 0.0),
+    **{f"kalman.varP{k}": ("float", lambda s: 0.0) for k in "XYZ"},
     "pm.vbat": ("float", lambda s: battery_voltage(s.charge)),
     "pm.batteryLevel": ("uint8", lambda s: round(100.0 * s.charge)),
     "pm.state": ("int8", lambda s: 3 if s.charge < 0.05 else 0),  # 0 on battery, 3 low power
@@ -203,6 +189,12 @@ class Counters:
     rejected: int = 0       # high-level commands refused in the current flight state
 
 
+# the method of :class:`Drone` that answers each port (the others are unsupported)
+_PORTS = {p.LINK: "_link", p.PLATFORM: "_platform", p.MEM: "_mem", p.LOG: "_log",
+          p.PARAM: "_param", p.GENERIC_COMMANDER: "_generic", p.COMMANDER: "_commander",
+          p.HIGH_LEVEL: "_high_level", p.SUPERVISOR: "_nothing"}
+
+
 # --------------------------------------------------------------------------------- the drone
 class Drone:
     """One simulated Crazyflie's CRTP endpoint (no sockets: packets in, packets out).
@@ -242,48 +234,35 @@ class Drone:
         effect = int(self.param("ring.effect"))
         if effect == 0:
             return (0, 0, 0)
-        if effect == RING_SOLID_COLOUR:
-            return tuple(int(self.param(f"ring.solid{c}")) for c in ("Red", "Green", "Blue"))
-        return None
+        return tuple(int(self.param(f"ring.solid{c}")) for c in ("Red", "Green", "Blue")) \
+            if effect == RING_SOLID_COLOUR else None
 
     # ------------------------------------------------------------------------ packets
     def handle(self, pk: p.Packet, now: float, state: State) -> list[bytes]:
         """Answers to ``pk``; raises :class:`~swarmstack.crtp.protocol.Malformed`."""
         self.counters.received += 1
-        port = pk.port
-        if port == p.LINK:
-            return self._link(pk)
-        if port == p.PLATFORM:
-            return self._platform(pk)
-        if port == p.MEM:
-            if pk.channel == 0 and pk.data[:1] == b"\x01":
-                return [p.encode(p.MEM, 0, b"\x01\x00")]       # no memories
-            return self._unsupported()
-        if port == p.LOG:
-            return self._log(pk, now)
-        if port == p.PARAM:
-            return self._param(pk)
-        if port == p.GENERIC_COMMANDER:
-            self._generic(pk, now)
-            return []
-        if port == p.COMMANDER:
-            roll, pitch, yaw_rate, thrust = p.unpack("<fffH", pk.data)
-            if thrust != 0:
-                return self._unsupported()   # attitude control is not simulated
-            self._stop()
-            return []
-        if port == p.HIGH_LEVEL:
-            self._high_level(pk, now, state)
-            return []
-        if port == p.SUPERVISOR:
-            return []   # arming requests: nothing to arm
-        return self._unsupported()
+        return getattr(self, _PORTS.get(pk.port, "_unsupported"))(pk, now, state) or []
 
-    def _unsupported(self) -> list[bytes]:
+    def _unsupported(self, *_) -> list[bytes]:
         self.counters.unsupported += 1
         return []
 
-    def _link(self, pk: p.Packet) -> list[bytes]:
+    def _nothing(self, *_) -> list[bytes]:   # arming requests: nothing to arm
+        return []
+
+    def _mem(self, pk: p.Packet, *_) -> list[bytes]:
+        if pk.channel == 0 and pk.data[:1] == b"\x01":
+            return [p.encode(p.MEM, 0, b"\x01\x00")]       # no memories
+        return self._unsupported()
+
+    def _commander(self, pk: p.Packet, *_) -> list[bytes]:
+        roll, pitch, yaw_rate, thrust = p.unpack("<fffH", pk.data)
+        if thrust != 0:
+            return self._unsupported()   # attitude control is not simulated
+        self._stop()
+        return []
+
+    def _link(self, pk: p.Packet, *_) -> list[bytes]:
         if pk.channel == 0:
             return [p.encode(p.LINK, 0, pk.data)]                   # echo
         if pk.channel == 1:
@@ -292,7 +271,7 @@ class Drone:
             return [b"\xff"]                                        # null packet: scan probe
         return []                                                   # sink
 
-    def _platform(self, pk: p.Packet) -> list[bytes]:
+    def _platform(self, pk: p.Packet, *_) -> list[bytes]:
         if pk.channel == 1 and pk.data:
             if pk.data[0] == 0:
                 return [p.encode(p.PLATFORM, 1, bytes((0, p.PROTOCOL_VERSION)))]
@@ -308,26 +287,19 @@ class Drone:
         if not data:
             raise p.Malformed("empty TOC request")
         cmd = data[0]
-        if cmd == 3:        # info, 16-bit ids
-            return [p.encode(port, 0, struct.pack("<BHI", 3, len(entries), _crc(entries))
-                             + extra)]
-        if cmd == 1:        # info, 8-bit ids
-            return [p.encode(port, 0, struct.pack("<BBI", 1, len(entries), _crc(entries))
-                             + extra)]
-        if cmd == 2:
-            (ident,) = p.unpack("<H", data, 1)
-            if ident >= len(entries):
-                raise p.Malformed(f"TOC item {ident} of {len(entries)}")
-            return [p.encode(port, 0, struct.pack("<BH", 2, ident) + entries[ident])]
-        if cmd == 0:
-            (ident,) = p.unpack("<B", data, 1)
-            if ident >= len(entries):
-                raise p.Malformed(f"TOC item {ident} of {len(entries)}")
-            return [p.encode(port, 0, struct.pack("<BB", 0, ident) + entries[ident])]
-        raise p.Malformed(f"TOC command {cmd}")
+        if cmd not in (0, 1, 2, 3):
+            raise p.Malformed(f"TOC command {cmd}")
+        ids = "H" if cmd >= 2 else "B"   # 16-bit ids (commands 2, 3) or 8-bit ones (0, 1)
+        if cmd in (1, 3):                # info
+            return [p.encode(port, 0, struct.pack(f"<B{ids}I", cmd, len(entries),
+                                                  _crc(entries)) + extra)]
+        (ident,) = p.unpack(f"<{ids}", data, 1)    # an item
+        if ident >= len(entries):
+            raise p.Malformed(f"TOC item {ident} of {len(entries)}")
+        return [p.encode(port, 0, struct.pack(f"<B{ids}", cmd, ident) + entries[ident])]
 
     # ---------------------------------------------------------------------------- log
-    def _log(self, pk: p.Packet, now: float) -> list[bytes]:
+    def _log(self, pk: p.Packet, now: float, *_) -> list[bytes]:
         if pk.channel == 0:
             return self._toc(p.LOG, self._log_toc, pk.data,
                              bytes((LOG_MAX_BLOCKS, LOG_MAX_OPS)))
@@ -376,22 +348,17 @@ class Drone:
             return answer(0)
         if cmd == 2:                                       # delete
             return answer(0 if self.blocks.pop(bid, None) is not None else ENOENT)
-        if cmd == 3:                                       # start
-            (period,) = p.unpack("<B", d, 2)
-            block = self.blocks.get(bid)
-            if block is None:
-                return answer(ENOENT)
+        if cmd not in (3, 4):
+            raise p.Malformed(f"log command {cmd}")
+        (period,) = p.unpack("<B", d, 2) if cmd == 3 else (0,)   # start (with its period)
+        block = self.blocks.get(bid)                              # or stop
+        if block is None:
+            return answer(ENOENT)
+        block.started = cmd == 3
+        if block.started:
             block.period_s = max(period, 1) * 0.01
-            block.started = True
             block.next_s = now
-            return answer(0)
-        if cmd == 4:                                       # stop
-            block = self.blocks.get(bid)
-            if block is None:
-                return answer(ENOENT)
-            block.started = False
-            return answer(0)
-        raise p.Malformed(f"log command {cmd}")
+        return answer(0)
 
     def logs(self, now: float, state: State) -> list[bytes]:
         """Data packets of the started blocks that are due at ``now`` (s)."""
@@ -420,22 +387,18 @@ class Drone:
             raise p.Malformed(f"{self.params[k].name}: not a number")
         self.param_values[k] = float(v)
 
-    def _param(self, pk: p.Packet) -> list[bytes]:
+    def _param(self, pk: p.Packet, *_) -> list[bytes]:
         d = pk.data
         if pk.channel == 0:
             return self._toc(p.PARAM, self._param_toc, d)
-        if pk.channel == 1:                                   # read
+        if pk.channel in (1, 2):                              # read; write (answers the value)
             (ident,) = p.unpack("<H", d)
             if ident >= len(self.params):
                 raise p.Malformed(f"parameter {ident} of {len(self.params)}")
-            return [p.encode(p.PARAM, 1, struct.pack("<HB", ident, 0) + self._param_bytes(ident))]
-        if pk.channel == 2:                                   # write: answers the value kept
-            (ident,) = p.unpack("<H", d)
-            if ident >= len(self.params):
-                raise p.Malformed(f"parameter {ident} of {len(self.params)}")
-            if not self.params[ident].read_only:
+            if pk.channel == 2 and not self.params[ident].read_only:
                 self._set_param(ident, d, 2)
-            return [p.encode(p.PARAM, 2, struct.pack("<H", ident) + self._param_bytes(ident))]
+            head = struct.pack("<HB", ident, 0) if pk.channel == 1 else struct.pack("<H", ident)
+            return [p.encode(p.PARAM, pk.channel, head + self._param_bytes(ident))]
         if pk.channel == 3 and d[:1] == b"\x00":              # set by name
             parts = d[1:].split(b"\0", 2)
             if len(parts) < 3 or not parts[2]:
@@ -454,7 +417,7 @@ class Drone:
         return self._unsupported()
 
     # ---------------------------------------------------------------------- commanders
-    def _generic(self, pk: p.Packet, now: float) -> None:
+    def _generic(self, pk: p.Packet, now: float, *_) -> None:
         d = pk.data
         if not d:
             raise p.Malformed("empty set-point")
@@ -511,28 +474,22 @@ class Drone:
             self._stop()
             return
         flying = state.flying and not self.stop_requested
+        if flying == (what == "takeoff"):   # a take-off in flight (the firmware's "not idle"),
+            self.counters.rejected += 1     # or a landing or a go-to on the floor
+            return
         here = self.last_setpoint if (self.plan is not None and self.last_setpoint) else (
             state.x, state.y, state.z, state.yaw)
         if what == "takeoff":
             height, yaw, keep_yaw, duration = args
-            if flying:
-                self.counters.rejected += 1                   # the firmware's "not idle"
-                return
             start = (state.x, state.y, state.z, state.yaw)
             goal = (state.x, state.y, height, state.yaw if keep_yaw else yaw)
             self.plan = Plan(start, goal, now, duration)
         elif what == "land":
             height, yaw, keep_yaw, duration = args
-            if not flying:
-                self.counters.rejected += 1
-                return
             goal = (here[0], here[1], height, here[3] if keep_yaw else yaw)
             self.plan = Plan(here, goal, now, duration, then_land=True)
         else:                                                 # go to
             relative, linear, x, y, z, yaw, duration = args
-            if not flying:
-                self.counters.rejected += 1
-                return
             if relative:
                 x, y, z, yaw = here[0] + x, here[1] + y, here[2] + z, here[3] + yaw
             self.plan = Plan(here, (x, y, z, yaw), now, duration, linear=linear)
@@ -575,17 +532,13 @@ class Drone:
             cmd["leds"][row] = colour
         if self.stop_requested:
             self.stop_requested = False
-            self.last_setpoint = None
-            mode[row, 0] = fl.CMD_LAND
-            return
+            return self._land(mode, row)
         if self.low is not None:
             kind, v, t = self.low
             age = now - t
             if age >= STOP_AFTER_S:
                 self.low = None
-                self.last_setpoint = None
-                mode[row, 0] = fl.CMD_LAND
-                return
+                return self._land(mode, row)
             if age < HOLD_AFTER_S:
                 self._low_level(kind, v, state, mode, target, velocity, row)
                 return
@@ -598,9 +551,7 @@ class Drone:
             sp = self.plan.setpoint(now)
             if self.plan.then_land and self.plan.done(now):
                 self.plan = None
-                self.last_setpoint = None
-                mode[row, 0] = fl.CMD_LAND
-                return
+                return self._land(mode, row)
             self.last_setpoint = sp
             if not state.flying:
                 mode[row, 0] = fl.TAKEOFF
@@ -610,6 +561,10 @@ class Drone:
                 target[row] = sp
             return
         mode[row, 0] = fl.HOLD
+
+    def _land(self, mode, row: int) -> None:
+        self.last_setpoint = None
+        mode[row, 0] = fl.CMD_LAND
 
     def _hold(self, state: State) -> None:
         self.last_setpoint = None

@@ -15,12 +15,12 @@ dropped and counted (``counters``); nothing a client sends stops the server.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import select
 import socket
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional
 
 from swarmstack.crtp import protocol as p
@@ -109,21 +109,17 @@ class CflibServer:
 
     def lines(self) -> list[str]:
         """One line per drone: ``GROUP/ROBOT_ID: URI``."""
-        return [f"{d.group}/{d.robot_id}: udp://{self.host}:{d.port}" for d in self.drones]
+        return [f"{d.group}/{d.robot_id}: {uri}" for d, uri in zip(self.drones, self.uris)]
 
     def counters(self) -> dict:
         """Totals over every drone: datagrams received, malformed (not a CRTP packet, or a
         payload that does not fit its command: dropped), unsupported (dropped), high-level
         commands refused in the drone's state."""
-        out = {"received": 0, "malformed": 0, "unsupported": 0, "rejected": 0}
+        out = {"received": self.malformed, "malformed": self.malformed, "unsupported": 0,
+               "rejected": 0}
         for d in self.drones:
-            c = d.drone.counters
-            out["received"] += c.received
-            out["malformed"] += c.malformed
-            out["unsupported"] += c.unsupported
-            out["rejected"] += c.rejected
-        out["received"] += self.malformed
-        out["malformed"] += self.malformed
+            for k, v in vars(d.drone.counters).items():
+                out[k] += v
         return out
 
     def report(self) -> str:
@@ -174,7 +170,8 @@ class CflibServer:
         if self._sim is None:
             self.bind(sim)
         if self._t0 is None:       # nothing moves before a client is there
-            while not self._closed and not self.should_stop() and not self._any_client():
+            while not (self._closed or self.should_stop()
+                       or any(d.peer is not None for d in self.drones)):
                 self.poll(POLL_S)
             self._t0 = time.monotonic()
         if self.speed > 0:
@@ -194,9 +191,6 @@ class CflibServer:
             d.drone.command(now, st, sim.groups[d.group_index].commands, d.row)
         self._stepped += 1
         return self._closed
-
-    def _any_client(self) -> bool:
-        return any(d.peer is not None for d in self.drones)
 
     # --------------------------------------------------------------------------- sockets
     def poll(self, timeout: float) -> None:
@@ -229,28 +223,21 @@ class CflibServer:
         now = self.now() if self._sim is not None else 0.0
         try:
             answers = d.drone.handle(pk, now, st)
-        except p.Malformed:
-            d.drone.counters.malformed += 1
-            return
-        except Exception:   # noqa: BLE001 - whatever a client sends, the server goes on
+        except Exception:   # noqa: BLE001 - Malformed, or whatever: the server goes on
             d.drone.counters.malformed += 1
             return
         for a in answers:
             self._send(d, a)
 
     def _send(self, d: Served, data: bytes) -> None:
-        try:
+        with contextlib.suppress(OSError):   # a client gone away: its next packet sets a peer
             d.sock.sendto(data, d.peer)
-        except OSError:
-            pass    # a client gone away: the next packet it sends sets a new peer
 
     def close(self) -> None:
         self._closed = True
         for d in self.drones:
-            try:
+            with contextlib.suppress(OSError):
                 d.sock.close()
-            except OSError:
-                pass
 
 
 def open_server(kind: str, cfg, runs: int = 1, base_port: int = DEFAULT_PORT,
@@ -261,22 +248,3 @@ def open_server(kind: str, cfg, runs: int = 1, base_port: int = DEFAULT_PORT,
     if runs != 1:
         raise ServeError(f"a served experiment has one run, not {runs}")
     return CflibServer(cfg, host, base_port, speed)
-
-
-def serve_cflib(cfg, out: Path, *, base_port: int = DEFAULT_PORT, speed: float = 1.0,
-                host: str = "127.0.0.1", echo: Callable[[str], None] = print,
-                **run_kw) -> dict:
-    """Run the experiment ``cfg`` into ``out`` with its drones served to cflib (see the
-    module) and return the run's summary; ``run_kw`` go to
-    :func:`~swarmstack.experiments.runner.run_experiment`. The server's counters are
-    printed through ``echo`` at the end."""
-    from swarmstack.experiments.runner import StopSignals, run_experiment
-
-    server = open_server("cflib", cfg, run_kw.get("runs", 1), base_port, speed, host)
-    try:
-        with StopSignals() as signals:
-            return run_experiment(cfg, out, signals=signals,
-                                  on_tick=server.hook(signals, echo), **run_kw)
-    finally:
-        server.close()
-        echo(server.report())

@@ -22,7 +22,7 @@ robot — equivalently, one of the conditions that hold, chosen uniformly.
 
 from __future__ import annotations
 
-import weakref
+import functools
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -200,8 +200,6 @@ def fixed(inp, robots, params):
 # the range-and-bearing board's distances are in cm: a neighbour weighs 1/(1 + d[cm])
 PULL_PER_M = 100.0
 
-_LIGHT = weakref.WeakKeyDictionary()   # group view -> whether it has a light reading
-
 
 def epuck2_inputs(group) -> Inputs:
     """The Chocolate reference model of an E-Puck2 group: proximity 0–4095 → [0, 1], light
@@ -211,27 +209,12 @@ def epuck2_inputs(group) -> Inputs:
     count, pull = group.neighbour_sums(PULL_PER_M)
     angles = _IR_ANGLES
     # without a light sensor (an arena with no light) the robot sees darkness: phototaxis
-    # and anti-phototaxis then go straight, as they do in the dark
-    light = (4095.0 - group.light) / 4095.0 if _has_light(group) else np.zeros((n, 8))
+    # and anti-phototaxis then go straight, as they do in the dark (the reading is looked up
+    # in the view's attributes: a missing one would raise an AttributeError with suggestions)
+    light = (4095.0 - group.light) / 4095.0 if "light" in vars(group) else np.zeros((n, 8))
     return Inputs(prox=group.proximity / 4095.0, prox_angle=angles,
                   light=light, light_angle=angles,
                   ground=group.ground[:, 1] / 1023.0, neighbours=count, pull=pull)
-
-
-def _has_light(group) -> bool:
-    # asked once per group: a missing reading is an AttributeError built with suggestions
-    has = _LIGHT.get(group)
-    if has is None:
-        has = _LIGHT[group] = _has(group, "light")
-    return has
-
-
-def _has(group, reading: str) -> bool:
-    try:
-        getattr(group, reading)
-    except AttributeError:
-        return False
-    return True
 
 
 @dataclass(frozen=True)
@@ -267,13 +250,7 @@ CHOCOLATE_KIT = Kit(
                 taxis=TAXIS_VECTOR, attraction_gain=1.0, colour_hues_deg=np.zeros(1),
                 hue_tolerance_deg=0.0))
 
-_NAMES: dict = {}
-
-
-def _param_names(flavour: Flavour) -> tuple:
-    if flavour.name not in _NAMES:
-        _NAMES[flavour.name] = condition_param_names(flavour)
-    return _NAMES[flavour.name]
+_param_names = functools.cache(condition_param_names)   # asked every control cycle
 
 
 DRAWS = 1 + 2 * MAX_TRANSITIONS   # uniform numbers a robot uses per cycle

@@ -36,19 +36,13 @@ class PFSMController(BatchedController):
         if self.kit.radio:
             # the radio must be on: neighbours are heard on it (and only counted and summed)
             group.neighbour_sums(PULL_PER_M)
-        texts, index = [], {}
-        which_of_run = []
-        for r, p in enumerate(group.run_params):
-            text = p.get("pfsm")
+        texts = [p.get("pfsm") for p in group.run_params]
+        for r, text in enumerate(texts):
             if not isinstance(text, str):
                 raise ValueError(f"run {r} has no 'pfsm' parameter (an AutoMoDe string)")
-            if text not in index:
-                index[text] = len(texts)
-                texts.append(text)
-            which_of_run.append(index[text])
-        pfsms = [grammar.parse(t, self.kit.flavour) for t in texts]
-        self.packed = pack(pfsms, self.kit.flavour)
-        self.which = np.asarray(which_of_run, dtype=np.int64)[group.run]
+        index = {t: k for k, t in enumerate(dict.fromkeys(texts))}   # each PFSM packed once
+        self.packed = pack([grammar.parse(t, self.kit.flavour) for t in index], self.kit.flavour)
+        self.which = np.asarray([index[t] for t in texts], dtype=np.int64)[group.run]
         self.memory = Memory.fresh(group.n)
 
     def reset(self, group):

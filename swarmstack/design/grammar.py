@@ -86,40 +86,38 @@ def parse(text: str, flavour: Flavour) -> PFSM:
         used.add(flag)
         return v
 
+    def module(flag: str, kind: str, modules, after: str):
+        """The behaviour or condition module whose id ``flag`` gives."""
+        ids = [m.id for m in modules]
+        expected = f"a {flavour.name} {kind} id in {ids}"
+        ident = int(take(flag, expected, min(ids), max(ids), True, after))
+        found = next((m for m in modules if m.id == ident), None)
+        if found is None:
+            p, _ = flags[flag]
+            raise GrammarError(p, _token(tokens, p - offset), expected)
+        return found
+
     n = int(take("--nstates", f"an integer in {{1, …, {MAX_STATES}}}", 1, MAX_STATES, True,
                  "the start"))
     states = []
     for s in range(n):
-        b_ids = [m.id for m in flavour.behaviours]
-        b = int(take(f"--s{s}", f"a {flavour.name} behaviour id in {b_ids}", min(b_ids),
-                     max(b_ids), True, f"state {s - 1}" if s else "--nstates"))
-        module = flavour.behaviour(b)
-        if module is None:
-            p, _ = flags[f"--s{s}"]
-            raise GrammarError(p, _token(tokens, p - offset),
-                               f"a {flavour.name} behaviour id in {b_ids}")
+        bmod = module(f"--s{s}", "behaviour", flavour.behaviours,
+                      f"state {s - 1}" if s else "--nstates")
         bparams = {q.name: take(f"--{q.name}{s}", q.describe(), q.low, q.high, q.integer,
-                                f"--s{s}") for q in module.params}
+                                f"--s{s}") for q in bmod.params}
         transitions = []
         if n > 1:
             nt = int(take(f"--n{s}", f"an integer in {{0, …, {MAX_TRANSITIONS}}}", 0,
                           MAX_TRANSITIONS, True, f"--s{s}"))
-            c_ids = [m.id for m in flavour.conditions]
             for t in range(nt):
                 rel = int(take(f"--n{s}x{t}", f"an integer in {{0, …, {n - 2}}} (one of the "
                                               f"{n - 1} other states)", 0, n - 2, True,
                                f"--n{s}"))
-                c = int(take(f"--c{s}x{t}", f"a {flavour.name} condition id in {c_ids}",
-                             min(c_ids), max(c_ids), True, f"--n{s}x{t}"))
-                cmod = flavour.condition(c)
-                if cmod is None:
-                    p, _ = flags[f"--c{s}x{t}"]
-                    raise GrammarError(p, _token(tokens, p - offset),
-                                       f"a {flavour.name} condition id in {c_ids}")
+                cmod = module(f"--c{s}x{t}", "condition", flavour.conditions, f"--n{s}x{t}")
                 cparams = {q.name: take(f"--{q.name}{s}x{t}", q.describe(), q.low, q.high,
                                         q.integer, f"--c{s}x{t}") for q in cmod.params}
-                transitions.append(Transition(rel + (rel >= s), c, cparams))
-        states.append(State(b, bparams, tuple(transitions)))
+                transitions.append(Transition(rel + (rel >= s), cmod.id, cparams))
+        states.append(State(bmod.id, bparams, tuple(transitions)))
     extra = sorted((pos_of[f], f) for f in flags if f not in used)
     if extra:
         p, f = extra[0]
@@ -134,9 +132,7 @@ def _token(tokens: list[str], i: int) -> str:
 
 
 def _fmt(value: float, integer: bool) -> str:
-    if integer or float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))
+    return str(int(value)) if integer or float(value).is_integer() else repr(float(value))
 
 
 def format(pfsm: PFSM, flavour: Flavour) -> str:  # noqa: A001 - the grammar's print

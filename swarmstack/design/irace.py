@@ -102,18 +102,16 @@ def sample_uniform(space: Space, rng: np.random.Generator) -> dict:
 def _uniform(p, rng):
     if isinstance(p, Categorical):
         return p.values[int(rng.integers(len(p.values)))]
-    if isinstance(p, Integer):
-        return int(rng.integers(p.low, p.high + 1))
-    return float(rng.uniform(p.low, p.high))
+    return int(rng.integers(p.low, p.high + 1)) if isinstance(p, Integer) else \
+        float(rng.uniform(p.low, p.high))
 
 
 def _around(p, centre, sd, rng):
     """A truncated normal around ``centre`` (irace's numeric sampling)."""
     lo, hi = (p.low - 0.5, p.high + 0.5) if isinstance(p, Integer) else (p.low, p.high)
     v = centre if sd <= 0 else _truncnorm(centre, sd, lo, hi, rng)
-    if isinstance(p, Integer):
-        return int(min(p.high, max(p.low, round(v))))
-    return float(min(p.high, max(p.low, v)))
+    return int(min(p.high, max(p.low, round(v)))) if isinstance(p, Integer) else \
+        float(min(p.high, max(p.low, v)))
 
 
 def _truncnorm(mu, sd, lo, hi, rng):
@@ -173,12 +171,11 @@ class IteratedRace:
 
     def _run(self, pairs: list) -> None:
         """Evaluate (candidate, instance index) pairs not yet known; count the budget."""
-        todo = [(c, k) for c, k in pairs if k not in self.costs.setdefault(c.key, {})]
-        seen, unique = set(), []
-        for c, k in todo:
-            if (c.key, k) not in seen:
-                seen.add((c.key, k))
-                unique.append((c, k))
+        todo: dict = {}   # each (configuration, instance) once, in the order first asked
+        for c, k in pairs:
+            if k not in self.costs.setdefault(c.key, {}):
+                todo.setdefault((c.key, k), (c, k))
+        unique = list(todo.values())
         if not unique:
             return
         costs = self.evaluate([(c.config, self.instance(k)) for c, k in unique])
@@ -250,9 +247,7 @@ class IteratedRace:
             if np.all(d == 0):
                 return alive
             p = stats.wilcoxon(m[:, 0], m[:, 1], zero_method="zsplit").pvalue
-            if p < self.alpha:
-                return [alive[int(np.argmin(m.mean(axis=0)))]]
-            return alive
+            return [alive[int(np.argmin(m.mean(axis=0)))]] if p < self.alpha else alive
         r = np.apply_along_axis(stats.rankdata, 1, m)
         if np.all(r == r[:, :1]):
             return alive
@@ -269,6 +264,12 @@ class IteratedRace:
         best = R.min()
         return [c for c, rc in zip(alive, R) if rc - best <= t]
 
+    def _block(self, alive: list[Candidate], k: int, block: int) -> tuple[list, int]:
+        """Every candidate on instances ``k … k + block − 1``, and how many of these pairs
+        are still to evaluate."""
+        pairs = [(c, j) for j in range(k, k + block) for c in alive]
+        return pairs, sum(1 for c, j in pairs if j not in self.costs.get(c.key, {}))
+
     def _race(self, candidates: list[Candidate], budget: int, start: int) -> list[Candidate]:
         """Race from instance index ``start``; returns the survivors, best first."""
         alive = list(candidates)
@@ -282,29 +283,21 @@ class IteratedRace:
                 break
             if first_stage and not ks:
                 # the first stage at once: every candidate on `first_test` instances
-                pairs = [(c, j) for j in range(k, k + self.first_test) for c in alive]
-                need = sum(1 for c, j in pairs if j not in self.costs.get(c.key, {}))
+                block = self.first_test
+                pairs, need = self._block(alive, k, block)
                 if self.used + need > self.budget:
                     break
-                before = self.used
-                self._run(pairs)
-                spent += self.used - before
-                ks.extend(range(k, k + self.first_test))
-                k += self.first_test
             else:
                 block = max(self.each_test, -(-self.min_batch // max(1, need)))
-                pairs = [(c, j) for j in range(k, k + block) for c in alive]
-                need = sum(1 for c, j in pairs if j not in self.costs.get(c.key, {}))
+                pairs, need = self._block(alive, k, block)
                 while block > 1 and (spent + need > budget or self.used + need > self.budget):
                     block -= 1   # the block shrinks to what the budget still allows
-                    pairs = [(c, j) for j in range(k, k + block) for c in alive]
-                    need = sum(1 for c, j in pairs
-                               if j not in self.costs.get(c.key, {}))
-                before = self.used
-                self._run(pairs)
-                spent += self.used - before
-                ks.extend(range(k, k + block))
-                k += block
+                    pairs, need = self._block(alive, k, block)
+            before = self.used
+            self._run(pairs)
+            spent += self.used - before
+            ks.extend(range(k, k + block))
+            k += block
             if len(ks) >= self.first_test:
                 alive = self._eliminate(alive, ks)
             if len(alive) <= self.n_min and len(ks) >= self.first_test:

@@ -178,15 +178,11 @@ OBJECTIVES = {"aggregation": Aggregation, "foraging": Foraging, "shelter": Shelt
               "coverage": Coverage, "rvr_mission": ColourAggregation}
 
 
-def objective_class(name: str):
-    if name not in OBJECTIVES:
-        raise ValueError(f"no objective {name!r}; known: {', '.join(OBJECTIVES)}")
-    return OBJECTIVES[name]
-
-
 def run_scores(sim, objective: str, group: str, ticks: int | None = None) -> np.ndarray:
     """Run every run of ``sim`` (already reset) to its end; float64[runs] scores."""
-    obj = objective_class(objective)(sim, group)
+    if objective not in OBJECTIVES:
+        raise ValueError(f"no objective {objective!r}; known: {', '.join(OBJECTIVES)}")
+    obj = OBJECTIVES[objective](sim, group)
     ticks = sim.cfg.simulation.total_ticks if ticks is None else ticks
     sim.start()
     for _ in range(ticks):

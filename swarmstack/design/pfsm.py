@@ -35,9 +35,8 @@ class Param:
         return self.low <= value <= self.high and (not self.integer or float(value).is_integer())
 
     def describe(self) -> str:
-        if self.integer:
-            return f"an integer in {{{self.low:g}, …, {self.high:g}}}"
-        return f"a number in [{self.low:g}, {self.high:g}]"
+        return f"an integer in {{{self.low:g}, …, {self.high:g}}}" if self.integer else \
+            f"a number in [{self.low:g}, {self.high:g}]"
 
 
 @dataclass(frozen=True)
@@ -112,12 +111,7 @@ class Packed:
 
 
 def condition_param_names(flavour: Flavour) -> tuple[str, ...]:
-    names: list[str] = []
-    for m in flavour.conditions:
-        for p in m.params:
-            if p.name not in names:
-                names.append(p.name)
-    return tuple(names)
+    return tuple(dict.fromkeys(p.name for m in flavour.conditions for p in m.params))
 
 
 def pack(pfsms, flavour: Flavour) -> Packed:

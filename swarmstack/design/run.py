@@ -10,7 +10,7 @@ one-sided Mann–Whitney test of the design against the random PFSMs) and ``scor
 from __future__ import annotations
 
 import json
-import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -21,9 +21,9 @@ from swarmstack.design.controller import kit_for
 from swarmstack.design.evaluate import Mission, evaluate
 from swarmstack.studies.executors import executor_workers, make_executor
 from swarmstack.design.irace import IteratedRace, sample_uniform
-from swarmstack.design.ledger import Ledger
 from swarmstack.design.space import pfsm_space, to_text
 from swarmstack.experiments.config import load_experiment
+from swarmstack.experiments.results_writer import write_file_atomic
 
 LEDGER = "ledger.sqlite"
 DEFAULT_TIMEOUT_S = 3600.0   # a run's wall-clock budget unless the file or the caller says
@@ -53,10 +53,56 @@ class Assessment:
         return out
 
 
-def fresh_seeds(seed: int, n: int) -> list:
-    """Assessment seeds: a stream of their own, apart from the race's instances."""
-    return [int(v) for v in np.random.SeedSequence([seed, 0xF2E5]).generate_state(
-        n, dtype=np.uint32)]
+class LedgerMismatch(ValueError):
+    pass
+
+
+class Ledger:
+    """The design's ledger: every evaluation (PFSM string, instance seed → score) in SQLite.
+
+    A design that is killed and started again with ``--resume`` replays its (deterministic)
+    race from the beginning; every evaluation already in the ledger is read instead of
+    simulated, so it reaches the same result as an uninterrupted design with the same seed.
+    Each batch's results are committed together, as soon as they arrive."""
+
+    def __init__(self, path: Path, settings: dict):
+        self.path = Path(path)
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS settings (id INTEGER PRIMARY KEY CHECK "
+                        "(id = 0), json TEXT NOT NULL)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS evaluations (pfsm TEXT NOT NULL, seed "
+                        "INTEGER NOT NULL, score REAL NOT NULL, PRIMARY KEY (pfsm, seed))")
+        row = self.db.execute("SELECT json FROM settings").fetchone()
+        text = json.dumps(settings, sort_keys=True)
+        if row is None:
+            self.db.execute("INSERT INTO settings VALUES (0, ?)", (text,))
+            self.db.commit()
+        elif row[0] != text:
+            old = json.loads(row[0])
+            diff = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
+            raise LedgerMismatch(f"{self.path} belongs to another design (it differs in "
+                                 f"{', '.join(diff)}: {', '.join(f'{k}={old.get(k)!r}' for k in diff)})")
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM evaluations").fetchone()[0]
+
+    def lookup(self, pairs: list[tuple[str, int]]) -> dict:
+        found = {}
+        for text, seed in pairs:
+            row = self.db.execute("SELECT score FROM evaluations WHERE pfsm = ? AND seed = ?",
+                                  (text, int(seed))).fetchone()
+            if row is not None:
+                found[(text, int(seed))] = row[0]
+        return found
+
+    def record(self, rows: list[tuple[str, int, float]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO evaluations VALUES (?, ?, ?)",
+                                [(t, int(s), float(v)) for t, s, v in rows])
+
+    def close(self) -> None:
+        self.db.close()
 
 
 def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
@@ -121,9 +167,11 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
         result = race.run()
         done[0] = budget
         best = to_text(result.best, flavour)
-        _write(out / "best.txt", best + "\n")
+        write_file_atomic(out / "best.txt", (best + "\n").encode())
         # assessment on fresh seeds: the design, random PFSMs and the file's own controller
-        seeds = fresh_seeds(seed, n_fresh)
+        # (a stream of their own, apart from the race's instances)
+        seeds = [int(v) for v in np.random.SeedSequence([seed, 0xF2E5]).generate_state(
+            n_fresh, dtype=np.uint32)]
         rng = np.random.default_rng([seed, 0xBA5E])
         randoms = [to_text(sample_uniform(space, rng), flavour) for _ in range(n_random)]
         entries = [best] + randoms + ([hand_text] if hand_text else [])
@@ -145,19 +193,13 @@ def design(experiment: Path, objective: str, budget: int, seed: int, out: Path,
         if n_random else float("nan")
     assessment = Assessment(seeds, table[0].tolist(), rand.tolist(), randoms,
                             table[-1].tolist() if hand_text else None, p)
-    _write(out / "scores.json", json.dumps({
+    write_file_atomic(out / "scores.json", json.dumps({
         "mission": settings, "best": best, "evaluations": result.evaluations,
         "iterations": result.iterations, "seeds": seeds, "design": assessment.design,
         "random": assessment.random, "random_pfsms": randoms, "hand": assessment.hand,
-        "hand_pfsm": hand_text, **assessment.summary()}, indent=1))
+        "hand_pfsm": hand_text, **assessment.summary()}, indent=1).encode())
     box_plot(out / "scores.png", assessment, objective)
     return best, assessment
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def box_plot(path: Path, a: Assessment, objective: str) -> None:

@@ -16,9 +16,8 @@ from swarmstack.design.pfsm import MAX_STATES, MAX_TRANSITIONS, PFSM, Flavour, P
 
 
 def _numeric(q: Param, name: str, when):
-    if q.integer:
-        return Integer(name, int(q.low), int(q.high), when=when)
-    return Real(name, float(q.low), float(q.high), when=when)
+    return Integer(name, int(q.low), int(q.high), when=when) if q.integer else \
+        Real(name, float(q.low), float(q.high), when=when)
 
 
 def _state_on(i):

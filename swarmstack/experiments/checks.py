@@ -30,9 +30,14 @@ def excerpt(text, limit: int = MAX_EXCERPT) -> str:
     raw = str(text)
     head = " ".join(raw[:4 * limit + 16].split())
     head = "".join(c if c.isprintable() else repr(c)[1:-1] for c in head)
-    if len(head) <= limit and len(raw) <= 4 * limit + 16:
-        return head
-    return f"{head[:limit].rstrip()}… ({len(raw)} characters)"
+    return head if len(head) <= limit and len(raw) <= 4 * limit + 16 else \
+        f"{head[:limit].rstrip()}… ({len(raw)} characters)"
+
+
+def one_line(text) -> str:
+    """``text`` (or an exception) with line breaks and runs of spaces folded: one problem,
+    one line."""
+    return " ".join(str(text).split())
 
 
 def report(text, limit: int = MAX_REPORT) -> str:
@@ -74,10 +79,7 @@ def _models_in(annotation) -> list[type[BaseModel]]:
     Annotated)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
-    out = []
-    for arg in typing.get_args(annotation):
-        out.extend(_models_in(arg))
-    return out
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
 
 
 def keys_at(root: type[BaseModel], loc: tuple) -> list[str]:
@@ -86,18 +88,12 @@ def keys_at(root: type[BaseModel], loc: tuple) -> list[str]:
     for part in loc:
         if isinstance(part, int):
             continue
-        nxt = []
-        for m in models:
-            field = m.model_fields.get(part)
-            if field is not None:
-                nxt.extend(_models_in(field.annotation))
+        nxt = [sub for m in models if part in m.model_fields
+               for sub in _models_in(m.model_fields[part].annotation)]
         if not nxt:
             break   # an internal part of the location (union tags …): stay where we are
         models = nxt
-    names = []
-    for m in models:
-        names.extend(f.alias or n for n, f in m.model_fields.items())
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(f.alias or n for m in models for n, f in m.model_fields.items()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,9 +153,7 @@ def warnings_for(cfg, source: str) -> list[str]:
     for kind, items in (("boxes", cfg.boxes), ("cylinders", cfg.cylinders)):
         for i, item in enumerate(items):
             cx, cy = item.center
-            r = getattr(item, "radius", None)
-            if r is None:
-                r = 0.5 * min(item.size[0], item.size[1])
+            r = getattr(item, "radius", None) or 0.5 * min(item.size[0], item.size[1])
             if outside(cx, cy, r):
                 out.append(f"{source}: {kind}[{i}].center: ({cx:g}, {cy:g}) m is outside the "
                            f"arena (x {x0:g}…{x1:g} m, y {y0:g}…{y1:g} m): no robot can reach it")
@@ -184,4 +178,4 @@ def warnings_for(cfg, source: str) -> list[str]:
 
 
 __all__ = ["suggest", "keys_at", "key_line", "warnings_for", "excerpt", "report",
-           "bounded_error"]
+           "bounded_error", "one_line"]

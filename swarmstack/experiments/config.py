@@ -17,16 +17,14 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
                       Field, StrictBool, StrictInt, Tag, ValidationError, ValidationInfo,
                       field_validator, model_validator)
 
-from swarmstack.controllers.loader import ControllerLoadError, check_path, parse_spec
-from swarmstack.experiments.checks import key_line, keys_at, suggest
+from swarmstack.controllers.loader import check_path, parse_spec
+from swarmstack.experiments.checks import key_line, keys_at, one_line, suggest
 from swarmstack.experiments.files import read_limited
 from swarmstack.experiments.quantities import (Angle, Duration, Length, _parser, _short,
                                                with_units_resolved)
 from swarmstack.robots import base as robot_types
-from swarmstack.robots.options import BatteryOptions, CameraOptions, NoiseOptions, WheelsOptions
-from swarmstack.world.colors import to_rgb
+from swarmstack.robots.options import Color
 
-Color = Annotated[tuple[int, int, int], BeforeValidator(to_rgb)]
 Point2 = tuple[Length, Length]
 Point3 = tuple[Length, Length, Length]
 
@@ -50,10 +48,7 @@ def _not_bool(value):
 
 
 def _path_string(value: str) -> str:
-    try:
-        check_path(value)
-    except ControllerLoadError as exc:
-        raise ValueError(str(exc)) from None
+    check_path(value)   # its ControllerLoadError is a ValueError: pydantic says its message
     return value
 
 
@@ -94,9 +89,8 @@ class SimulationCfg(Strict):
 
     @property
     def total_ticks(self) -> int:
-        if self.ticks is not None:
-            return self.ticks
-        return max(1, round(self.duration * self.ticks_per_second))
+        return self.ticks if self.ticks is not None else \
+            max(1, round(self.duration * self.ticks_per_second))
 
 
 class WallsCfg(Strict):
@@ -198,12 +192,6 @@ class FloorCfg(Strict):
         return self
 
 
-# Device and actuator options are declared by the robot types that carry them
-# (``swarmstack.robots.options``); the names below stay for existing imports.
-NoiseCfg, CameraCfg, BatteryCfg, WheelsCfg = NoiseOptions, CameraOptions, BatteryOptions, \
-    WheelsOptions
-
-
 def _switch(value):
     """``sensor = true`` / ``false`` or a table of options."""
     return {"enabled": value} if isinstance(value, bool) else value
@@ -291,6 +279,9 @@ class ControllerCfg(Strict):
     pfsm: Optional[str] = Field(None, description="AutoMoDe PFSM, e.g. '--nstates 1 --s0 1'")
     pfsm_file: Optional[FilePath] = Field(None, description="file with an AutoMoDe PFSM string, "
                                                             "relative to the experiment file")
+    # a learnt policy (swarmstack.learn.policy, docs/learning.md)
+    policy: Optional[str] = Field(None, description="'file.npz' (an MLP) or 'file.py:NAME' (a "
+                                                    "callable), relative to the experiment file")
     params: dict[str, Any] = {}
     distance_unit: Literal["m", "cm", "mm"] = "cm"   # Buzz: unit of neighbour distances, goto…
     profile: Literal["buzz", "bittybuzz"] = "buzz"   # Buzz: the VM's limits and number formats
@@ -304,10 +295,7 @@ class ControllerCfg(Strict):
     @field_validator("python")
     @classmethod
     def _spec(cls, value):
-        try:
-            parse_spec(value)
-        except ControllerLoadError as exc:
-            raise ValueError(str(exc)) from None
+        parse_spec(value)
         return value
 
     @field_validator("params")
@@ -324,23 +312,20 @@ class ControllerCfg(Strict):
 
     @model_validator(mode="after")
     def _one_language(self):
-        given = [k for k in ("python", "buzz", "lua", "pfsm", "pfsm_file")
+        given = [k for k in ("python", "buzz", "lua", "pfsm", "pfsm_file", "policy")
                  if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("a controller needs exactly one of python = \"file.py:Class\", "
-                             "buzz = \"file.bzz\", lua = \"file.lua\", pfsm = \"--nstates …\" "
-                             "or pfsm_file = "
-                             "\"file.txt\"" + (f"; found {' and '.join(given)}" if given
+                             "buzz = \"file.bzz\", lua = \"file.lua\", pfsm = \"--nstates …\", "
+                             "pfsm_file = \"file.txt\" or policy = "
+                             "\"file.npz\"" + (f"; found {' and '.join(given)}" if given
                                                 else ""))
         if self.buzz is None and ("distance_unit" in self.model_fields_set
                                         or "profile" in self.model_fields_set):
             raise ValueError("distance_unit and profile apply to Buzz controllers only")
-        if self.lua is None and "runtime" in self.model_fields_set:
-            raise ValueError("runtime applies to Lua controllers only")
-        if self.lua is None and "loop_guard" in self.model_fields_set:
-            raise ValueError("loop_guard applies to Lua controllers only")
-        if self.lua is None and "trusted" in self.model_fields_set:
-            raise ValueError("trusted applies to Lua controllers only")
+        for lua_only in ("runtime", "loop_guard", "trusted"):
+            if self.lua is None and lua_only in self.model_fields_set:
+                raise ValueError(f"{lua_only} applies to Lua controllers only")
         if self.lua is not None:   # Lua's integers are 64-bit
             where = _wide_integer(self.params)
             if where is not None:
@@ -401,23 +386,19 @@ class RobotGroupCfg(Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _radio_switch(cls, data):
-        if isinstance(data, dict) and isinstance(data.get("radio"), bool):
-            data = {**data, "radio": {"enabled": data["radio"]}}
-        return data
-
-    @model_validator(mode="before")
-    @classmethod
-    def _gather_actuator_options(cls, data, info: ValidationInfo):
-        # `wheels = {…}` reads naturally in a file; keys naming an actuator of the group's type
-        # move into `actuators` (other unknown keys stay, to be refused as unknown)
+    def _shorthands(cls, data, info: ValidationInfo):
+        # `radio = true` switches the table; `wheels = {…}` reads naturally in a file: keys
+        # naming an actuator of the group's type move into `actuators` (other unknown keys
+        # stay, to be refused as unknown)
         if not isinstance(data, dict):
             return data
+        out = dict(data)
+        if isinstance(out.get("radio"), bool):
+            out["radio"] = {"enabled": out["radio"]}
         try:
             rt = robot_types.get(data.get("type", "epuck2"), _base_dir(info))
         except KeyError:   # the type is reported (_check_group), not its options as unknown
             rt = None
-        out = dict(data)
         moved = {k: out.pop(k) for k in list(out)
                  if k not in cls.model_fields and (rt is None or rt.actuator(k) is not None)}
         if moved:
@@ -443,9 +424,8 @@ class RobotGroupCfg(Strict):
     def radio_on(self) -> bool:
         """Whether the group's robots use the radio: ``radio`` set and enabled, or a Buzz
         controller (which always talks through it) unless ``radio = false``."""
-        if self.radio is not None:
-            return self.radio.enabled
-        return self.controller is not None and self.controller.buzz is not None
+        return self.radio.enabled if self.radio is not None else \
+            self.controller is not None and self.controller.buzz is not None
 
 
 class OutputCfg(Strict):
@@ -518,14 +498,10 @@ def _internal(part) -> bool:
 
 
 def _message(err: dict, root: Optional[type[BaseModel]] = None) -> str:
-    msg = err.get("msg", "")
-    for prefix in ("Value error, ", "Assertion failed, "):
-        if msg.startswith(prefix):
-            msg = msg[len(prefix):]
-    for should in ("Input should be", "String should have", "List should have",
-                   "Tuple should have", "Dictionary should have"):
-        if msg.startswith(should):
-            msg = "expected" + msg[len(should):]
+    # pydantic's words made the file's: "Value error, " dropped, "Input should be" → "expected"
+    msg = re.sub(r"^(Value error, )?(Assertion failed, )?", "", err.get("msg", ""))
+    msg = re.sub(r"^(Input should be|(String|List|Tuple|Dictionary) should have)", "expected",
+                 msg)
     kind, ctx = err.get("type"), err.get("ctx") or {}
     if kind == "extra_forbidden":
         loc = tuple(err.get("loc") or ())
@@ -551,11 +527,6 @@ def _message(err: dict, root: Optional[type[BaseModel]] = None) -> str:
     return one_line(msg)
 
 
-def one_line(text: str) -> str:
-    """``text`` with line breaks (and runs of spaces) folded: one problem, one line."""
-    return " ".join(str(text).split())
-
-
 def format_validation_error(source: str, exc: ValidationError, sep: str = ": ",
                             root: Optional[type[BaseModel]] = None) -> list[str]:
     """One ``SOURCE: key.path: message`` line per problem (``sep`` joins source and path: a
@@ -578,46 +549,51 @@ def format_validation_error(source: str, exc: ValidationError, sep: str = ": ",
     return problems
 
 
-def _wide_integer(data):
-    """``(key path, value)`` of the first integer outside 64 bits, else None."""
-    stack = [(data, "")]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, (dict, list, tuple)):
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for k, v in reversed(list(items)):
-                stack.append((v, f"{path}[{k}]" if isinstance(k, int) else f"{path}.{key(k)}"))
-        elif isinstance(value, int) and not isinstance(value, bool) \
-                and not -2 ** 63 <= value < 2 ** 63:
-            return path, value
-    return None
-
-
-def _deep_or_not_finite(data, max_depth: int, check_numbers: bool = True):
-    """``(key path, what)`` of the first value nested deeper than ``max_depth`` arrays and
-    tables (or a number that is NaN or infinite), else None. Iterative: any depth is safe."""
+def _values(data):
+    """``(key path, value, depth)`` of ``data`` and of everything in its arrays and tables,
+    depth first, a table before what it holds. Iterative: any depth is safe."""
     stack = [(data, "", 0)]
     while stack:
         value, path, depth = stack.pop()
+        yield path, value, depth
         if isinstance(value, (dict, list, tuple)):
-            if depth >= max_depth:
-                return path, f"nested too deeply (at most {max_depth} levels of arrays and " \
-                             "tables)"
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for k, v in reversed(list(items)):
                 sub = f"{path}[{k}]" if isinstance(k, int) else f"{path}.{key(k)}"
                 stack.append((v, sub, depth + 1))
-        elif check_numbers and isinstance(value, float) and not math.isfinite(value):
+
+
+def _wide_integer(data):
+    """``(key path, value)`` of the first integer outside 64 bits, else None."""
+    return next(((path, v) for path, v, _ in _values(data) if isinstance(v, int)
+                 and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 63), None)
+
+
+def _deep_or_not_finite(data, max_depth: int, check_numbers: bool = True):
+    """``(key path, what)`` of the first value nested deeper than ``max_depth`` arrays and
+    tables (or a number that is NaN or infinite), else None."""
+    for path, value, depth in _values(data):
+        if isinstance(value, (dict, list, tuple)) and depth >= max_depth:
+            return path, f"nested too deeply (at most {max_depth} levels of arrays and tables)"
+        if check_numbers and isinstance(value, float) and not math.isfinite(value):
             return path, f"expected a finite number, found {value!r}"
     return None
 
 
-def _finite_options(where: str, options: BaseModel, problems: list[str]) -> None:
-    """Device and actuator options are plain models: refuse NaN and infinities in them."""
-    for name in type(options).model_fields:
-        value = getattr(options, name)
-        if isinstance(value, float) and not math.isfinite(value):
-            problems.append(f"{where}.{name}: expected a finite number (found {value!r})")
+def _options(where: str, model: type[BaseModel], value, problems: list[str]):
+    """``value`` validated by a device's or an actuator's options ``model`` (strictly:
+    ``max_blobs = true`` is not 1, ``level = "0.1"`` not a number; NaN and infinities
+    refused), or None with its problems added to ``problems``."""
+    try:
+        options = model.model_validate(value, strict=True)
+    except ValidationError as exc:
+        problems.extend(format_validation_error(where, exc, sep=".", root=model))
+        return None
+    for name in model.model_fields:
+        v = getattr(options, name)
+        if isinstance(v, float) and not math.isfinite(v):
+            problems.append(f"{where}.{name}: expected a finite number (found {v!r})")
+    return options
 
 
 def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str],
@@ -638,14 +614,8 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str],
                             + (f"; did you mean {near}?" if near else "")
                             + f"; it has {', '.join(rt.devices) or 'no sensors'}")
             continue
-        # strict: `max_blobs = true` is not 1, `level = "0.1"` not a number
-        try:
-            sensors[name] = spec.options.model_validate(_switch(value), strict=True)
-        except ValidationError as exc:
-            problems.extend(format_validation_error(f"{where}.sensors.{key(name)}", exc,
-                                                    sep=".", root=spec.options))
-            continue
-        _finite_options(f"{where}.sensors.{key(name)}", sensors[name], problems)
+        sensors[name] = _options(f"{where}.sensors.{key(name)}", spec.options, _switch(value),
+                                 problems)
     if g.radio_on and rt.radio is None:
         problems.append(f"{where}.radio: {rt.name} has no range-and-bearing radio")
     actuators = {}
@@ -656,13 +626,7 @@ def _check_group(source: str, i: int, g: RobotGroupCfg, problems: list[str],
             problems.append(f"{where}.{key(name)}: {rt.name} has no actuator options {name!r}"
                             + (f"; it has {', '.join(has)}" if has else ""))
             continue
-        try:
-            actuators[name] = spec.options.model_validate(value, strict=True)
-        except ValidationError as exc:
-            problems.extend(format_validation_error(f"{where}.{key(name)}", exc, sep=".",
-                                                    root=spec.options))
-            continue
-        _finite_options(f"{where}.{key(name)}", actuators[name], problems)
+        actuators[name] = _options(f"{where}.{key(name)}", spec.options, value, problems)
     return g.model_copy(update={"sensors": sensors, "actuators": actuators})
 
 
@@ -756,6 +720,13 @@ def parse_experiment(data: dict, source: str = "<experiment>",
     problems: list[str] = []
     groups = [_check_group(source, i, g, problems, base_dir) for i, g in enumerate(cfg.robots)]
     groups = [_check_pfsm(source, i, g, base_dir, problems) for i, g in enumerate(groups)]
+    if any(g.controller is not None and g.controller.policy is not None for g in groups):
+        from swarmstack.learn.policy import policy_controller
+
+        groups = [policy_controller(f"{source}: robots[{i}].controller.policy", g,
+                                    cfg.arena.bounds, base_dir, problems)
+                  if g.controller is not None and g.controller.policy is not None else g
+                  for i, g in enumerate(groups)]
     typed = [g for g in groups if g.type in robot_types.ROBOT_TYPES]
     known = {d for g in typed for d in robot_types.ROBOT_TYPES[g.type].devices}
     for k, name in enumerate(cfg.output.sensors):

@@ -44,6 +44,31 @@ def import_file(path: Path, prefix: str):
     return module
 
 
+def failure(exc: BaseException) -> str:
+    """What an exception says, on one line (a user's module calling ``sys.exit`` included)."""
+    return f"it called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else \
+        " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def import_user_file(path: Path, prefix: str, error: type[Exception], what: str, used: str,
+                     shown=repr):
+    """The module of a Python file an experiment names (:func:`import_file`), or ``error``
+    saying why not: ``path`` cannot be used (``used`` names it then), does not exist, is not a
+    file, or its import raised. ``what`` names such a file, ``shown`` quotes a path."""
+    try:
+        path = path.resolve()
+        is_file = path.is_file()
+    except (OSError, ValueError, RuntimeError) as exc:   # RuntimeError: a symlink loop
+        raise error(f"cannot use {used}: {failure(exc)}") from None
+    if not is_file:
+        raise error(f"{what} {shown(str(path))} "
+                    + ("does not exist" if not path.exists() else "is not a file"))
+    try:
+        return import_file(path, prefix)
+    except (Exception, SystemExit) as exc:
+        raise error(f"importing {shown(str(path))} failed: {failure(exc)}") from None
+
+
 def import_spec(name: str, spec):
     """Import the module of ``spec`` (``importlib.machinery.ModuleSpec``) as ``name``; what its
     import raises propagates and leaves nothing in ``sys.modules``."""

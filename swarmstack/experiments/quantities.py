@@ -109,6 +109,5 @@ def with_units_resolved(value, metres_per_unit: float = 1.0):
         return number / metres_per_unit if dimension in ("length", "speed") else number
     if isinstance(value, dict):
         return {k: with_units_resolved(v, metres_per_unit) for k, v in value.items()}
-    if isinstance(value, list):
-        return [with_units_resolved(v, metres_per_unit) for v in value]
-    return value
+    return [with_units_resolved(v, metres_per_unit) for v in value] \
+        if isinstance(value, list) else value

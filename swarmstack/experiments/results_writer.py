@@ -18,6 +18,7 @@ NumPy arrays and reads ``DIR/trajectories/*.parquet`` back as one table.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,9 +41,8 @@ def part_ticks(chunk_ticks: Optional[int], rows_per_tick: int) -> int:
     """Logged ticks per part: ``chunk_ticks`` when the experiment sets it; otherwise
     :data:`PART_TICKS`, or more for a small swarm, whose parts would be so small that writing
     them (a few milliseconds each) would cost more than simulating them."""
-    if chunk_ticks is not None:
-        return max(1, int(chunk_ticks))
-    return max(PART_TICKS, -(-PART_ROWS_TARGET // max(1, int(rows_per_tick))))
+    return max(1, int(chunk_ticks)) if chunk_ticks is not None else \
+        max(PART_TICKS, -(-PART_ROWS_TARGET // max(1, int(rows_per_tick))))
 
 
 class ResultsWriteError(OSError):
@@ -65,11 +65,8 @@ def _cause(exc: BaseException) -> str:
         return exc.cause
     if isinstance(exc, MemoryError):
         return "out of memory"
-    if isinstance(exc, OSError):
-        if exc.strerror:
-            return exc.strerror
-        if exc.errno:
-            return os.strerror(exc.errno)
+    if isinstance(exc, OSError) and (exc.strerror or exc.errno):
+        return exc.strerror or os.strerror(exc.errno)
     text = str(exc).strip()
     line = text.splitlines()[0] if text else type(exc).__name__
     detail = re.search(r"\{.*\}\s*$", line)  # DuckDB: '…: {"exception_message": …, "errno": …}'
@@ -83,16 +80,13 @@ def _cause(exc: BaseException) -> str:
                 return os.strerror(int(info["errno"]))
             line = str(info.get("exception_message") or line)
     quoted = re.search(r'"[^"]*":\s*(.+)$', line)  # 'Cannot open file "…": Permission denied'
-    if quoted:
-        return quoted.group(1)
-    return re.sub(r"^[A-Za-z ]*Error:\s*", "", line) or type(exc).__name__
+    return quoted.group(1) if quoted else \
+        re.sub(r"^[A-Za-z ]*Error:\s*", "", line) or type(exc).__name__
 
 
 def _unlink_quietly(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def write_file_atomic(path: Path, data) -> None:
@@ -181,10 +175,6 @@ def _sql_path(path: Path) -> str:
 _PARTS_DB = ":memory:swarmstack-parts"
 
 
-def _part_tmp(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
-
-
 def write_part(path: Path, columns: dict[str, np.ndarray]) -> Path:
     """Write one part under its temporary name (``.NAME.<pid>.tmp``, which ``*.parquet`` does
     not match) and return that name; the caller renames it to ``path``. A failure removes the
@@ -192,7 +182,7 @@ def write_part(path: Path, columns: dict[str, np.ndarray]) -> Path:
     import duckdb  # 0.04 s to import: a run that writes nothing yet does not wait for it
 
     path = Path(path)
-    tmp = _part_tmp(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = duckdb.connect(_PARTS_DB)
@@ -205,17 +195,6 @@ def write_part(path: Path, columns: dict[str, np.ndarray]) -> Path:
         _unlink_quietly(tmp)
         raise ResultsWriteError(path, _cause(exc)) from None
     return tmp
-
-
-def write_parquet_atomic(path: Path, columns: dict[str, np.ndarray]) -> None:
-    """Write one Parquet file through a temporary name and a rename (readers see all of it or
-    nothing); raises :class:`ResultsWriteError`."""
-    tmp = write_part(path, columns)
-    try:
-        os.replace(tmp, path)
-    except OSError as exc:
-        _unlink_quietly(tmp)
-        raise ResultsWriteError(path, _cause(exc)) from None
 
 
 class RunLogs:
@@ -342,14 +321,6 @@ class ChunkedTable:
         self.parts = 0
         self.written: list[Path] = []
 
-    @property
-    def rows(self) -> int:
-        return self.buffer.rows
-
-    @property
-    def nbytes(self) -> int:
-        return self.buffer.nbytes
-
     def stage(self) -> Optional[tuple[Path, Path]]:
         """Write the buffered rows as the next part under its temporary name: ``(path, tmp)``
         (None if nothing was buffered). The buffer is emptied even when the write fails."""
@@ -443,14 +414,10 @@ class TickRows:
     def sensor_buffers(self) -> dict[str, TickBuffer]:
         """Group name -> the buffer of its sensor rows, for the groups that log sensors."""
         b = self.sim.world.bodies
-        out = {}
-        for g in self.sim.groups:
-            if g.slice.name in self.sensor_names:
-                sl = g.slice.slice
-                out[g.slice.name] = TickBuffer(
-                    {"run": b.run[sl], "robot": b.robot_id[sl],
-                     "group_name": self.group_name[sl]}, self.sim.world.dt)
-        return out
+        return {g.slice.name: TickBuffer({"run": b.run[sl], "robot": b.robot_id[sl],
+                                          "group_name": self.group_name[sl]}, self.sim.world.dt)
+                for g in self.sim.groups if g.slice.name in self.sensor_names
+                for sl in [g.slice.slice]}
 
     # this tick's values
     def add_trajectories(self, buffer: TickBuffer) -> None:
@@ -543,9 +510,7 @@ class ResultsWriter:
             raise
         self._ticks += 1
         self.last_tick = tick
-        if self._ticks >= self.chunk_ticks or self.full():
-            return self.flush()
-        return False
+        return self.flush() if self._ticks >= self.chunk_ticks or self.full() else False
 
     def full(self) -> bool:
         nbytes = 0
@@ -595,9 +560,7 @@ class ResultsWriter:
     def saved(self, done: int) -> int:
         """Of ``done`` ticks simulated, up to which one the rows are all on disk: ``done``
         when nothing is logged, else ``saved_tick`` (0 before the first part)."""
-        if not self._tables:
-            return done
-        return min(done, self.saved_tick or 0)
+        return min(done, self.saved_tick or 0) if self._tables else done
 
     def close(self) -> None:
         self._spare = None
@@ -629,20 +592,20 @@ def read_table(folder: Path):
 # ---------------------------------------------------------------------------------------------
 # the results folder
 
-_PART = re.compile(r"part-\d{5,}\.parquet")
-_PART_TMP = re.compile(r"\.part-\d{5,}\.parquet(\.[0-9]+)?\.tmp")
+_PARTS = re.compile(r"part-\d{5,}\.parquet|\.part-\d{5,}\.parquet(\.[0-9]+)?\.tmp")
 _SUMMARY_TMP = re.compile(r"\.summary\.json\..*\.tmp")
 _LOG = re.compile(r"run-\d{5,}\.log")
 # the files of a run's recording for the viewer (swarmstack.viewer.recording writes them)
 _RECORDING = re.compile(r"header\.json|end\.json|floor\.png|(chunk|links)-\d{6,}\.bin|"
                         r"text-\d{6,}\.json|\..+\.tmp")
-_FLAT_FOLDERS = {"recording": _RECORDING, "logs": _LOG}
+_FLAT_FOLDERS = {"trajectories": _PARTS, "recording": _RECORDING, "logs": _LOG}
 
 
-def _table_folder(folder: Path, rel: str, files: list, dirs: list, foreign: list) -> None:
+def _flat_folder(folder: Path, rel: str, pattern, files: list, dirs: list,
+                 foreign: list) -> None:
+    """A folder of a run whose files all match ``pattern``; anything else is foreign."""
     for entry in os.scandir(folder):
-        if entry.is_file(follow_symlinks=False) and (_PART.fullmatch(entry.name)
-                                                     or _PART_TMP.fullmatch(entry.name)):
+        if entry.is_file(follow_symlinks=False) and pattern.fullmatch(entry.name):
             files.append(Path(entry.path))
         else:
             foreign.append(f"{rel}/{entry.name}")
@@ -657,24 +620,18 @@ def _scan_run(out_dir: Path) -> tuple[list[Path], list[Path], list[str]]:
     for entry in os.scandir(out_dir):
         name, path = entry.name, Path(entry.path)
         is_dir = entry.is_dir(follow_symlinks=False)
-        is_file = entry.is_file(follow_symlinks=False)
-        if is_file and (name == "summary.json" or _SUMMARY_TMP.fullmatch(name)):
+        if entry.is_file(follow_symlinks=False) and (name == "summary.json"
+                                                     or _SUMMARY_TMP.fullmatch(name)):
             files.append(path)
-        elif is_dir and name == "trajectories":
-            _table_folder(path, name, files, dirs, foreign)
+        elif is_dir and name in _FLAT_FOLDERS:   # trajectories/, recording/, logs/
+            _flat_folder(path, name, _FLAT_FOLDERS[name], files, dirs, foreign)
         elif is_dir and name == "sensors":
             for sub in os.scandir(path):
                 if sub.is_dir(follow_symlinks=False):
-                    _table_folder(Path(sub.path), f"sensors/{sub.name}", files, dirs, foreign)
+                    _flat_folder(Path(sub.path), f"sensors/{sub.name}", _PARTS, files, dirs,
+                                 foreign)
                 else:
                     foreign.append(f"sensors/{sub.name}")
-            dirs.append(path)
-        elif is_dir and name in _FLAT_FOLDERS:   # recording/, logs/: files of one pattern
-            for sub in os.scandir(path):
-                if sub.is_file(follow_symlinks=False) and _FLAT_FOLDERS[name].fullmatch(sub.name):
-                    files.append(Path(sub.path))
-                else:
-                    foreign.append(f"{name}/{sub.name}")
             dirs.append(path)
         else:
             foreign.append(name + ("/" if is_dir else ""))

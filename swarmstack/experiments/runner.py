@@ -108,19 +108,15 @@ def _now() -> str:
 
 def _error_dict(exc: BaseException) -> dict:
     """``exc`` as a summary's error entry, its text bounded (``checks.bounded_error``)."""
-    return bounded_error(_error_fields(exc))
-
-
-def _error_fields(exc: BaseException) -> dict:
     if isinstance(exc, ControllerError):
-        return {"group": exc.group, "run": exc.run, "robot": exc.robot_id,
-                "tick": getattr(exc, "tick", None), "traceback": exc.traceback}
+        return bounded_error({"group": exc.group, "run": exc.run, "robot": exc.robot_id,
+                              "tick": getattr(exc, "tick", None), "traceback": exc.traceback})
     if isinstance(exc, ResultsWriteError):
-        return {"path": exc.path, "cause": exc.cause, "message": str(exc)}
+        return bounded_error({"path": exc.path, "cause": exc.cause, "message": str(exc)})
     import traceback
 
-    return {"type": type(exc).__name__, "message": str(exc),
-            "traceback": "".join(traceback.format_exception(exc))}
+    return bounded_error({"type": type(exc).__name__, "message": str(exc),
+                          "traceback": "".join(traceback.format_exception(exc))})
 
 
 def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = None,
@@ -165,14 +161,14 @@ def run_experiment(cfg: ExperimentCfg, out_dir: Path, *, seed: Optional[int] = N
     pacing the run); when it returns True the run ends there, completed."""
     out_dir = Path(out_dir)
     prepare_output(out_dir, overwrite)
-    kw = dict(seed=seed, runs=runs, ticks=ticks, base_dir=base_dir, source=source,
-              progress=progress, strict=strict, echo=echo, record=record,
-              record_every=record_every, on_recorder=on_recorder, on_tick=on_tick,
-              on_simulation=on_simulation)
-    if signals is not None:
-        return _run(cfg, out_dir, signals, **kw)
-    with StopSignals() as stop:
-        return _run(cfg, out_dir, stop, **kw)
+    with ExitStack() as stack:
+        stop = signals if signals is not None else stack.enter_context(StopSignals())
+        run = _Run(cfg, out_dir, stop, seed=seed, runs=runs, ticks=ticks, base_dir=base_dir,
+                   source=source, progress=progress, strict=strict, echo=echo, record=record,
+                   record_every=record_every, on_recorder=on_recorder, on_tick=on_tick,
+                   on_simulation=on_simulation)
+        run.simulate()
+        return run.finish()
 
 
 def experiment_hash(config: dict) -> str:
@@ -180,12 +176,6 @@ def experiment_hash(config: dict) -> str:
     (whatever their layout, comments or units) hash alike; any changed value changes it."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def _run(cfg, out_dir, stop: StopSignals, **options) -> dict:
-    run = _Run(cfg, out_dir, stop, **options)
-    run.simulate()
-    return run.finish()
 
 
 class _Run:
@@ -233,16 +223,13 @@ class _Run:
 
     def _first_summary(self, source: str) -> dict:
         cfg, sim = self.cfg, self.sim
-        summary = {
+        config = cfg.model_dump(mode="json")
+        return {
             "status": "running", "experiment": source, "seed": sim.seed, "runs": self.runs,
             "ticks": self.ticks, "ticks_done": 0, "robots": self.robots_per_run,
             "dt_s": cfg.simulation.dt, "pid": os.getpid(), "host": host_name(),
-            "started_at": _now(), "updated_at": _now(),
-        }
-        summary["config"] = cfg.model_dump(mode="json")
-        summary["swarmstack_version"] = __version__
-        summary["experiment_sha256"] = experiment_hash(summary["config"])
-        return summary
+            "started_at": _now(), "updated_at": _now(), "config": config,
+            "swarmstack_version": __version__, "experiment_sha256": experiment_hash(config)}
 
     def heartbeat(self, done: int) -> float:
         """Rewrite the summary with what is on disk after ``done`` ticks (a run killed outright
@@ -433,9 +420,7 @@ def _outcome(error: Optional[BaseException], signum: Optional[int]) -> str:
     """How the runs not stopped on their own ended."""
     if isinstance(error, ControllerError) and error.run is not None:
         return "stopped"  # --strict: the other runs were stopped by this run's error
-    if error is not None:
-        return "failed"
-    return "interrupted" if signum is not None else "completed"
+    return "failed" if error is not None else "interrupted" if signum is not None else "completed"
 
 
 def _runs_status(sim: Simulation, runs: int, done: int, outcome: str,
@@ -451,9 +436,7 @@ def _runs_status(sim: Simulation, runs: int, done: int, outcome: str,
         if stopped != NOT_STOPPED:
             entry = {"run": r, "status": "failed", "ticks_done": min(stopped, done),
                      "error": errors.get(r)}
-        elif isinstance(error, ControllerError) and error.run == r:
-            entry = {"run": r, "status": "failed", "ticks_done": done, "error": batch_error}
-        elif outcome in ("failed",):
+        elif outcome == "failed" or (isinstance(error, ControllerError) and error.run == r):
             entry = {"run": r, "status": "failed", "ticks_done": done, "error": batch_error}
         else:
             entry = {"run": r, "status": outcome, "ticks_done": done}

@@ -127,11 +127,6 @@ def is_timeout(exc: Optional[BaseException]) -> bool:
     return False
 
 
-def _stopped_by_timeout(error: dict) -> bool:
-    # Simulation records a failing controller's error as "<exception type>: <message>"
-    return str(error.get("error", "")).startswith(f"{RunTimeout.__name__}: ")
-
-
 def stop_all(sim, budget_s: float) -> None:
     """Stop every run of ``sim`` still going, for its budget spent."""
     tick = int(sim.tick)
@@ -148,7 +143,8 @@ def mark(sim) -> list[int]:
     for e in sim.run_errors:
         if e.get("kind") == "timeout":
             runs.append(e["run"])
-        elif _stopped_by_timeout(e):
+        # (Simulation records a failing controller's error as "<exception type>: <message>")
+        elif str(e.get("error", "")).startswith(f"{RunTimeout.__name__}: "):
             e["kind"] = "timeout"
             e["error"] = "timeout: " + e["error"].split(": ", 1)[1]
             runs.append(e["run"])

@@ -37,13 +37,18 @@ which holds run 0.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+
 import numpy as np
+
+from swarmstack.bridge.ros_types import quaternion_from_rpy
+from swarmstack.experiments.checks import one_line
 
 DISTRO = "ROS2_HUMBLE"
 WORLD = "world"
@@ -102,10 +107,6 @@ def _table(folder: Path, what: str) -> dict[str, np.ndarray]:
         con.close()
 
 
-def one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
-
-
 def _start_ns(summary: dict) -> int:
     try:
         t = datetime.fromisoformat(str(summary["started_at"]))
@@ -146,11 +147,7 @@ def _stamp(ns: int) -> dict:
 
 
 def quaternion(roll: float, pitch: float, yaw: float) -> dict:
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    return {"x": sr * cp * cy - cr * sp * sy, "y": cr * sp * cy + sr * cp * sy,
-            "z": cr * cp * sy - sr * sp * cy, "w": cr * cp * cy + sr * sp * sy}
+    return dict(zip("wxyz", quaternion_from_rpy(roll, pitch, yaw)))
 
 
 def _pose(ns: int, x, y, z, roll, pitch, yaw) -> dict:
@@ -217,11 +214,10 @@ def export_mcap(results_dir: Path | str, out_path: Path | str) -> dict[str, int]
     if missing:
         raise ExportError(f"{traj_dir}: not a run's trajectories (no column "
                           f"{', '.join(missing)})")
-    sensors = {}
     sensor_root = folder / "sensors"
-    if sensor_root.is_dir():
-        for sub in sorted(p for p in sensor_root.iterdir() if p.is_dir()):
-            sensors[sub.name] = _table(sub, f"sensors of group {sub.name}")
+    sensors = {sub.name: _table(sub, f"sensors of group {sub.name}")
+               for sub in sorted(sensor_root.iterdir() if sensor_root.is_dir() else ())
+               if sub.is_dir()}
     recording = None
     if (folder / "recording" / "header.json").is_file():
         from swarmstack.viewer.recording import RecordingError, open_recording
@@ -263,10 +259,8 @@ def export_mcap(results_dir: Path | str, out_path: Path | str) -> dict[str, int]
             out.writer.finish()
         os.replace(tmp, out_path)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise ExportError(f"{out_path}: cannot be written ({exc.strerror or exc})") \
                 from None

@@ -35,16 +35,21 @@ def cell_xy(params, x, y):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def cell_box(params, x_lo, x_hi, y_lo, y_hi):
+    """Cells (gx0, gx1, gy0, gy1), inclusive and clamped, under the box [x_lo, x_hi] ×
+    [y_lo, y_hi]."""
+    nx, ny = int(params[3]), int(params[4])
+    return (max(0, min(nx - 1, int(math.floor((x_lo - params[0]) / params[2])))),
+            max(0, min(nx - 1, int(math.floor((x_hi - params[0]) / params[2])))),
+            max(0, min(ny - 1, int(math.floor((y_lo - params[1]) / params[2])))),
+            max(0, min(ny - 1, int(math.floor((y_hi - params[1]) / params[2])))))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def cell_span(params, x, y, reach):
     """Cells (gx0, gx1, gy0, gy1), inclusive and clamped, that a disk of radius ``reach``
     around (x, y) touches: the only cells a query of that reach needs to visit."""
-    nx, ny = int(params[3]), int(params[4])
-    gx0 = int(math.floor((x - reach - params[0]) / params[2]))
-    gx1 = int(math.floor((x + reach - params[0]) / params[2]))
-    gy0 = int(math.floor((y - reach - params[1]) / params[2]))
-    gy1 = int(math.floor((y + reach - params[1]) / params[2]))
-    return max(0, min(nx - 1, gx0)), max(0, min(nx - 1, gx1)), \
-        max(0, min(ny - 1, gy0)), max(0, min(ny - 1, gy1))
+    return cell_box(params, x - reach, x + reach, y - reach, y + reach)
 
 
 @njit(cache=True, error_model="numpy")

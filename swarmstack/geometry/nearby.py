@@ -8,30 +8,8 @@ grid or the whole static scene for each ray.
 
 from __future__ import annotations
 
-import math
-
-from swarmstack.geometry.grid import cell_span
+from swarmstack.geometry.grid import cell_box, cell_span
 from numba import njit
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _box_within(px, py, reach, boxes, k):
-    """True when box k's footprint comes within ``reach`` of (px, py)."""
-    c = boxes[k, 6]
-    s = boxes[k, 7]
-    lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
-    ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
-    ex = max(0.0, abs(lx) - boxes[k, 2])
-    ey = max(0.0, abs(ly) - boxes[k, 3])
-    return ex * ex + ey * ey <= reach * reach
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _cylinder_within(px, py, reach, cylinders, k):
-    dx = px - cylinders[k, 0]
-    dy = py - cylinders[k, 1]
-    rr = reach + cylinders[k, 2]
-    return dx * dx + dy * dy <= rr * rr
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -40,7 +18,13 @@ def boxes_near_listed(px, py, reach, boxes, items, out):
     boxes whose footprint comes within ``reach`` of (px, py); returns the count."""
     m = 0
     for k in items:
-        if _box_within(px, py, reach, boxes, k):
+        c = boxes[k, 6]
+        s = boxes[k, 7]
+        lx = c * (px - boxes[k, 0]) + s * (py - boxes[k, 1])
+        ly = -s * (px - boxes[k, 0]) + c * (py - boxes[k, 1])
+        ex = max(0.0, abs(lx) - boxes[k, 2])
+        ey = max(0.0, abs(ly) - boxes[k, 3])
+        if ex * ex + ey * ey <= reach * reach:
             out[m] = k
             m += 1
     return m
@@ -58,7 +42,10 @@ def cylinders_near_listed(px, py, reach, cylinders, items, out):
     returns the count."""
     m = 0
     for k in items:
-        if _cylinder_within(px, py, reach, cylinders, k):
+        dx = px - cylinders[k, 0]
+        dy = py - cylinders[k, 1]
+        rr = reach + cylinders[k, 2]
+        if dx * dx + dy * dy <= rr * rr:
             out[m] = k
             m += 1
     return m
@@ -149,13 +136,8 @@ def cylinder_near_segment(ax, ay, dx, dy, ll, widen, z_min, cylinders, k):
     a + (dx, dy) (``ll`` its squared length) and its top reaches ``z_min``."""
     if cylinders[k, 3] < z_min - SEGMENT_SLACK_M:
         return False
-    t = 0.0
-    if ll > 1e-18:
-        t = min(1.0, max(0.0, ((cylinders[k, 0] - ax) * dx + (cylinders[k, 1] - ay) * dy) / ll))
-    ex = ax + t * dx - cylinders[k, 0]
-    ey = ay + t * dy - cylinders[k, 1]
-    rr = widen + cylinders[k, 2] + SEGMENT_SLACK_M
-    return ex * ex + ey * ey <= rr * rr
+    return disk_near_segment(ax, ay, dx, dy, ll, cylinders[k, 0], cylinders[k, 1],
+                             widen + cylinders[k, 2] + SEGMENT_SLACK_M)
 
 
 @njit(cache=True, error_model="numpy")
@@ -200,14 +182,10 @@ def robots_near_segment(ax, ay, bx, by, widen, run_id, skip, rx, ry, radius, max
     ``widen`` of a → b is found (the test is :func:`disk_near_segment`, as in ``light.occluders_near_segment``).
     """
     nx = int(gparams[3])
-    ny = int(gparams[4])
-    cell = gparams[2]
-    base = run_id * nx * ny
+    base = run_id * nx * int(gparams[4])
     grow = widen + max_radius + SEGMENT_SLACK_M
-    gx0 = max(0, min(nx - 1, int(math.floor((min(ax, bx) - grow - gparams[0]) / cell))))
-    gx1 = max(0, min(nx - 1, int(math.floor((max(ax, bx) + grow - gparams[0]) / cell))))
-    gy0 = max(0, min(ny - 1, int(math.floor((min(ay, by) - grow - gparams[1]) / cell))))
-    gy1 = max(0, min(ny - 1, int(math.floor((max(ay, by) + grow - gparams[1]) / cell))))
+    gx0, gx1, gy0, gy1 = cell_box(gparams, min(ax, bx) - grow, max(ax, bx) + grow,
+                                  min(ay, by) - grow, max(ay, by) + grow)
     dx = bx - ax
     dy = by - ay
     ll = dx * dx + dy * dy

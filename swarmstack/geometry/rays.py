@@ -86,6 +86,31 @@ def box_interval(x0, y0, dx, dy, cx, cy, hx, hy, c, s):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def disk_along_ray(u, v, r, ca, sa, ring):
+    """Distance from a radial ray's start to a disk of radius ``r`` centred at (u, v) in the
+    robot frame (the ray leaves the origin's ring at ``ring`` along (ca, sa)); inf if missed
+    or entirely behind the start."""
+    along = u * ca + v * sa
+    across = u * sa - v * ca
+    if across * across > r * r:
+        return math.inf
+    half = math.sqrt(r * r - across * across)
+    if along + half < ring:
+        return math.inf
+    return max(along - half - ring, 0.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
+    """Distance from a radial ray's start to a rectangle (centre (bu, bv), half-sizes hx, hy,
+    rotated by (cb, sb)) given in the robot frame; inf if missed."""
+    t_in, t_out = box_interval(ring * ca, ring * sa, ca, sa, bu, bv, hx, hy, cb, sb)
+    if t_out < 0.0:  # behind the start, or missed (the interval is then (NO_HIT, -1))
+        return math.inf
+    return max(t_in, 0.0)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _box_hit(x0, y0, z0, dx, dy, dz, boxes, k):
     """First t in [0, 1] where the segment is inside box k (a prism on the floor)."""
     ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2], boxes[k, 3],
@@ -113,6 +138,17 @@ def hit_static(x0, y0, z0, x1, y1, z1, boxes, cylinders):
         best = min(best, _disk_hit(x0, y0, z0, dx, dy, dz, cylinders[k, 0], cylinders[k, 1],
                                    cylinders[k, 2], 0.0, cylinders[k, 3]))
     return best
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _cell_crossings(p0, d, origin, c, cell):
+    """Along one axis, the parameter of the first cell boundary the line p0 + t d (in cell
+    ``c`` of a grid starting at ``origin``) crosses, and between two boundaries (both 1e300
+    for a line parallel to the boundaries)."""
+    if abs(d) > _EPS:
+        b = origin + (c + (1 if d > 0 else 0)) * cell
+        return (b - p0) / d, cell / abs(d)
+    return 1e300, 1e300
 
 
 @njit(cache=True, error_model="numpy")
@@ -147,21 +183,8 @@ def hit_robots(x0, y0, z0, x1, y1, z1, run_id, skip_a, skip_b,
     ex, ey = cell_xy(gparams, x1, y1)
     step_x = 1 if dx > 0 else -1
     step_y = 1 if dy > 0 else -1
-    # parametric distance to the first vertical/horizontal cell boundary, and per cell
-    if abs(dx) > _EPS:
-        bx = gparams[0] + (cx + (1 if dx > 0 else 0)) * cell
-        t_max_x = (bx - x0) / dx
-        t_delta_x = cell / abs(dx)
-    else:
-        t_max_x = 1e300
-        t_delta_x = 1e300
-    if abs(dy) > _EPS:
-        by = gparams[1] + (cy + (1 if dy > 0 else 0)) * cell
-        t_max_y = (by - y0) / dy
-        t_delta_y = cell / abs(dy)
-    else:
-        t_max_y = 1e300
-        t_delta_y = 1e300
+    t_max_x, t_delta_x = _cell_crossings(x0, dx, gparams[0], cx, cell)
+    t_max_y, t_delta_y = _cell_crossings(y0, dy, gparams[1], cy, cell)
     best = NO_HIT
     t_cell = 0.0
     # robots tested from a cell entered at t_cell cannot be hit before t_cell - margin

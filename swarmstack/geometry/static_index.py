@@ -50,13 +50,22 @@ def _lists(gparams, lo_x, lo_y, hi_x, hi_y, margin):
     return start, items
 
 
+def footprints(boxes, cylinders, pad: float = 0.0):
+    """``(lo_x, lo_y, hi_x, hi_y)``: the axis-aligned bounding boxes of the boxes', then the
+    cylinders' footprints, grown by ``pad`` (m)."""
+    ext_x = np.abs(boxes[:, 2] * boxes[:, 6]) + np.abs(boxes[:, 3] * boxes[:, 7]) + pad
+    ext_y = np.abs(boxes[:, 2] * boxes[:, 7]) + np.abs(boxes[:, 3] * boxes[:, 6]) + pad
+    r = cylinders[:, 2]
+    return (np.concatenate([boxes[:, 0] - ext_x, cylinders[:, 0] - r - pad]),
+            np.concatenate([boxes[:, 1] - ext_y, cylinders[:, 1] - r - pad]),
+            np.concatenate([boxes[:, 0] + ext_x, cylinders[:, 0] + r + pad]),
+            np.concatenate([boxes[:, 1] + ext_y, cylinders[:, 1] + r + pad]))
+
+
 def build_static_index(gparams, boxes, cylinders, margin: float):
     """(box_start, box_items, cyl_start, cyl_items) for the grid ``gparams``."""
-    ext_x = np.abs(boxes[:, 2] * boxes[:, 6]) + np.abs(boxes[:, 3] * boxes[:, 7])
-    ext_y = np.abs(boxes[:, 2] * boxes[:, 7]) + np.abs(boxes[:, 3] * boxes[:, 6])
-    bs, bi = _lists(gparams, boxes[:, 0] - ext_x, boxes[:, 1] - ext_y,
-                    boxes[:, 0] + ext_x, boxes[:, 1] + ext_y, margin)
-    r = cylinders[:, 2]
-    cs, ci = _lists(gparams, cylinders[:, 0] - r, cylinders[:, 1] - r,
-                    cylinders[:, 0] + r, cylinders[:, 1] + r, margin)
+    nb = boxes.shape[0]
+    lo_x, lo_y, hi_x, hi_y = footprints(boxes, cylinders)
+    bs, bi = _lists(gparams, lo_x[:nb], lo_y[:nb], hi_x[:nb], hi_y[:nb], margin)
+    cs, ci = _lists(gparams, lo_x[nb:], lo_y[nb:], hi_x[nb:], hi_y[nb:], margin)
     return bs, bi, cs, ci

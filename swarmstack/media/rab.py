@@ -51,7 +51,7 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from swarmstack.sim import threads
-from swarmstack.geometry.static_index import build_static_index
+from swarmstack.geometry.static_index import build_static_index, footprints
 import swarmstack.media.rab_kernels as K
 import swarmstack.media.rab_sums as S
 from swarmstack.world.rng import stream_keys
@@ -176,15 +176,7 @@ def static_lists(scene, reach: float):
     come within ``reach`` of the cell — what a sight line of that length may cross. The boxes
     are padded by 1 µm against rounding: they only decide which shapes get the exact test."""
     boxes, cyl = scene.arena.boxes, scene.arena.cylinders
-    pad = 1e-6
-    ext_x = np.abs(boxes[:, 2] * boxes[:, 6]) + np.abs(boxes[:, 3] * boxes[:, 7]) + pad
-    ext_y = np.abs(boxes[:, 2] * boxes[:, 7]) + np.abs(boxes[:, 3] * boxes[:, 6]) + pad
-    aabb = np.concatenate([
-        np.column_stack([boxes[:, 0] - ext_x, boxes[:, 1] - ext_y, boxes[:, 0] + ext_x,
-                         boxes[:, 1] + ext_y]),
-        np.column_stack([cyl[:, 0] - cyl[:, 2] - pad, cyl[:, 1] - cyl[:, 2] - pad,
-                         cyl[:, 0] + cyl[:, 2] + pad, cyl[:, 1] + cyl[:, 2] + pad])]
-    ).reshape(-1, 4)
+    aabb = np.column_stack(footprints(boxes, cyl, pad=1e-6)).reshape(-1, 4)
     bs, bi, cs, ci = build_static_index(scene.grid, boxes, cyl, margin=reach)
     cells = np.arange(bs.shape[0] - 1)
     owner = np.concatenate([np.repeat(cells, np.diff(bs)), np.repeat(cells, np.diff(cs))])
@@ -249,10 +241,6 @@ class Inbox:
     def count(self, j: int) -> int:
         """How many senders body ``j`` heard."""
         return int(self.start[j + 1] - self.start[j])
-
-    def of(self, j: int) -> slice:
-        """The reception indices of receiver ``j``."""
-        return slice(int(self.start[j]), int(self.start[j + 1]))
 
     def receptions(self, j: int) -> list[tuple[int, bytes, float, float, float]]:
         """``(sender body, payload, distance_m, azimuth_rad, elevation_rad)`` heard by ``j``."""
@@ -415,18 +403,18 @@ class Medium:
         aabb, static_start, static_items = self._static_index(world.scene,
                                                               float(self._reach.max()))
         max_top = float(np.max(b.z + b.height, initial=0.0)) if p.robots_occlude else 0.0
-        receive = (partial(K.receive_parallel, chunk=threads.spread(b.x.shape[0], K.CHUNK))
-                   if self._use_parallel() else K.receive_serial)
+        n = b.n
+        receive = (partial(K.parallel_receive, 0, n, threads.spread(n, K.CHUNK))
+                   if self._use_parallel() else partial(K.receive_rows, 0, n))
         while True:
-            most = receive(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
-                           b.yaw, b.run, b.robot_id, b.radius, b.height, p.range_m,
-                           p.antenna_m, p.payload_bytes, p.mixed_sizes, p.drop,
-                           p.range_noise_m, p.bearing_noise_rad, p.capacity, p.keys,
-                           p.occlusion, p.robots_occlude, arena.boxes, arena.cylinders, aabb,
-                           static_start, static_items, world.scene.grid, world.cell_start,
-                           world.order, world.scene.max_radius, max_top, self._slot_cap,
-                           self._snd, self._dist, self._az, self._el, self._kept, self._lost,
-                           self._found)
+            receive(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch, b.yaw, b.run,
+                    b.robot_id, b.radius, b.height, p.range_m, p.antenna_m, p.payload_bytes,
+                    p.mixed_sizes, p.drop, p.range_noise_m, p.bearing_noise_rad, p.capacity,
+                    p.keys, p.occlusion, p.robots_occlude, arena.boxes, arena.cylinders, aabb,
+                    static_start, static_items, world.scene.grid, world.cell_start, world.order,
+                    world.scene.max_radius, max_top, self._slot_cap, self._snd, self._dist,
+                    self._az, self._el, self._kept, self._lost, self._found)
+            most = int(self._found.max(initial=0))
             if most <= self._slot_cap:
                 break
             self._slots(max(2 * self._slot_cap, int(most) + 8))
@@ -438,7 +426,8 @@ class Medium:
         if per_m is not None:
             # the sums readers get the numbers they get without the inbox (the list of
             # receptions is only added): a run does not change when it is watched
-            count, pull = self._direct_sums(world, tick, per_m, self._scratch_lost)
+            args, count, pull = self._sums_args(world, per_m, self._scratch_lost)
+            S.sums_small_runs(tick, *args)
             self._sums = (self.inbox, per_m, count, pull)
         return self.inbox
 
@@ -478,47 +467,32 @@ class Medium:
             return None, True
         return float(scales.pop()), full
 
-    def _direct_sums(self, world, tick: int, per_m: float, lost: np.ndarray):
-        """``rab_sums.sums_small_runs`` over the world (``_emits``/``_reach`` of this tick's
-        ``prepare``): ``(count, pull)``; drops per receiver into ``lost``."""
+    def _sums_args(self, world, per_m: float, lost: np.ndarray):
+        """``(args, count, pull)``: the arguments of ``rab_sums.sums_small_runs`` after the
+        tick (``_emits``/``_reach`` of this tick's ``prepare``), with drops per receiver into
+        ``lost``, and the count and pull they fill."""
         p = self.params
         b = world.bodies
+        # the shapes near each cell for the longest range (this tick's emitters reach no
+        # further): built once, as the full delivery builds them
         aabb, static_start, static_items = self._static_index(
             world.scene, float(p.range_m.max(initial=0.0)))
         count = np.empty(b.n, dtype=np.int64)
         pull = np.empty((b.n, 2))
         run_start, run_bodies, _ = self._runs_csr
         arena = world.scene.arena
-        S.sums_small_runs(tick, self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch,
-                          b.yaw, b.run, b.robot_id, b.radius, b.height, p.range_m,
-                          p.antenna_m, p.payload_bytes, p.mixed_sizes, p.drop,
-                          p.range_noise_m, p.bearing_noise_rad, p.keys, p.occlusion,
-                          p.robots_occlude, arena.boxes, arena.cylinders, aabb, static_start,
-                          static_items, world.scene.grid, run_start, run_bodies, per_m, count,
-                          pull, lost)
-        return count, pull
+        return (self._emits, self._reach, b.x, b.y, b.z, b.roll, b.pitch, b.yaw, b.run,
+                b.robot_id, b.radius, b.height, p.range_m, p.antenna_m, p.payload_bytes,
+                p.mixed_sizes, p.drop, p.range_noise_m, p.bearing_noise_rad, p.keys,
+                p.occlusion, p.robots_occlude, arena.boxes, arena.cylinders, aabb, static_start,
+                static_items, world.scene.grid, run_start, run_bodies, per_m, count, pull,
+                lost), count, pull
 
     def _deliver_sums(self, world, tick: int, per_m: float) -> SummedInbox:
-        p = self.params
-        b = world.bodies
         s = self.stats
-        # the shapes near each cell for the longest range (this tick's emitters reach no
-        # further): built once, as the full delivery builds them
-        aabb, static_start, static_items = self._static_index(
-            world.scene, float(p.range_m.max(initial=0.0)))
-        n = b.n
-        count = np.empty(n, dtype=np.int64)
-        pull = np.empty((n, 2))
-        run_start, run_bodies, _ = self._runs_csr
-        arena = world.scene.arena
-        S.deliver_sums(tick, self.out_size, self.enabled, p.payload_bytes, self.n_runs,
-                       self._emits, self._reach, s.sent, s.refused, s.max_bytes, s.delivered,
-                       s.dropped, b.x, b.y, b.z, b.roll, b.pitch, b.yaw, b.run, b.robot_id,
-                       b.radius, b.height, p.range_m, p.antenna_m, p.mixed_sizes, p.drop,
-                       p.range_noise_m, p.bearing_noise_rad, p.keys, p.occlusion,
-                       p.robots_occlude, arena.boxes, arena.cylinders, aabb, static_start,
-                       static_items, world.scene.grid, run_start, run_bodies, per_m, count,
-                       pull, self._lost)
+        args, count, pull = self._sums_args(world, per_m, self._lost)
+        S.deliver_sums(tick, self.out_size, self.enabled, self.n_runs, s.sent, s.refused,
+                       s.max_bytes, s.delivered, s.dropped, *args)
         self.inbox = SummedInbox(count, pull, per_m)
         return self.inbox
 

@@ -6,7 +6,7 @@ A tick is three calls:
     which robots emit (radio present, enabled, a frame of at most their cap), per-run counts
     of frames sent and refused, and the largest range among each run's emitters (how far a
     receiver of that run has to look).
-``receive_serial`` / ``receive_parallel``
+``receive_rows`` (and its parallel form ``parallel_receive``)
     for every receiver, the senders it hears. A first pass walks the grid cells within its
     run's largest range and keeps the senders of the receiver's payload size (unless sizes
     may mix) closer than their own range (3-D distance between antennas); sorted by body
@@ -33,9 +33,10 @@ import math
 
 import numpy as np
 
-from swarmstack.geometry.grid import cell_xy
+from swarmstack.geometry.grid import cell_span, cell_xy
 from swarmstack.geometry.rays import box_interval, disk_interval, hit_robots
-from numba import njit, prange
+from numba import njit
+from swarmstack.sim import threads
 from swarmstack.world.rng import gaussian, uniform01
 
 CH_DROP = 0
@@ -73,75 +74,99 @@ def prepare(out_size, enabled, range_m, payload_bytes, run, n_runs, emits, reach
 
 @njit(cache=True, error_model="numpy")
 def _sort_slot(lo, hi, by_distance, snd, dist, az, el):
-    """Insertion sort of rows lo…hi-1 by sender index, or by (distance, sender)."""
-    for p in range(lo + 1, hi):
-        s0 = snd[p]
-        d0 = dist[p]
-        a0 = az[p]
-        e0 = el[p]
-        q = p
-        while q > lo:
-            a = q - 1
-            if by_distance:
-                before = d0 < dist[a] or (d0 == dist[a] and s0 < snd[a])
-            else:
-                before = s0 < snd[a]
-            if not before:
-                break
-            snd[q] = snd[a]
-            dist[q] = dist[a]
-            az[q] = az[a]
-            el[q] = el[a]
-            q = a
-        if q != p:
-            snd[q] = s0
-            dist[q] = d0
-            az[q] = a0
-            el[q] = e0
+    """Rows lo…hi-1 sorted by sender index, or by (distance, sender)."""
+    order = np.argsort(snd[lo:hi], kind="mergesort")
+    if by_distance:  # stable: equal distances stay in sender order
+        order = order[np.argsort(dist[lo:hi][order], kind="mergesort")]
+    snd[lo:hi] = snd[lo:hi][order]
+    dist[lo:hi] = dist[lo:hi][order]
+    az[lo:hi] = az[lo:hi][order]
+    el[lo:hi] = el[lo:hi][order]
+
+
+@njit(cache=True, error_model="numpy")
+def static_blocked(x0, y0, z0, x1, y1, z1, items, aabb, boxes, cylinders):
+    """Whether the segment between two antennas crosses one of the static shapes ``items``
+    (box k, or cylinder k − B): the bounding boxes of their footprints ``aabb`` reject most
+    at once, the rest get the rule of ``geometry.rays`` for prisms standing on the floor."""
+    dx = x1 - x0
+    dy = y1 - y0
+    dz = z1 - z0
+    sx0 = min(x0, x1)
+    sx1 = max(x0, x1)
+    sy0 = min(y0, y1)
+    sy1 = max(y0, y1)
+    nb = boxes.shape[0]
+    for k in items:
+        if sx1 < aabb[k, 0] or sx0 > aabb[k, 2] or sy1 < aabb[k, 1] or sy0 > aabb[k, 3]:
+            continue
+        if k < nb:
+            ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
+                                  boxes[k, 3], boxes[k, 6], boxes[k, 7])
+            top = boxes[k, 5]
+        else:
+            c = k - nb
+            ta, tb = disk_interval(x0, y0, dx, dy, cylinders[c, 0], cylinders[c, 1],
+                                   cylinders[c, 2])
+            top = cylinders[c, 3]
+        # whether the segment's z lies in [0, top] for some t in [ta, tb] ∩ [0, 1]
+        ta = max(ta, 0.0)
+        tb = min(tb, 1.0)
+        za = z0 + ta * dz
+        zb = z0 + tb * dz
+        if ta <= tb and min(za, zb) <= top and max(za, zb) >= 0.0:
+            return True
+    return False
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _z_overlap(ta, tb, z0, dz, top):
-    """Whether the segment's z (z0 + t dz) lies in [0, top] for some t in [ta, tb] ⊂ [0, 1]."""
-    ta = max(ta, 0.0)
-    tb = min(tb, 1.0)
-    if ta > tb:
-        return False
-    za = z0 + ta * dz
-    zb = z0 + tb * dz
-    return min(za, zb) <= top and max(za, zb) >= 0.0
+def cell_statics(occlusion, gparams, static_start, static_items, x, y):
+    """The static shapes any sight line from (x, y) may cross: those listed for its grid cell
+    (none without ``occlusion``)."""
+    if not occlusion:
+        return static_items[:0]
+    gx, gy = cell_xy(gparams, x, y)
+    c = gy * int(gparams[3]) + gx
+    return static_items[static_start[c]:static_start[c + 1]]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def receiver_frame(roll, pitch, yaw):
+    """The rows of R^T, R = Rz(yaw) Ry(pitch) Rx(roll) (ZYX) the receiver's orientation: a
+    world vector in its frame is (m0·v, m1·v, m2·v). cos 0 = 1 and sin 0 = 0 exactly: ground
+    robots skip four calls, same result."""
+    cy = math.cos(yaw)
+    sy = math.sin(yaw)
+    cp, sp = (1.0, 0.0) if pitch == 0.0 else (math.cos(pitch), math.sin(pitch))
+    cr, sr = (1.0, 0.0) if roll == 0.0 else (math.cos(roll), math.sin(roll))
+    return (cy * cp, sy * cp, -sp, cy * sp * sr - sy * cr, sy * sp * sr + cy * cr, cp * sr,
+            cy * sp * cr + sy * sr, sy * sp * cr - cy * sr, cp * cr)
 
 
 @njit(cache=True, error_model="numpy")
-def _shape_hit(x0, y0, z0, dx, dy, dz, boxes, cylinders, k):
-    """Whether the segment crosses static shape ``k`` (box k, or cylinder k - B): the rule of
-    ``geometry.rays`` for prisms standing on the floor."""
-    nb = boxes.shape[0]
-    if k < nb:
-        ta, tb = box_interval(x0, y0, dx, dy, boxes[k, 0], boxes[k, 1], boxes[k, 2],
-                              boxes[k, 3], boxes[k, 6], boxes[k, 7])
-        top = boxes[k, 5]
-    else:
-        c = k - nb
-        ta, tb = disk_interval(x0, y0, dx, dy, cylinders[c, 0], cylinders[c, 1],
-                               cylinders[c, 2])
-        top = cylinders[c, 3]
-    return _z_overlap(ta, tb, z0, dz, top)
-
-
-@njit(cache=True, error_model="numpy")
-def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id,
+def receive_rows(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id,
                    radius, height, range_m, antenna_m, payload_bytes, mixed_sizes, drop,
                    range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude, boxes,
                    cylinders, aabb, static_start, static_items, gparams, cell_start, order,
                    max_radius, max_top, slot_cap, snd, dist, az, el, kept, lost, found):
     """Receivers ``lo … hi-1``: fill their slot rows ``j * slot_cap …`` and
-    ``kept/lost/found[j]``. One loop with no call per receiver or per pair on the common path:
-    passing arrays to a Numba function (inlined or not) costs reference counting that would
-    outweigh a receiver's work."""
+    ``kept/lost/found[j]``.
+
+    Bodies: pose ``x … yaw``, ``run``, ``robot_id``, ``radius``, ``height`` (float64[N] or
+    int64[N]) and the radio parameters per body (``mixed_sizes``: senders of another
+    ``payload_bytes`` are heard too); ``emits``/``reach`` from :func:`prepare`.
+    Static shapes: ``boxes`` [B, 8], ``cylinders`` [C, 4], ``aabb`` float64[B + C, 4] their
+    footprints' bounding boxes, and ``static_start``/``static_items`` a CSR list per grid cell
+    of the shapes (boxes 0 … B-1, cylinders B + k) within the largest range of the cell.
+    Robots: the grid ``gparams, cell_start, order``, ``max_radius`` and ``max_top`` (the
+    highest body top, z + height). Slots: ``slot_cap`` rows per receiver in ``snd, dist, az,
+    el``; per receiver ``kept``, ``lost`` (drops, capacity) and ``found``.
+
+    One loop with no call per receiver or per pair on the common path: passing arrays to a
+    Numba function (inlined or not) costs reference counting that would outweigh a
+    receiver's work."""
     nx = int(gparams[3])
     ny = int(gparams[4])
-    cell = gparams[2]
     for j in range(lo, hi):
         kept[j] = 0
         lost[j] = 0
@@ -155,38 +180,15 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
         xj = x[j]
         yj = y[j]
         zj = z[j] + antenna_m[j]
-        # the receiver's frame (ZYX: R = Rz(yaw) Ry(pitch) Rx(roll)); m = rows of R^T.
-        # cos 0 = 1 and sin 0 = 0 exactly: ground robots skip four calls, same result
-        cy = math.cos(yaw[j])
-        sy = math.sin(yaw[j])
-        cp, sp = (1.0, 0.0) if pitch[j] == 0.0 else (math.cos(pitch[j]), math.sin(pitch[j]))
-        cr, sr = (1.0, 0.0) if roll[j] == 0.0 else (math.cos(roll[j]), math.sin(roll[j]))
-        m00 = cy * cp
-        m01 = sy * cp
-        m02 = -sp
-        m10 = cy * sp * sr - sy * cr
-        m11 = sy * sp * sr + cy * cr
-        m12 = cp * sr
-        m20 = cy * sp * cr + sy * sr
-        m21 = sy * sp * cr - cy * sr
-        m22 = cp * cr
-        n_static = 0
-        i0 = 0
-        if occlusion:  # the static shapes any sight line from this receiver's cell may cross
-            gx, gy = cell_xy(gparams, xj, yj)
-            c = gy * nx + gx
-            i0 = static_start[c]
-            n_static = static_start[c + 1] - i0
+        m00, m01, m02, m10, m11, m12, m20, m21, m22 = receiver_frame(roll[j], pitch[j], yaw[j])
+        statics = cell_statics(occlusion, gparams, static_start, static_items, xj, yj)
         p_drop = drop[j]
         key = keys[j]
         size_j = payload_bytes[j]
         base = j * slot_cap
         n = 0
         n_lost = 0
-        gx0 = max(0, min(nx - 1, int(math.floor((xj - rch - gparams[0]) / cell))))
-        gx1 = max(0, min(nx - 1, int(math.floor((xj + rch - gparams[0]) / cell))))
-        gy0 = max(0, min(ny - 1, int(math.floor((yj - rch - gparams[1]) / cell))))
-        gy1 = max(0, min(ny - 1, int(math.floor((yj + rch - gparams[1]) / cell))))
+        gx0, gx1, gy0, gy1 = cell_span(gparams, xj, yj, rch)
         run_base = rj * nx * ny
         for gy in range(gy0, gy1 + 1):
             row = run_base + gy * nx  # a grid row of the block is one contiguous run of `order`
@@ -231,25 +233,11 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
             dy = y[i] - yj
             zi = z[i] + antenna_m[i]
             dz = zi - zj
-            if n_static > 0:
-                # the bounding boxes of the shapes' footprints reject most at once; the exact
-                # test is a call (array arguments passed into inlined code cost reference
-                # counting on every pair, even when unused)
-                sx0 = min(xj, x[i])
-                sx1 = max(xj, x[i])
-                sy0 = min(yj, y[i])
-                sy1 = max(yj, y[i])
-                blocked = False
-                for m in range(i0, i0 + n_static):
-                    k = static_items[m]
-                    if sx1 < aabb[k, 0] or sx0 > aabb[k, 2] or sy1 < aabb[k, 1] \
-                            or sy0 > aabb[k, 3]:
-                        continue
-                    if _shape_hit(xj, yj, zj, dx, dy, dz, boxes, cylinders, k):
-                        blocked = True
-                        break
-                if blocked:
-                    continue
+            # (a call: array arguments passed into inlined code cost reference counting on
+            # every pair, even when unused)
+            if statics.shape[0] > 0 and static_blocked(xj, yj, zj, x[i], y[i], zi, statics, aabb,
+                                                       boxes, cylinders):
+                continue
             # a line above every robot's top cannot be blocked by one
             if robots_occlude and min(zi, zj) <= max_top:
                 if hit_robots(xj, yj, zj, x[i], y[i], zi, rj, j, i, x, y, z, radius, height,
@@ -295,55 +283,7 @@ def _receive_range(lo, hi, tick, emits, reach, x, y, z, roll, pitch, yaw, run, r
         lost[j] = n_lost
 
 
-@njit(cache=True, error_model="numpy")
-def receive_serial(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
-                   height, range_m, antenna_m, payload_bytes, mixed_sizes, drop, range_noise,
-                   bearing_noise, capacity, keys, occlusion, robots_occlude, boxes, cylinders,
-                   aabb, static_start, static_items, gparams, cell_start, order, max_radius,
-                   max_top, slot_cap, snd, dist, az, el, kept, lost, found):
-    """Every receiver in turn; returns the largest number of senders one receiver heard.
-
-    Bodies: pose ``x … yaw``, ``run``, ``robot_id``, ``radius``, ``height`` (float64[N] or
-    int64[N]) and the radio parameters per body (``mixed_sizes``: senders of another
-    ``payload_bytes`` are heard too); ``emits``/``reach`` from :func:`prepare`.
-    Static shapes: ``boxes`` [B, 8], ``cylinders`` [C, 4], ``aabb`` float64[B + C, 4] their
-    footprints' bounding boxes, and ``static_start``/``static_items`` a CSR list per grid cell
-    of the shapes (boxes 0 … B-1, cylinders B + k) within the largest range of the cell.
-    Robots: the grid ``gparams, cell_start, order``, ``max_radius`` and ``max_top`` (the
-    highest body top, z + height). Slots: ``slot_cap`` rows per receiver in ``snd, dist, az,
-    el``; per receiver ``kept``, ``lost`` (drops, capacity) and ``found``."""
-    _receive_range(0, x.shape[0], tick, emits, reach, x, y, z, roll, pitch, yaw, run,
-                   robot_id, radius, height, range_m, antenna_m, payload_bytes, mixed_sizes,
-                   drop, range_noise, bearing_noise, capacity, keys, occlusion, robots_occlude,
-                   boxes, cylinders, aabb, static_start, static_items, gparams, cell_start,
-                   order, max_radius, max_top, slot_cap, snd, dist, az, el, kept, lost, found)
-    most = 0
-    for j in range(x.shape[0]):
-        most = max(most, found[j])
-    return most
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def receive_parallel(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,
-                     height, range_m, antenna_m, payload_bytes, mixed_sizes, drop, range_noise,
-                     bearing_noise, capacity, keys, occlusion, robots_occlude, boxes,
-                     cylinders, aabb, static_start, static_items, gparams, cell_start, order,
-                     max_radius, max_top, slot_cap, snd, dist, az, el, kept, lost, found,
-                     chunk):
-    """:func:`receive_serial` over chunks of receivers on all threads (the same result)."""
-    n = x.shape[0]
-    n_chunks = (n + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        _receive_range(c * chunk, min(n, (c + 1) * chunk), tick, emits, reach, x, y, z, roll,
-                       pitch, yaw, run, robot_id, radius, height, range_m, antenna_m,
-                       payload_bytes, mixed_sizes, drop, range_noise, bearing_noise, capacity,
-                       keys, occlusion, robots_occlude, boxes, cylinders, aabb, static_start,
-                       static_items, gparams, cell_start, order, max_radius, max_top,
-                       slot_cap, snd, dist, az, el, kept, lost, found)
-    most = 0
-    for j in range(n):
-        most = max(most, found[j])
-    return most
+parallel_receive = threads.chunked(receive_rows)
 
 
 @njit(cache=True, error_model="numpy")

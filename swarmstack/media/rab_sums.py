@@ -5,7 +5,7 @@ neighbours and moves towards or away from them (AutoMoDe's Chocolate modules).
 ``sums_small_runs``
     the definition, straight from the bodies: for every receiver, the bodies of its run in
     body order (``run_start``/``run_bodies``, CSR per run, each run's bodies sorted), each
-    tested and measured with the arithmetic of ``rab_kernels._receive_range`` (payload size,
+    tested and measured with the arithmetic of ``rab_kernels.receive_rows`` (payload size,
     range, sight line past static shapes and robots, drop, distance, noise) and added to the
     sums in that order — the order of the inbox. An exact bearing enters as the unit vector
     towards the sender in the receiver's frame (no atan2, no sin/cos: the kernel's largest
@@ -29,11 +29,10 @@ import math
 
 import numpy as np
 
-from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.rays import _disk_hit
 from numba import njit
 from swarmstack.media.rab_kernels import CH_AZIMUTH, CH_DROP, CH_RANGE, CHANNELS_PER_SENDER, \
-    _shape_hit, prepare
+    cell_statics, prepare, receiver_frame, static_blocked
 from swarmstack.world.rng import gaussian, uniform01
 
 # below this horizontal offset (m) a bearing goes through its angle: the squares of smaller
@@ -64,8 +63,7 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
                     static_start, static_items, gparams, run_start, run_bodies, per_m, count,
                     pull, lost):
     """Every receiver's ``count``, ``pull`` and ``lost`` (drops); the arguments are those of
-    ``rab_kernels.receive_serial`` (``emits``/``reach`` from ``prepare``)."""
-    nx = int(gparams[3])
+    ``rab_kernels.receive_rows`` (``emits``/``reach`` from ``prepare``)."""
     for j in range(x.shape[0]):
         count[j] = 0
         lost[j] = 0
@@ -79,23 +77,8 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
         xj = x[j]
         yj = y[j]
         zj = z[j] + antenna_m[j]
-        cy = math.cos(yaw[j])
-        sy = math.sin(yaw[j])
-        cp, sp = (1.0, 0.0) if pitch[j] == 0.0 else (math.cos(pitch[j]), math.sin(pitch[j]))
-        cr, sr = (1.0, 0.0) if roll[j] == 0.0 else (math.cos(roll[j]), math.sin(roll[j]))
-        m00 = cy * cp
-        m01 = sy * cp
-        m02 = -sp
-        m10 = cy * sp * sr - sy * cr
-        m11 = sy * sp * sr + cy * cr
-        m12 = cp * sr
-        n_static = 0
-        i0 = 0
-        if occlusion:
-            gx, gy = cell_xy(gparams, xj, yj)
-            c = gy * nx + gx
-            i0 = static_start[c]
-            n_static = static_start[c + 1] - i0
+        m00, m01, m02, m10, m11, m12, _, _, _ = receiver_frame(roll[j], pitch[j], yaw[j])
+        statics = cell_statics(occlusion, gparams, static_start, static_items, xj, yj)
         p_drop = drop[j]
         key = keys[j]
         size_j = payload_bytes[j]
@@ -121,23 +104,14 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
                 continue
             if math.sqrt(d2) >= r_i:
                 continue
-            sx0 = min(xj, x[i])
-            sx1 = max(xj, x[i])
-            sy0 = min(yj, y[i])
-            sy1 = max(yj, y[i])
-            if n_static > 0:
-                blocked = False
-                for m in range(i0, i0 + n_static):
-                    k = static_items[m]
-                    if sx1 < aabb[k, 0] or sx0 > aabb[k, 2] or sy1 < aabb[k, 1] \
-                            or sy0 > aabb[k, 3]:
-                        continue
-                    if _shape_hit(xj, yj, zj, dx, dy, dz, boxes, cylinders, k):
-                        blocked = True
-                        break
-                if blocked:
-                    continue
+            if statics.shape[0] > 0 and static_blocked(xj, yj, zj, x[i], y[i], zi, statics, aabb,
+                                                       boxes, cylinders):
+                continue
             if robots_occlude:
+                sx0 = min(xj, x[i])
+                sx1 = max(xj, x[i])
+                sy0 = min(yj, y[i])
+                sy1 = max(yj, y[i])
                 blocked = False
                 for q2 in range(run_start[rj], run_start[rj + 1]):
                     k = run_bodies[q2]
@@ -192,15 +166,14 @@ def sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id
 
 
 @njit(cache=True, error_model="numpy")
-def deliver_sums(tick, out_size, enabled, payload_bytes, n_runs, emits, reach, sent, refused,
-                 max_bytes, delivered, dropped, x, y, z, roll, pitch, yaw, run, robot_id,
-                 radius, height, range_m, antenna_m, mixed_sizes, drop, range_noise,
-                 bearing_noise, keys, occlusion, robots_occlude, boxes, cylinders, aabb,
-                 static_start, static_items, gparams, run_start, run_bodies, per_m, count, pull,
-                 lost):
-    """A whole tick in one call: ``rab_kernels.prepare``, :func:`sums_small_runs`, then the
-    per-run delivered/dropped counters and the outbox sizes reset for the next tick (as
-    ``rab_kernels.finish`` does)."""
+def deliver_sums(tick, out_size, enabled, n_runs, sent, refused, max_bytes, delivered, dropped,
+                 emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius, height, range_m,
+                 antenna_m, payload_bytes, mixed_sizes, drop, range_noise, bearing_noise, keys,
+                 occlusion, robots_occlude, boxes, cylinders, aabb, static_start, static_items,
+                 gparams, run_start, run_bodies, per_m, count, pull, lost):
+    """A whole tick in one call: ``rab_kernels.prepare``, :func:`sums_small_runs` (whose
+    arguments end its own), then the per-run delivered/dropped counters and the outbox sizes
+    reset for the next tick (as ``rab_kernels.finish`` does)."""
     prepare(out_size, enabled, range_m, payload_bytes, run, n_runs, emits, reach, sent,
             refused, max_bytes)
     sums_small_runs(tick, emits, reach, x, y, z, roll, pitch, yaw, run, robot_id, radius,

@@ -17,6 +17,7 @@ The shape tests themselves live in ``geometry.overlap``.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from swarmstack.geometry.nearby import robots_near
 from swarmstack.geometry.overlap import (SHAPE_BOX, box_from_box, box_from_disc, box_from_static,
                                          disc_from_box, disc_from_static, heights_overlap,
                                          keep_inside)
-from numba import njit, prange
+from numba import njit
 
 TOLERANCE_M = 1e-4  # overlap below this is not worth a correction
 
@@ -150,15 +151,15 @@ def _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes
     return False
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
                  mobile, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
-                 cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y):
+                 cyl_items, cell_start, order, max_r, corr_x, corr_y):
     """One Jacobi pass over bodies ``start … stop − 1``: each mobile body's correction, from the
     poses as they stand (read only), into its own ``corr_x[i]``, ``corr_y[i]``. True when some
-    body touched anything. Both forms of ``resolve`` share it; ``scratch`` is the caller's;
-    ``rank`` a body's place among the bodies of its run."""
+    body touched anything. ``rank``: a body's place among the bodies of its run."""
     nx = int(gparams[3])
+    scratch = np.empty(x.shape[0], dtype=np.int64)
     moved = False
     for i in range(start, stop):
         if not mobile[i]:
@@ -223,85 +224,16 @@ def _jacobi_rows(start, stop, x, y, yaw, z, shape, radius, half_x, half_y, heigh
     return moved
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
-def _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank, mobile,
-                     boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
-                     cyl_items, cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
-    """``_jacobi_pass`` on the thread pool: ``_jacobi_rows`` over all ``n`` bodies in chunks of
-    at least ``chunk`` bodies, each chunk with its own scratch (``scratch`` is not used).
-    Every body writes only its own correction from poses nobody writes during the pass, so the
-    corrections are those of the serial pass, bit for bit."""
-    n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
-    size = (n + n_chunks - 1) // n_chunks
-    scratch = np.empty((n_chunks, n), dtype=np.int64)
-    touched = np.zeros(n_chunks, dtype=np.bool_)
-    for c in prange(n_chunks):
-        lo = c * size
-        touched[c] = _jacobi_rows(lo, min(n, lo + size), x, y, yaw, z, shape, radius, half_x,
-                                  half_y, height, run, rank, mobile, boxes, cylinders, bounds,
-                                  gparams, box_start, box_items, cyl_start, cyl_items,
-                                  cell_start, order, max_r, scratch[c], corr_x, corr_y)
-    moved = False
-    for c in range(n_chunks):
-        moved |= touched[c]
-    return moved
+_jacobi_parallel = threads.chunked(_jacobi_rows, flag=True)
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
-def _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
-                   boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
-                   box_items, cyl_start, cyl_items, flags, scratch, chunk):
-    """``_flags_pass`` on the thread pool, in chunks of at least ``chunk`` bodies, each chunk
-    with its own scratch (``scratch`` is not used)."""
-    n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
-    size = (n + n_chunks - 1) // n_chunks
-    scratch = np.empty((n_chunks, n), dtype=np.int64)
-    for c in prange(n_chunks):
-        _overlap_flag_rows(c * size, min(n, (c + 1) * size), reverted, mobile, x, y, yaw, z,
-                           shape, radius, half_x, half_y, height, run, boxes, cylinders, bounds,
-                           gparams, cell_start, order, max_r, box_start, box_items, cyl_start,
-                           cyl_items, flags, scratch[c])
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank, mobile,
-                 boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
-                 cell_start, order, max_r, corr_x, corr_y, scratch, chunk):
-    """One Jacobi pass over all ``n`` bodies: the corrections ``corr_x, corr_y`` from the
-    poses as they stand; whether any body overlapped. On the thread pool in chunks of at least
-    ``chunk`` bodies (``_jacobi_parallel``) when ``chunk`` > 0, else on this thread."""
-    if chunk > 0:
-        return _jacobi_parallel(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
-                                rank, mobile, boxes, cylinders, bounds, gparams, box_start,
-                                box_items, cyl_start, cyl_items, cell_start, order, max_r,
-                                corr_x, corr_y, scratch, chunk)
-    return _jacobi_rows(0, n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
-                        mobile, boxes, cylinders, bounds, gparams, box_start, box_items,
-                        cyl_start, cyl_items, cell_start, order, max_r, scratch, corr_x, corr_y)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _flags_pass(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
-                boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
-                box_items, cyl_start, cyl_items, flags, scratch, chunk):
-    """``flags[i]``: ``_overlaps(i)`` for every mobile body not yet put back, from the poses as
-    they stand (read only). On the thread pool in chunks of at least ``chunk`` bodies
-    (``_overlap_flags``) when ``chunk`` > 0, else on this thread."""
-    if chunk > 0:
-        _overlap_flags(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height,
-                       run, boxes, cylinders, bounds, gparams, cell_start, order, max_r,
-                       box_start, box_items, cyl_start, cyl_items, flags, scratch, chunk)
-        return
-    _overlap_flag_rows(0, n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y,
-                       height, run, boxes, cylinders, bounds, gparams, cell_start, order,
-                       max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _overlap_flag_rows(start, stop, reverted, mobile, x, y, yaw, z, shape, radius, half_x,
                        half_y, height, run, boxes, cylinders, bounds, gparams, cell_start, order,
-                       max_r, box_start, box_items, cyl_start, cyl_items, flags, scratch):
-    """``_overlap_flags`` of bodies ``start … stop − 1`` (both forms share it)."""
+                       max_r, box_start, box_items, cyl_start, cyl_items, flags):
+    """``flags[i]``: ``_overlaps(i)`` for the bodies ``start … stop − 1`` that are mobile and not
+    yet put back, from the poses as they stand (read only)."""
+    scratch = np.empty(x.shape[0], dtype=np.int64)
     for i in range(start, stop):
         flags[i] = False
         if reverted[i] or not mobile[i]:
@@ -309,6 +241,9 @@ def _overlap_flag_rows(start, stop, reverted, mobile, x, y, yaw, z, shape, radiu
         flags[i] = _overlaps(i, x, y, yaw, z, shape, radius, half_x, half_y, height, run, boxes,
                              cylinders, bounds, gparams, cell_start, order, max_r, box_start,
                              box_items, cyl_start, cyl_items, scratch)
+
+
+_flags_parallel = threads.chunked(_overlap_flag_rows)
 
 
 @njit(cache=True, error_model="numpy")
@@ -325,20 +260,19 @@ def _near_dirty(i, x, y, radius, run, max_r, gparams, dirty):
     return False
 
 
-def resolve(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height, run,
-            n_runs, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start,
-            cyl_items, grid_start, grid_order, iterations):
-    """Project overlaps out of the new poses ``x, y`` (in place): ``resolve_bodies`` with its
-    Jacobi passes on the thread pool for large worlds (``threads.go_parallel``), the same
-    result either way."""
-    chunk = (threads.chunk(CHUNK) if x.shape[0] >= threads.floor
-             and threads.go_parallel(x.shape[0], PARALLEL_MIN) else 0)
-    if not threads._layer_ready:  # (loading the pass's parallel loops starts a layer)
-        threads.prepare_layer()
-    return resolve_bodies(
-        x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y, height, run,
-        n_runs, boxes, cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
-        grid_start, grid_order, iterations, chunk)
+def plan(n: int):
+    """:func:`resolve_bodies` for a world of ``n`` bodies, its Jacobi passes on the thread pool
+    when ``threads.go_parallel`` says so (chosen once, when the simulation plans its calls; the
+    same result either way)."""
+    threads.prepare_layer()  # (loading the pass's parallel loops starts a layer)
+    return partial(resolve_bodies,
+                   chunk=threads.chunk(CHUNK) if threads.go_parallel(n, PARALLEL_MIN) else 0)
+
+
+def resolve(x, *args):
+    """Project overlaps out of the new poses ``x, y`` (in place): :func:`resolve_bodies` (its
+    arguments but ``chunk``) in the form :func:`plan` picks."""
+    return plan(x.shape[0])(x, *args)
 
 
 @njit(cache=True, error_model="numpy")
@@ -366,9 +300,12 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     pose this tick, and the robot grid of the final positions (reusable by the caller).
 
     With ``chunk`` > 0 the Jacobi passes (where a large world spends its time) run on the
-    thread pool, in chunks of at least ``chunk`` bodies; with 0 they keep to the calling thread.
-    The pass that puts bodies back keeps its order (whether a body still overlaps depends on
-    who was put back before it): only its tests on the round's starting poses go parallel.
+    thread pool, in at most ``MAX_CHUNKS`` chunks of at least ``chunk`` bodies, each with its
+    own scratch; with 0 they keep to the calling thread. Every body writes only its own
+    correction from poses nobody writes during a pass, so the corrections are those of the
+    serial pass, bit for bit. The pass that puts bodies back keeps its order (whether a body
+    still overlaps depends on who was put back before it): only its tests on the round's
+    starting poses go parallel.
     """
     n = x.shape[0]
     mobile = np.empty(n, dtype=np.bool_)
@@ -391,16 +328,19 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     max_r = 0.0
     for i in range(n):
         max_r = max(max_r, radius[i])
-    scratch = np.empty(n, dtype=np.int64)
+    size = 0
+    if chunk > 0:
+        n_chunks = min(MAX_CHUNKS, (n + chunk - 1) // chunk)
+        size = (n + n_chunks - 1) // n_chunks
     settled = False
     cell_start, order = build_grid(gparams, x, y, run, n_runs)
     for it in range(iterations):
         if it > 0:
             cell_start, order = build_grid(gparams, x, y, run, n_runs)
-        moved = _jacobi_pass(n, x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank,
-                             mobile, boxes, cylinders, bounds, gparams, box_start, box_items,
-                             cyl_start, cyl_items, cell_start, order, max_r, corr_x, corr_y,
-                             scratch, chunk)
+        args = (x, y, yaw, z, shape, radius, half_x, half_y, height, run, rank, mobile, boxes,
+                cylinders, bounds, gparams, box_start, box_items, cyl_start, cyl_items,
+                cell_start, order, max_r, corr_x, corr_y)
+        moved = _jacobi_parallel(0, n, size, *args) if size else _jacobi_rows(0, n, *args)
         for i in range(n):
             x[i] += corr_x[i]
             y[i] += corr_y[i]
@@ -420,12 +360,17 @@ def resolve_bodies(x, y, yaw, z, prev_x, prev_y, prev_yaw, shape, radius, half_x
     flags = np.empty(n, dtype=np.bool_)
     dirty = np.zeros(n_runs * nx * int(gparams[4]), dtype=np.bool_)
     dirty_keys = np.empty(n, dtype=np.int64)
+    scratch = np.empty(n, dtype=np.int64)
     for _ in range(n + 1):
         cell_start, order = build_grid(gparams, x, y, run, n_runs)
         n_dirty = 0
-        _flags_pass(n, reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height,
-                    run, boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
-                    box_items, cyl_start, cyl_items, flags, scratch, chunk)
+        args = (reverted, mobile, x, y, yaw, z, shape, radius, half_x, half_y, height, run,
+                boxes, cylinders, bounds, gparams, cell_start, order, max_r, box_start,
+                box_items, cyl_start, cyl_items, flags)
+        if size:
+            _flags_parallel(0, n, size, *args)
+        else:
+            _overlap_flag_rows(0, n, *args)
         changed = False
         for i in range(n):
             if reverted[i] or not mobile[i]:

@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 
 from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
 from swarmstack.physics.substeps import substeps_for
 
 # bodies per work item of the parallel kernels (results do not depend on it); below
@@ -27,16 +27,15 @@ def integrate_range(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_mov
     closed form, so the result does not depend on the tick length beyond the commands being
     constant. Returns True when a body translated (or turned, if ``turning_moves``).
     """
-    return _integrate_rows(start, start, stop, x, y, yaw, wheel_speed, axle_m, dt,
-                           turning_moves)
+    return integrate_rows(start, stop, start, x, y, yaw, wheel_speed, axle_m, dt, turning_moves)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _integrate_rows(base, start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves):
-    """``integrate_range`` of bodies ``start … stop − 1`` of a group whose first body is
-    ``base`` (row ``i − base`` of ``wheel_speed``): the body both kernel forms share."""
+def integrate_rows(lo, hi, base, x, y, yaw, wheel_speed, axle_m, dt, turning_moves):
+    """``integrate_range`` of bodies ``lo … hi − 1`` of a group whose first body is ``base``
+    (row ``i − base`` of ``wheel_speed``)."""
     moved = False
-    for i in range(start, stop):
+    for i in range(lo, hi):
         v_left = wheel_speed[i - base, 0]
         v_right = wheel_speed[i - base, 1]
         v = 0.5 * (v_left + v_right)
@@ -71,17 +70,7 @@ def _integrate_rows(base, start, stop, x, y, yaw, wheel_speed, axle_m, dt, turni
     return moved
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _substeps_rows(base, start, stop, wheel_speed, axle_m, dt, half_x, half_y, turning_moves):
-    k = 1
-    for i in range(start, stop):
-        v_left = wheel_speed[i - base, 0]
-        v_right = wheel_speed[i - base, 1]
-        travel = abs(0.5 * (v_left + v_right)) * dt
-        if turning_moves:
-            travel += abs((v_right - v_left) / axle_m) * dt * math.hypot(half_x[i], half_y[i])
-        k = max(k, substeps_for(travel, half_x[i], half_y[i]))
-    return k
+parallel_integrate = threads.chunked(integrate_rows, flag=True)
 
 
 @njit(cache=True, error_model="numpy")
@@ -93,27 +82,16 @@ def substeps_by_run_range(start, stop, wheel_speed, axle_m, dt, half_x, half_y, 
     also sweeps ``|w| dt`` times its distance from the centre. Returns the largest (≥ 1)."""
     most = 1
     for i in range(start, stop):
-        k = _substeps_rows(start, i, i + 1, wheel_speed, axle_m, dt, half_x, half_y,
-                           turning_moves)
+        v_left = wheel_speed[i - start, 0]
+        v_right = wheel_speed[i - start, 1]
+        travel = abs(0.5 * (v_left + v_right)) * dt
+        if turning_moves:
+            travel += abs((v_right - v_left) / axle_m) * dt * math.hypot(half_x[i], half_y[i])
+        k = substeps_for(travel, half_x[i], half_y[i])
         if k > k_run[run[i]]:
             k_run[run[i]] = k
         most = max(most, k)
     return most
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def integrate_parallel(start, stop, x, y, yaw, wheel_speed, axle_m, dt, turning_moves, chunk):
-    """``integrate_range`` over chunks of ``chunk`` bodies on the thread pool."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    moved = np.zeros(n_chunks, dtype=np.bool_)
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        moved[c] = _integrate_rows(start, lo, min(stop, lo + chunk), x, y, yaw, wheel_speed,
-                                   axle_m, dt, turning_moves)
-    for c in range(n_chunks):
-        if moved[c]:
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -148,8 +126,6 @@ class DiffDrive:
         return count, self._integrator(bodies, start, stop, state, dt)
 
     def _integrator(self, bodies, start: int, stop: int, state: dict, dt: float):
-        args = (start, stop, bodies.x, bodies.y, bodies.yaw, state["wheel_speed"], self.axle_m,
-                dt, self.turning_moves)
-        if threads.go_parallel(stop - start, PARALLEL_MIN):
-            return partial(integrate_parallel, *args, chunk=threads.chunk(CHUNK))
-        return partial(integrate_range, *args)
+        return threads.form(integrate_rows, parallel_integrate, start, stop, start, bodies.x,
+                            bodies.y, bodies.yaw, state["wheel_speed"], self.axle_m, dt,
+                            self.turning_moves, min_items=PARALLEL_MIN, chunk_items=CHUNK)

@@ -44,7 +44,7 @@ from functools import partial
 import numpy as np
 
 from swarmstack.sim import threads
-from numba import njit, prange
+from numba import njit
 from swarmstack.physics.substeps import substeps_for
 
 OFF, POSITION, VELOCITY, LAND = 0, 1, 2, 3
@@ -91,45 +91,15 @@ def _wrap(a):
 
 
 @njit(cache=True, error_model="numpy")
-def fly_range(start, stop, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
-              int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate, height,
-              land_speed, land_min_speed, gravity, max_step):
-    """Integrate bodies ``start … stop − 1`` over ``dt`` s (internal steps ≤ ``max_step``).
+def fly_rows(start, stop, base, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
+             int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate,
+             height, land_speed, land_min_speed, gravity, max_step):
+    """Integrate drones ``start … stop − 1`` of a group whose first body is ``base`` over
+    ``dt`` s (internal steps ≤ ``max_step``).
 
     ``pose`` float64[6, N] (rows x, y, z, roll, pitch, yaw); the drive arrays are the group's
-    (row ``i − start``); ``gains`` float64[n, 4] per drone: position Kp, Ki, Kd and the
+    (row ``i − base``); ``gains`` float64[n, 4] per drone: position Kp, Ki, Kd and the
     ceiling (m). Returns True when a body moved."""
-    return _fly_rows(start, start, stop, pose, velocity, mode, target, velocity_cmd, integral,
-                     gains, dt, int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed,
-                     max_yaw_rate, height, land_speed, land_min_speed, gravity, max_step)
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def fly_parallel(start, stop, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
-                 int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate,
-                 height, land_speed, land_min_speed, gravity, max_step, chunk):
-    """``fly_range`` over chunks of ``chunk`` drones on the thread pool (each drone writes only
-    its own pose and drive rows; the moved flags are combined after the loop)."""
-    n_chunks = (stop - start + chunk - 1) // chunk
-    moved = np.zeros(n_chunks, dtype=np.bool_)
-    for c in prange(n_chunks):
-        lo = start + c * chunk
-        moved[c] = _fly_rows(start, lo, min(stop, lo + chunk), pose, velocity, mode, target,
-                             velocity_cmd, integral, gains, dt, int_limit, int_band, yaw_kp,
-                             yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate, height,
-                             land_speed, land_min_speed, gravity, max_step)
-    for c in range(n_chunks):
-        if moved[c]:
-            return True
-    return False
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _fly_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, integral, gains, dt,
-              int_limit, int_band, yaw_kp, yaw_kd, tau_v, tau_yaw, max_speed, max_yaw_rate,
-              height, land_speed, land_min_speed, gravity, max_step):
-    """Drones ``start … stop − 1`` of a group whose first body is ``base`` (drive row
-    ``i − base``): the body both forms share."""
     n_int = max(1, int(math.ceil(dt / max_step - 1e-9)))
     h = dt / n_int
     a_v = 1.0 - math.exp(-h / tau_v)
@@ -220,6 +190,9 @@ def _fly_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, int
     return moved
 
 
+parallel_fly = threads.chunked(fly_rows, flag=True)
+
+
 @njit(cache=True, error_model="numpy")
 def substeps_by_run_range(start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
                           int_limit, max_speed, half_x, half_y, gravity, run, k_run):
@@ -229,20 +202,7 @@ def substeps_by_run_range(start, stop, pose, velocity, mode, target, velocity_cm
     Returns the largest (≥ 1)."""
     most = 1
     for i in range(start, stop):
-        k = _substeps_rows(start, i, i + 1, pose, velocity, mode, target, velocity_cmd, gains,
-                           dt, int_limit, max_speed, half_x, half_y, gravity)
-        if k > k_run[run[i]]:
-            k_run[run[i]] = k
-        most = max(most, k)
-    return most
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _substeps_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd, gains, dt,
-                   int_limit, max_speed, half_x, half_y, gravity):
-    k = 1
-    for i in range(start, stop):
-        j = i - base
+        j = i - start
         m = mode[j]
         kp, ki = gains[j, 0], gains[j, 1]
         s = math.sqrt(velocity[j, 0] ** 2 + velocity[j, 1] ** 2 + velocity[j, 2] ** 2)
@@ -260,9 +220,11 @@ def _substeps_rows(base, start, stop, pose, velocity, mode, target, velocity_cmd
                 c += LAND_SPEED_M_S
             if c > max_speed:
                 c = max_speed
-        travel = max(s, c) * dt
-        k = max(k, substeps_for(travel, half_x[i], half_y[i]))
-    return k
+        k = substeps_for(max(s, c) * dt, half_x[i], half_y[i])
+        if k > k_run[run[i]]:
+            k_run[run[i]] = k
+        most = max(most, k)
+    return most
 
 
 @dataclass(frozen=True)
@@ -314,11 +276,10 @@ class Quadrotor:
         return count, self._integrator(bodies, start, stop, state, dt)
 
     def _integrator(self, bodies, start: int, stop: int, state: dict, dt: float):
-        args = (start, stop, bodies.pose, state["velocity"], state["mode"], state["target"],
-                state["velocity_cmd"], state["integral"], state["gains"], dt, self.int_limit,
-                self.int_band, self.yaw_kp, self.yaw_kd, self.tau_v, self.tau_yaw,
-                self.max_speed, self.max_yaw_rate, self.height_m, LAND_SPEED_M_S,
-                LAND_MIN_SPEED_M_S, GRAVITY_M_S2, MAX_STEP_S)
-        if threads.go_parallel(stop - start, PARALLEL_MIN):
-            return partial(fly_parallel, *args, chunk=threads.chunk(CHUNK))
-        return partial(fly_range, *args)
+        return threads.form(
+            fly_rows, parallel_fly, start, stop, start, bodies.pose, state["velocity"],
+            state["mode"], state["target"], state["velocity_cmd"], state["integral"],
+            state["gains"], dt, self.int_limit, self.int_band, self.yaw_kp, self.yaw_kd,
+            self.tau_v, self.tau_yaw, self.max_speed, self.max_yaw_rate, self.height_m,
+            LAND_SPEED_M_S, LAND_MIN_SPEED_M_S, GRAVITY_M_S2, MAX_STEP_S,
+            min_items=PARALLEL_MIN, chunk_items=CHUNK)

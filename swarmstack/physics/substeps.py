@@ -54,20 +54,6 @@ def substeps_for(travel, half_x, half_y):
     return int(math.ceil(ratio))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
-                  box_shape):
-    dx = x[i] - prev_x[i]
-    dy = y[i] - prev_y[i]
-    travel = math.sqrt(dx * dx + dy * dy)
-    if shape[i] == box_shape:
-        turn = abs(yaw[i] - prev_yaw[i])
-        if turn > math.pi:  # the short way round
-            turn = abs(2.0 * math.pi - turn)
-        travel += turn * radius[i]
-    return substeps_for(travel, half_x[i], half_y[i])
-
-
 @njit(cache=True, error_model="numpy")
 def measured_substeps_by_run(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
                              box_shape, run, k_run):
@@ -76,8 +62,15 @@ def measured_substeps_by_run(x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius,
     corner's sweep by the turn. Returns the largest (≥ 1)."""
     most = 1
     for i in range(x.shape[0]):
-        k = _measured_one(i, x, y, yaw, prev_x, prev_y, prev_yaw, shape, radius, half_x, half_y,
-                          box_shape)
+        dx = x[i] - prev_x[i]
+        dy = y[i] - prev_y[i]
+        travel = math.sqrt(dx * dx + dy * dy)
+        if shape[i] == box_shape:
+            turn = abs(yaw[i] - prev_yaw[i])
+            if turn > math.pi:  # the short way round
+                turn = abs(2.0 * math.pi - turn)
+            travel += turn * radius[i]
+        k = substeps_for(travel, half_x[i], half_y[i])
         if k > k_run[run[i]]:
             k_run[run[i]] = k
         most = max(most, k)
@@ -88,9 +81,9 @@ def measure_by_run(bodies, k_run) -> int:
     """Raises ``k_run[r]`` (int64[runs]) to the sub-steps the bodies of run ``r`` need for what
     they moved since ``prev_pose`` (a trial integration of the whole tick); returns the
     largest."""
-    return measured_substeps_by_run(bodies.x, bodies.y, bodies.yaw, bodies.prev_x, bodies.prev_y,
-                             bodies.prev_yaw, bodies.shape, bodies.radius, bodies.half_x,
-                             bodies.half_y, SHAPE_BOX, bodies.run, k_run)
+    return measured_substeps_by_run(bodies.x, bodies.y, bodies.yaw, bodies.prev_x,
+                                    bodies.prev_y, bodies.prev_yaw, bodies.shape, bodies.radius,
+                                    bodies.half_x, bodies.half_y, SHAPE_BOX, bodies.run, k_run)
 
 
 def bounded(dynamics) -> bool:

@@ -37,7 +37,7 @@ Per model:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
@@ -94,7 +94,6 @@ class BatteryModel:
     spin_radius_m: float = EPUCK2_SPIN_RADIUS_M
     max_speed_m_s: float = EPUCK2_MAX_SPEED_M_S
     name: str = ""
-    _max_speed_cm_s: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -110,8 +109,6 @@ class BatteryModel:
             raise ValueError(f"cubic_cutoff {self.cubic_cutoff!r}; expected 'at_root' or 'after_step'")
         if not self.spin_radius_m >= 0.0 or not self.max_speed_m_s >= 0.0:
             raise ValueError("spin_radius_m and max_speed_m_s must be >= 0")
-        top = float(self.n_speeds - 1) if self.kind != "simple" else float("inf")
-        object.__setattr__(self, "_max_speed_cm_s", min(self.max_speed_m_s * 100.0, top))
 
     @property
     def n_speeds(self) -> int:
@@ -120,8 +117,9 @@ class BatteryModel:
 
     @property
     def max_speed_cm_s(self) -> float:
-        """Speeds above this are charged as this (cm/s)."""
-        return self._max_speed_cm_s
+        """Speeds above this are charged as this (cm/s): the top speed, within the table."""
+        top = float(self.n_speeds - 1) if self.kind != "simple" else float("inf")
+        return min(self.max_speed_m_s * 100.0, top)
 
     @property
     def published(self) -> bool:
@@ -140,9 +138,7 @@ def epuck2_battery(kind: str = "simple", *, path: Path | str | None = None,
                    start_charge: float = 1.0, interpolation: str = "published") -> BatteryModel:
     """E-Puck2 model ``kind`` (the plug-in's default is ``simple``), from the shipped data file
     unless ``path`` names a replacement."""
-    if kind not in KINDS:
-        raise ValueError(f"battery model kind {kind!r}; expected one of {', '.join(KINDS)}")
-    return load_model(kind, path if path is not None else data_path(EPUCK2_FILES[kind]),
+    return load_model(kind, path if path is not None else data_path(EPUCK2_FILES.get(kind, "")),
                       start_charge=start_charge, interpolation=interpolation,
                       cubic_cutoff="at_root", spin_radius_m=EPUCK2_SPIN_RADIUS_M,
                       max_speed_m_s=EPUCK2_MAX_SPEED_M_S, name=f"epuck2-{kind}")
@@ -185,35 +181,34 @@ def discharge(charge: np.ndarray, distance_m: np.ndarray, rotation_rad: np.ndarr
         raise ValueError(f"dt_s {dt_s!r}; expected > 0")
     if out is None:
         out = np.empty_like(q)
-    serial, _, _, args = step_of(model, q, dx, dth, float(dt_s), out)
-    serial(*args)
+    rows, _, args = step_of(model, q, dx, dth, float(dt_s), out)
+    rows(0, q.shape[0], *args)
     return out
 
 
 def step_of(model: BatteryModel, charge: np.ndarray, distance_m: np.ndarray,
             rotation_rad: np.ndarray, dt_s: float, out: np.ndarray) -> tuple:
-    """The kernels of one :func:`discharge` step of ``model`` and their arguments (float64
-    1-D arrays of one length, checked by the caller): ``(serial, parallel, parallel_min,
-    args)``: ``serial(*args)`` writes the next charge into ``out``, ``parallel(*args, chunk)``
-    too on the thread pool, worth it from ``parallel_min`` robots."""
+    """The kernel of one :func:`discharge` step of ``model`` and its arguments (float64 1-D
+    arrays of one length, checked by the caller): ``(rows, parallel_min, args)``:
+    ``rows(lo, hi, *args)`` writes the next charge of robots ``lo … hi − 1`` into ``out``; a
+    parallel form is worth it from ``parallel_min`` robots."""
     t = model.table
-    kind = model.kind
     K = kernels
-    if kind == "simple":
-        return K.simple_step, K.simple_step_parallel, K.PARALLEL_MIN, (
-            charge, distance_m, rotation_rad, dt_s, t.slope_static_per_s, t.slope_moving_per_s,
-            model.spin_radius_m, out)
-    if kind == "linear":
-        return K.linear_step, K.linear_step_parallel, K.PARALLEL_MIN, (
-            charge, distance_m, rotation_rad, dt_s, t.slope_per_s, model.spin_radius_m,
-            model.max_speed_cm_s, model.published, out)
-    if kind == "cubic":
-        return K.cubic_step, K.cubic_step_parallel, K.PARALLEL_MIN_CUBIC, (
-            charge, distance_m, rotation_rad, dt_s, t.coeffs, t.tmax_s, model.spin_radius_m,
-            model.max_speed_cm_s, model.published, model.cubic_cutoff == "after_step", out)
-    return K.segment_step, K.segment_step_parallel, K.PARALLEL_MIN, (
-        charge, distance_m, rotation_rad, dt_s, t.slope_per_s, t.charge_from, t.charge_to,
-        model.spin_radius_m, model.max_speed_cm_s, model.published, out)
+    common = (charge, distance_m, rotation_rad, dt_s)
+    if model.kind == "simple":
+        return K.simple_rows, K.PARALLEL_MIN, (
+            *common, t.slope_static_per_s, t.slope_moving_per_s, model.spin_radius_m, out)
+    speed = (model.spin_radius_m, model.max_speed_cm_s, model.published)
+    if model.kind == "cubic":
+        return K.cubic_rows, K.PARALLEL_MIN_CUBIC, (
+            *common, t.coeffs, t.tmax_s, *speed, model.cubic_cutoff == "after_step", out)
+    if model.kind == "linear":  # one segment per speed, whatever the charge
+        no_bounds = np.empty((t.n_speeds, 0))
+        return K.segment_rows, K.PARALLEL_MIN, (
+            *common, np.ascontiguousarray(t.slope_per_s[:, None]), no_bounds, no_bounds,
+            *speed, out)
+    return K.segment_rows, K.PARALLEL_MIN, (*common, t.slope_per_s, t.charge_from, t.charge_to,
+                                            *speed, out)
 
 
 def discharge_at_tick(tick: int, charge: np.ndarray, distance_m: np.ndarray,

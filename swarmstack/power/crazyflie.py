@@ -29,7 +29,7 @@ import numpy as np
 
 from numba import njit
 from swarmstack.power.battery import CRAZYFLIE_FILE, BatteryModel, crazyflie_battery
-from swarmstack.power.kernels import cubic_root
+from swarmstack.power.kernels import cubic_root, cubic_time_left
 from swarmstack.power.tables import BatteryTableError, data_path
 
 __all__ = ["CrazyflieBattery", "battery_device", "crazyflie_step",
@@ -68,22 +68,11 @@ def crazyflie_step(charge, p0, p1, p2, p3, tmax_s, dt_s, time_left_out):
     return charge
 
 
-@njit(cache=True)
-def _time_left(charge, p0, p1, p2, p3, tmax_s, out):
-    for i in range(charge.shape[0]):
-        q = charge[i]
-        if not q > 0.0:
-            out[i] = 0.0
-        else:
-            out[i] = tmax_s - cubic_root(p0, p1, p2, p3, tmax_s, q)
-    return out
-
-
 def time_left(charge, model: BatteryModel) -> np.ndarray:
     """``Tmax − t*(q)`` per drone (s); 0 for an empty battery."""
     q = np.ascontiguousarray(np.atleast_1d(np.asarray(charge, dtype=np.float64)))
-    c, tmax = model.table.coeffs[0], float(model.table.tmax_s[0])
-    return _time_left(q, c[0], c[1], c[2], c[3], tmax, np.empty_like(q))
+    return cubic_time_left(q, model.table.coeffs, model.table.tmax_s,
+                           np.zeros(q.shape[0], dtype=np.int64), np.empty_like(q))
 
 
 @dataclass(frozen=True, eq=False)

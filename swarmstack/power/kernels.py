@@ -1,16 +1,17 @@
 """Numba kernels of the four discharge models: one compiled loop over all robots per model.
 
 The per-robot work is a handful of flops, so the cost of a battery step is dominated by how often
-Python is entered; each kernel is therefore one call for the whole swarm. The maths restates
-Algs. 1–4 of the E-Puck2 plug-in paper (and Alg. 1 of the Crazyflie paper for the cubic with one
-speed); see ``battery.py`` for the rules in words.
+Python is entered; each kernel is therefore one call for the whole swarm, ``*_rows(lo, hi, …)``
+over robots ``lo … hi − 1``, each writing only its own outputs (the battery sensor derives their
+parallel forms). The maths restates Algs. 1–4 of the E-Puck2 plug-in paper (and Alg. 1 of the
+Crazyflie paper for the cubic with one speed); see ``battery.py`` for the rules in words.
 """
 
 from __future__ import annotations
 
 import math
 
-from numba import njit, prange
+from numba import njit
 
 # Newton on the cubic stops when the step is below this (s); times are at most ~2e4 s, where one
 # ulp is ~4e-12 s, so this is converged to a few ulps without chasing rounding noise.
@@ -54,26 +55,8 @@ def _mix(y_low_speed, y_high_speed, w, published):
 
 
 @njit(cache=True)
-def simple_step(charge, distance_m, rotation_rad, dt_s, slope_static, slope_moving,
-                spin_radius_m, out):
-    _simple_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slope_static,
-                      slope_moving, spin_radius_m, out)
-
-
-@njit(cache=True, parallel=True)
-def simple_step_parallel(charge, distance_m, rotation_rad, dt_s, slope_static, slope_moving,
-                         spin_radius_m, out, chunk):
-    """``simple_step`` over chunks of ``chunk`` robots on the thread pool."""
-    n = charge.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _simple_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
-                          dt_s, slope_static, slope_moving, spin_radius_m, out)
-
-
-@njit(cache=True, inline="always")
-def _simple_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope_static,
-                      slope_moving, spin_radius_m, out):
-    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+def simple_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope_static,
+                slope_moving, spin_radius_m, out):
     for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:
@@ -84,41 +67,6 @@ def _simple_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope
             dx = abs(rotation_rad[i]) * spin_radius_m
         m = slope_static if dx == 0.0 else slope_moving
         out[i] = max(0.0, q + m * dt_s)
-
-
-@njit(cache=True)
-def linear_step(charge, distance_m, rotation_rad, dt_s, slopes, spin_radius_m, max_speed_cm_s,
-                published, out):
-    _linear_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slopes,
-                      spin_radius_m, max_speed_cm_s, published, out)
-
-
-@njit(cache=True, parallel=True)
-def linear_step_parallel(charge, distance_m, rotation_rad, dt_s, slopes, spin_radius_m,
-                         max_speed_cm_s, published, out, chunk):
-    """``linear_step`` over chunks of ``chunk`` robots on the thread pool."""
-    n = charge.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _linear_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
-                          dt_s, slopes, spin_radius_m, max_speed_cm_s, published, out)
-
-
-@njit(cache=True, inline="always")
-def _linear_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slopes,
-                      spin_radius_m, max_speed_cm_s, published, out):
-    # robots start … stop − 1, each writing only its own outputs (both forms share it)
-    for i in range(start, stop):
-        q = charge[i]
-        if not q > 0.0:
-            out[i] = q
-            continue
-        v = _speed_cm_s(distance_m[i], rotation_rad[i], dt_s, spin_radius_m, max_speed_cm_s)
-        s_lo = int(math.floor(v))
-        s_hi = int(math.ceil(v))
-        y = q + slopes[s_lo] * dt_s
-        if s_hi != s_lo:
-            y = _mix(y, q + slopes[s_hi] * dt_s, v - s_lo, published)
-        out[i] = max(0.0, y)
 
 
 @njit(cache=True, inline="always")
@@ -179,27 +127,8 @@ def _cubic_next(coeffs, tmax_s, s, q, dt_s, cutoff_after_step):
 
 
 @njit(cache=True)
-def cubic_step(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, spin_radius_m,
-               max_speed_cm_s, published, cutoff_after_step, out):
-    _cubic_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
-                     spin_radius_m, max_speed_cm_s, published, cutoff_after_step, out)
-
-
-@njit(cache=True, parallel=True)
-def cubic_step_parallel(charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s, spin_radius_m,
-                        max_speed_cm_s, published, cutoff_after_step, out, chunk):
-    """``cubic_step`` over chunks of ``chunk`` robots on the thread pool."""
-    n = charge.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _cubic_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
-                         dt_s, coeffs, tmax_s, spin_radius_m, max_speed_cm_s, published,
-                         cutoff_after_step, out)
-
-
-@njit(cache=True, inline="always")
-def _cubic_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
-                     spin_radius_m, max_speed_cm_s, published, cutoff_after_step, out):
-    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+def cubic_rows(start, stop, charge, distance_m, rotation_rad, dt_s, coeffs, tmax_s,
+               spin_radius_m, max_speed_cm_s, published, cutoff_after_step, out):
     for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:
@@ -218,7 +147,8 @@ def _cubic_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, coeffs
 @njit(cache=True, inline="always")
 def _segment_slope(slope, charge_from, charge_to, s, q):
     """Slope of the segment whose charge interval holds ``q``: segments 1..3 in order, inclusive
-    bounds, otherwise the end-of-life segment 4 (as Alg. 4 does)."""
+    bounds, otherwise the end-of-life segment 4 (as Alg. 4 does); the linear model (Alg. 2) is
+    the case of one segment."""
     n_seg = slope.shape[1]
     for k in range(n_seg - 1):
         if charge_to[s, k] <= q <= charge_from[s, k]:
@@ -227,27 +157,8 @@ def _segment_slope(slope, charge_from, charge_to, s, q):
 
 
 @njit(cache=True)
-def segment_step(charge, distance_m, rotation_rad, dt_s, slope, charge_from, charge_to,
-                 spin_radius_m, max_speed_cm_s, published, out):
-    _segment_step_rows(0, charge.shape[0], charge, distance_m, rotation_rad, dt_s, slope,
-                       charge_from, charge_to, spin_radius_m, max_speed_cm_s, published, out)
-
-
-@njit(cache=True, parallel=True)
-def segment_step_parallel(charge, distance_m, rotation_rad, dt_s, slope, charge_from, charge_to,
-                          spin_radius_m, max_speed_cm_s, published, out, chunk):
-    """``segment_step`` over chunks of ``chunk`` robots on the thread pool."""
-    n = charge.shape[0]
-    for c in prange((n + chunk - 1) // chunk):
-        _segment_step_rows(c * chunk, min(n, (c + 1) * chunk), charge, distance_m, rotation_rad,
-                           dt_s, slope, charge_from, charge_to, spin_radius_m, max_speed_cm_s,
-                           published, out)
-
-
-@njit(cache=True, inline="always")
-def _segment_step_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope, charge_from,
-                       charge_to, spin_radius_m, max_speed_cm_s, published, out):
-    # robots start … stop − 1, each writing only its own outputs (both forms share it)
+def segment_rows(start, stop, charge, distance_m, rotation_rad, dt_s, slope, charge_from,
+                 charge_to, spin_radius_m, max_speed_cm_s, published, out):
     for i in range(start, stop):
         q = charge[i]
         if not q > 0.0:

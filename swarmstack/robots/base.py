@@ -15,6 +15,7 @@ file first), by the name of an installed plug-in's entry point in the group
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import sys
@@ -25,7 +26,7 @@ from typing import Any, Callable, Literal, Mapping, Optional, Protocol
 import numpy as np
 from pydantic import BaseModel
 
-from swarmstack.experiments.files import import_file, import_spec
+from swarmstack.experiments.files import failure, import_spec, import_user_file
 
 
 @dataclass(frozen=True)
@@ -243,10 +244,8 @@ class Registry(dict):
             if module not in sys.modules:
                 importlib.import_module(module)   # registers itself
             return
-        try:
+        with contextlib.suppress(RobotTypeError):
             resolve(name)
-        except RobotTypeError:
-            pass
 
     def _load_all(self) -> None:
         for name in BUILT_IN:
@@ -270,32 +269,18 @@ class Registry(dict):
         return dict.__contains__(self, name)
 
     def get(self, name, default=None):
-        self._load(name)
-        return dict.get(self, name, default)
+        return dict.__getitem__(self, name) if name in self else default
 
-    def __iter__(self):
-        self._load_all()
-        return dict.__iter__(self)
+    def _listing(method):   # a dict method that sees every type
+        def listed(self):
+            self._load_all()
+            return method(self)
+        return listed
 
-    def __len__(self) -> int:
-        self._load_all()
-        return dict.__len__(self)
-
-    def keys(self):
-        self._load_all()
-        return dict.keys(self)
-
-    def values(self):
-        self._load_all()
-        return dict.values(self)
-
-    def items(self):
-        self._load_all()
-        return dict.items(self)
-
-    def __repr__(self) -> str:
-        self._load_all()
-        return dict.__repr__(self)
+    __iter__, __len__, __repr__ = (_listing(dict.__iter__), _listing(dict.__len__),
+                                   _listing(dict.__repr__))
+    keys, values, items = _listing(dict.keys), _listing(dict.values), _listing(dict.items)
+    del _listing
 
 
 ROBOT_TYPES: Registry = Registry()
@@ -305,12 +290,6 @@ def register(robot_type: RobotType) -> RobotType:
     """Make ``robot_type`` available to experiment files as ``type = "<name>"``."""
     ROBOT_TYPES[robot_type.name] = robot_type
     return robot_type
-
-
-def get(name: str, base_dir: Optional[Path] = None) -> RobotType:
-    """The robot type an experiment's ``type`` names (see :func:`resolve`); raises
-    :class:`RobotTypeError` (a ``KeyError``) saying why there is none."""
-    return resolve(name, base_dir)
 
 
 def resolve(name: str, base_dir: Optional[Path] = None) -> RobotType:
@@ -340,6 +319,9 @@ def resolve(name: str, base_dir: Optional[Path] = None) -> RobotType:
                          "'module.path:NAME' naming a RobotType)")
 
 
+get = resolve   # the robot type an experiment's ``type`` names
+
+
 def _entry_points() -> tuple:
     from importlib.metadata import entry_points
 
@@ -351,18 +333,12 @@ def _load_plugin(ep) -> RobotType:
         obj = ep.load()
     except (Exception, SystemExit) as exc:
         raise RobotTypeError(f"robot type {ep.name!r} (plug-in entry point {ep.value!r}) "
-                             f"failed to load: {_failure(exc)}") from None
+                             f"failed to load: {failure(exc)}") from None
     if not isinstance(obj, RobotType):
         raise RobotTypeError(f"robot type {ep.name!r}: plug-in entry point {ep.value!r} is not "
                              f"a RobotType (it is {_kind(obj)})")
     ROBOT_TYPES[ep.name] = obj
     return obj
-
-
-def _failure(exc: BaseException) -> str:
-    if isinstance(exc, SystemExit):
-        return f"it called sys.exit({exc.code!r})"
-    return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
 def _kind(obj) -> str:
@@ -377,7 +353,8 @@ def _load_reference(ref: str, base_dir: Optional[Path]) -> RobotType:
         raise RobotTypeError(f"{expected}: NAME must be a Python identifier; found {ref!r}")
     folder = Path(".") if base_dir is None else Path(base_dir)
     if target.endswith(".py"):
-        module = _load_file(folder / target, ref)
+        module = import_user_file(folder / target, "swarmstack_robot_type_", RobotTypeError,
+                                  "robot type file", repr(ref))
     elif target and all(part.isidentifier() for part in target.split(".")):
         module = _import(target, None if base_dir is None else folder)
     else:
@@ -389,21 +366,6 @@ def _load_reference(ref: str, base_dir: Optional[Path]) -> RobotType:
     if not isinstance(obj, RobotType):
         raise RobotTypeError(f"{ref!r} is not a RobotType (it is {_kind(obj)})")
     return obj
-
-
-def _load_file(path: Path, ref: str):
-    try:
-        path = path.resolve()
-        is_file = path.is_file()
-    except (OSError, ValueError, RuntimeError) as exc:   # RuntimeError: a symlink loop
-        raise RobotTypeError(f"cannot use {ref!r}: {_failure(exc)}") from None
-    if not is_file:
-        raise RobotTypeError(f"robot type file {str(path)!r} does not exist" if not path.exists()
-                             else f"robot type file {str(path)!r} is not a file")
-    try:
-        return import_file(path, "swarmstack_robot_type_")
-    except (Exception, SystemExit) as exc:
-        raise RobotTypeError(f"importing {str(path)!r} failed: {_failure(exc)}") from None
 
 
 def _import(target: str, folder: Optional[Path]):
@@ -423,4 +385,4 @@ def _import(target: str, folder: Optional[Path]):
         raise RobotTypeError(f"cannot import module {target!r}: no module named {exc.name!r} "
                              f"{where}on the Python path") from None
     except (Exception, SystemExit) as exc:
-        raise RobotTypeError(f"importing module {target!r} failed: {_failure(exc)}") from None
+        raise RobotTypeError(f"importing module {target!r} failed: {failure(exc)}") from None

@@ -35,10 +35,13 @@ from pydantic import Field
 from swarmstack.actuators import flight as fl
 from swarmstack.actuators.leds import Leds
 from swarmstack.physics import quadrotor as qr
-from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, HostFn, RadioSpec,
-                                    RobotType, ScriptGlobal, register)
-from swarmstack.robots.devices import POSITIONING
-from swarmstack.robots.options import Options
+from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, RadioSpec,
+                                    RobotType, register)
+from swarmstack.robots.crazyflie_decks import (AIDeckOptions, DownCameraOptions, aideck_device,
+                                               camera_script, down_camera_device,
+                                               down_camera_script, led_ring_layout)
+from swarmstack.robots.devices import BATTERY_SCRIPT, POSITIONING, host, set_leds
+from swarmstack.robots.options import CrazyflieBatteryOptions, Options
 
 # --- body (§3; robot-models.md §2.1) -----------------------------------------------------------
 RADIUS_M = 0.046            # the 92 mm frame inside a disc
@@ -75,19 +78,8 @@ def flight_actuator(options: Optional[FlightOptions]):
                      VELOCITY_MAX_YAW_RATE_RAD_S, o.on_empty)
 
 
-# --- devices: the decks and the battery live in their own modules (imported when enabled) -------
-def _camera_options():
-    from swarmstack.robots.crazyflie_decks import AIDeckOptions
-
-    return AIDeckOptions
-
-
-def camera_device(options, base_dir: Optional[Path] = None):
-    from swarmstack.robots.crazyflie_decks import aideck_device
-
-    return aideck_device(options, base_dir)
-
-
+# --- devices: the decks in their own module, the battery in power/crazyflie.py (imported when
+# enabled) ----------------------------------------------------------------------------------------
 class _FlightBattery:
     """The battery device, also handing its charge to the flight model (drive ``battery``)
     so that an empty drone lands or falls."""
@@ -114,30 +106,18 @@ def battery_device(options, base_dir: Optional[Path] = None):
     return _FlightBattery(make(options, base_dir))
 
 
-def _devices() -> dict:
-    from swarmstack.robots.options import CrazyflieBatteryOptions
-    from swarmstack.robots.crazyflie_decks import (DownCameraOptions, camera_script,
-                                                   down_camera_device, down_camera_script)
-
-    return {
-        "camera": DeviceSpec("camera", _camera_options(), camera_device,
-                             "AI-deck 320 × 320 camera (50°), float64[B, 5] blobs",
-                             script=camera_script),
-        "battery": DeviceSpec("battery", CrazyflieBatteryOptions, battery_device,
-                              "LiPo, charge 0–1 (the paper's cubic discharge)",
-                              script=ScriptGlobal("battery", lambda r: {"charge": float(r)},
-                                                  "{charge = 0–1}")),
-        "positioning": POSITIONING,
-        "down_camera": DeviceSpec("down_camera", DownCameraOptions, down_camera_device,
-                                  "downward camera: the ground targets below, float64[T, 3] "
-                                  "(id, x, y)", script=down_camera_script()),
-    }
-
-
-def _emitter_layout():
-    from swarmstack.robots.crazyflie_decks import led_ring_layout
-
-    return led_ring_layout()
+DEVICES = {
+    "camera": DeviceSpec("camera", AIDeckOptions, aideck_device,
+                         "AI-deck 320 × 320 camera (50°), float64[B, 5] blobs",
+                         script=camera_script),
+    "battery": DeviceSpec("battery", CrazyflieBatteryOptions, battery_device,
+                          "LiPo, charge 0–1 (the paper's cubic discharge)",
+                          script=BATTERY_SCRIPT),
+    "positioning": POSITIONING,
+    "down_camera": DeviceSpec("down_camera", DownCameraOptions, down_camera_device,
+                              "downward camera: the ground targets below, float64[T, 3] "
+                              "(id, x, y)", script=down_camera_script()),
+}
 
 
 # --- host API: Python views, Buzz and Lua alike ---------------------------------------------------
@@ -167,9 +147,7 @@ def _model(robot) -> tuple:
 
 def _this_step(robot) -> int:
     """The command mode this step's host calls wrote so far (``HOLD``: none yet)."""
-    if robot.host_state.get("tick") != robot.tick:
-        return fl.HOLD
-    return int(robot.commands["mode"][0])
+    return fl.HOLD if robot.host_state.get("tick") != robot.tick else int(robot.commands["mode"][0])
 
 
 def _write(robot, mode: int) -> None:
@@ -215,10 +193,8 @@ def _setpoint(robot, step: int) -> tuple:
     here = (pose[0], pose[1], pose[2], pose[5])
     base = tuple(drive["target"][row]) if drive["mode"][row] == qr.POSITION else here
     t = robot.commands["target"]
-    if step == fl.MOVE_BY:
-        xyz = tuple(here[k] + t[k] if t[k] == t[k] else base[k] for k in range(3))
-    else:
-        xyz = tuple(t[k] if t[k] == t[k] else base[k] for k in range(3))
+    by = step == fl.MOVE_BY   # move_by: relative to where the drone is
+    xyz = tuple((here[k] + t[k] if by else t[k]) if t[k] == t[k] else base[k] for k in range(3))
     return (*xyz, t[3] if t[3] == t[3] else base[3])
 
 
@@ -299,16 +275,6 @@ def set_yaw_rate(robot, rate_rad_s: float) -> None:
     _write(robot, fl.CMD_VELOCITY)
 
 
-def set_leds(robot, *rgb) -> None:
-    """The LED ring's colour: ``(r, g, b)`` bytes, one tuple or three numbers."""
-    robot.commands["leds"][:] = rgb[0] if len(rgb) == 1 else rgb
-
-
-def _leds_actuator(options):
-    layout = _emitter_layout()
-    return Leds(layout.owner, layout.channels)
-
-
 CRAZYFLIE = register(RobotType(
     name="crazyflie",
     body=Body.disc(RADIUS_M, HEIGHT_M, MASS_KG),
@@ -322,18 +288,16 @@ CRAZYFLIE = register(RobotType(
     ),
     actuators=(
         ActuatorSpec("flight", flight_actuator, FlightOptions),
-        ActuatorSpec("leds", _leds_actuator, needs_emitters=True),
+        ActuatorSpec("leds", lambda o: Leds(led_ring_layout().owner, led_ring_layout().channels),
+                     needs_emitters=True),
     ),
-    devices=_devices(),
-    emitters=_emitter_layout(),
+    devices=DEVICES,
+    emitters=led_ring_layout(),
     radio=RadioSpec(RAB_RANGE_M, RAB_PAYLOAD_BYTES, RAB_ELEVATION_M),
-    host_api=(HostFn("takeoff", takeoff, takeoff.__doc__, lengths=(0,)),
-              HostFn("land", land, land.__doc__),
-              HostFn("goto", goto, goto.__doc__, lengths=(0, 1, 2)),
-              HostFn("move_by", move_by, move_by.__doc__, lengths=(0, 1, 2)),
-              HostFn("set_velocity", set_velocity, set_velocity.__doc__, lengths=(0, 1, 2)),
-              HostFn("set_yaw", set_yaw, set_yaw.__doc__),
-              HostFn("set_yaw_rate", set_yaw_rate, set_yaw_rate.__doc__),
-              HostFn("set_leds", set_leds, set_leds.__doc__)),
+    host_api=(host(takeoff, lengths=(0,)), host(land), host(goto, lengths=(0, 1, 2)),
+              host(move_by, lengths=(0, 1, 2)), host(set_velocity, lengths=(0, 1, 2)),
+              host(set_yaw), host(set_yaw_rate),
+              host(set_leds, "The LED ring's colour: ``(r, g, b)`` bytes, one tuple or three "
+                   "numbers.")),
     doc="Bitcraze Crazyflie 2.x (Stolfi & Danoy, arXiv 2401.16948, 2024)",
 ))

@@ -42,7 +42,8 @@ import numpy as np
 from pydantic import Field
 
 from swarmstack.robots.base import EmitterLayout, ScriptGlobal
-from swarmstack.robots.options import CameraOptions, Options
+from swarmstack.robots.devices import blobs_table
+from swarmstack.robots.options import CameraOptions, SwitchOptions
 
 # --- AI-deck camera (§3.1.1, §4.1) --------------------------------------------------------------
 CAMERA_WIDTH_PX = 320
@@ -92,18 +93,7 @@ def grey_level(r: float, g: float, b: float) -> int:
     return int(round(0.299 * r + 0.587 * g + 0.114 * b))
 
 
-def _camera(reading) -> dict:
-    blobs = {}
-    for col, row, r, g, b in reading:
-        if col < 0:
-            break
-        blobs[len(blobs)] = {"column": float(col), "row": float(row),
-                             "color": {"red": int(r), "green": int(g), "blue": int(b)},
-                             "grey": grey_level(r, g, b)}
-    return blobs
-
-
-camera_script = ScriptGlobal("camera", _camera,
+camera_script = ScriptGlobal("camera", lambda reading: blobs_table(reading, grey_level),
                              "table 0… of {column, row (px, 0–319), color = {red, green, "
                              "blue}, grey = 0–255}")
 
@@ -114,11 +104,10 @@ camera_script = ScriptGlobal("camera", _camera,
 DOWN_CAMERA_FOV_DEG = 50.0        # chosen (see above)
 
 
-class DownCameraOptions(Options):
+class DownCameraOptions(SwitchOptions):
     """``sensors.down_camera`` of a Crazyflie: a camera looking straight down that reports the
     robots under it (``targets``: the names of the target groups; empty: every other group)."""
 
-    enabled: bool = True
     targets: list[str] = Field(default_factory=list)
     fov: float = Field(DOWN_CAMERA_FOV_DEG, gt=0, lt=180)        # degrees, full cone
     miss: float = Field(0.0, ge=0, le=1)                        # per target per tick

@@ -9,7 +9,6 @@ clockwise, converted here.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,10 @@ from swarmstack.actuators.leds import Leds
 from swarmstack.actuators.wheels import Wheels
 from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
-                                    HostFn, RadioSpec, RobotType, ScriptGlobal, register)
-from swarmstack.robots.devices import POSITIONING, differential_steering
+                                    RadioSpec, RobotType, ScriptGlobal, register)
+from swarmstack.robots.devices import (BATTERY_SCRIPT, POSITIONING, blobs_table,
+                                       differential_steering, host, set_led, set_leds,
+                                       set_wheels)
 from swarmstack.robots.options import (BatteryOptions, CameraOptions, NoiseOptions,
                                        WheelsOptions)
 
@@ -90,20 +91,13 @@ RAB_ELEVATION_M = 0.048
 def led_emitters() -> tuple[np.ndarray, np.ndarray]:
     """Body-frame emitter positions float64[17, 3] and the logical LED of each emitter."""
     sign = -1.0 if LED_RING_CLOCKWISE else 1.0
-    pos = []
-    owner = []
-    for k in range(8):
-        a = sign * k * math.pi / 4
-        pos.append((LED_RING_RADIUS_M * math.cos(a), LED_RING_RADIUS_M * math.sin(a),
-                    LED_RING_ELEVATION_M))
-        owner.append(k)
-    pos.append(FRONT_LED_POSITION_M)
-    owner.append(8)
-    for k in range(BODY_LED_EMITTERS):
-        a = k * 2 * math.pi / BODY_LED_EMITTERS
-        pos.append((BODY_LED_RADIUS_M * math.cos(a), BODY_LED_RADIUS_M * math.sin(a),
-                    BODY_LED_ELEVATION_M))
-        owner.append(9)
+    ring = [sign * k * math.pi / 4 for k in range(8)]
+    body = [k * 2 * math.pi / BODY_LED_EMITTERS for k in range(BODY_LED_EMITTERS)]
+    pos = [(LED_RING_RADIUS_M * math.cos(a), LED_RING_RADIUS_M * math.sin(a),
+            LED_RING_ELEVATION_M) for a in ring] + [FRONT_LED_POSITION_M] + \
+        [(BODY_LED_RADIUS_M * math.cos(a), BODY_LED_RADIUS_M * math.sin(a),
+          BODY_LED_ELEVATION_M) for a in body]
+    owner = [*range(8), 8] + [9] * BODY_LED_EMITTERS
     return np.array(pos, dtype=np.float64), np.array(owner, dtype=np.int64)
 
 
@@ -183,89 +177,48 @@ def _noisy(factory):
     return lambda o, base_dir=None: factory(noise=o.noise, noise_level=o.level)
 
 
-DEVICES = {
-    "proximity": DeviceSpec("proximity", NoiseOptions, _noisy(proximity_device),
-                            "8 IR proximity sensors, int32[8] 0–4095 (Eq. 1)"),
-    "light": DeviceSpec("light", NoiseOptions, _noisy(light_device),
-                        "the same 8 IR devices as ambient-light sensors, int32[8] 4095 dark – 0"),
-    "ground": DeviceSpec("ground", NoiseOptions, _noisy(ground_device),
-                         "3 ground sensors, int32[3] 0 black – 1023 white"),
-    "tof": DeviceSpec("tof", NoiseOptions, _noisy(tof_device),
-                      "VL53L0X time-of-flight, tof_mm 20–2000"),
-    "encoders": DeviceSpec("encoders", NoiseOptions, _noisy(encoders_device),
-                           "wheel encoders, int32[2] steps (1000 per revolution), wrapping int16"),
-    "camera": DeviceSpec("camera", CameraOptions,
-                         lambda o, base_dir=None: camera_device(max_blobs=o.max_blobs,
-                                                                noise=o.noise,
-                                                                noise_level=o.level),
-                         "160 × 120 colour-blob camera, float64[B, 5]"),
-    "battery": DeviceSpec("battery", BatteryOptions, battery_device,
-                          "LiPo 1800 mAh, charge 0–1 (four discharge models)"),
-}
-
-
-# --- how scripts (Buzz, Lua) see the readings: ARGoS's Buzz integration's conventions -----------
+# how scripts (Buzz, Lua) see the readings: ARGoS's Buzz integration's conventions
 def _value_angle(reading) -> dict:
     return {k: {"value": int(v), "angle": IR_ANGLES_RAD[k]} for k, v in enumerate(reading)}
 
 
-def _ground(reading) -> dict:
-    return {k: int(v) for k, v in enumerate(reading)}
-
-
-def _encoders(reading) -> dict:
-    return {"left": int(reading[0]), "right": int(reading[1])}
-
-
-def _camera(reading) -> dict:
-    blobs = {}
-    for col, row, r, g, b in reading:
-        if col < 0:
-            break
-        blobs[len(blobs)] = {"column": float(col), "row": float(row),
-                             "color": {"red": int(r), "green": int(g), "blue": int(b)}}
-    return blobs
-
-
-_SCRIPT = {
-    "proximity": ScriptGlobal("proximity", _value_angle,
-                              "table 0–7 of {value = 0–4095, angle = rad}"),
-    "light": ScriptGlobal("light", _value_angle, "table 0–7 of {value = 4095 dark – 0, angle}"),
-    "ground": ScriptGlobal("ground", _ground, "table 0–2 of 0 black – 1023 white"),
-    "tof": ScriptGlobal("tof", int, "millimetres, 20–2000"),
-    "encoders": ScriptGlobal("encoders", _encoders, "{left, right} steps, wrapping int16"),
-    "camera": ScriptGlobal("camera", _camera,
-                           "table 0… of {column, row (px), color = {red, green, blue}}"),
-    "battery": ScriptGlobal("battery", lambda r: {"charge": float(r)}, "{charge = 0–1}"),
+DEVICES = {
+    "proximity": DeviceSpec("proximity", NoiseOptions, _noisy(proximity_device),
+                            "8 IR proximity sensors, int32[8] 0–4095 (Eq. 1)",
+                            ScriptGlobal("proximity", _value_angle,
+                                         "table 0–7 of {value = 0–4095, angle = rad}")),
+    "light": DeviceSpec("light", NoiseOptions, _noisy(light_device),
+                        "the same 8 IR devices as ambient-light sensors, int32[8] 4095 dark – 0",
+                        ScriptGlobal("light", _value_angle,
+                                     "table 0–7 of {value = 4095 dark – 0, angle}")),
+    "ground": DeviceSpec("ground", NoiseOptions, _noisy(ground_device),
+                         "3 ground sensors, int32[3] 0 black – 1023 white",
+                         ScriptGlobal("ground", lambda r: {k: int(v) for k, v in enumerate(r)},
+                                      "table 0–2 of 0 black – 1023 white")),
+    "tof": DeviceSpec("tof", NoiseOptions, _noisy(tof_device),
+                      "VL53L0X time-of-flight, tof_mm 20–2000",
+                      ScriptGlobal("tof", int, "millimetres, 20–2000")),
+    "encoders": DeviceSpec("encoders", NoiseOptions, _noisy(encoders_device),
+                           "wheel encoders, int32[2] steps (1000 per revolution), wrapping int16",
+                           ScriptGlobal("encoders",
+                                        lambda r: {"left": int(r[0]), "right": int(r[1])},
+                                        "{left, right} steps, wrapping int16")),
+    "camera": DeviceSpec("camera", CameraOptions,
+                         lambda o, base_dir=None: camera_device(max_blobs=o.max_blobs,
+                                                                noise=o.noise,
+                                                                noise_level=o.level),
+                         "160 × 120 colour-blob camera, float64[B, 5]",
+                         ScriptGlobal("camera", blobs_table,
+                                      "table 0… of {column, row (px), color = {red, green, "
+                                      "blue}}")),
+    "battery": DeviceSpec("battery", BatteryOptions, battery_device,
+                          "LiPo 1800 mAh, charge 0–1 (four discharge models)", BATTERY_SCRIPT),
+    "positioning": POSITIONING,
+    "differential_steering": differential_steering(AXLE_M),
 }
-DEVICES = {**{name: replace(spec, script=_SCRIPT[name]) for name, spec in DEVICES.items()},
-           "positioning": POSITIONING,
-           "differential_steering": differential_steering(AXLE_M)}
 
 
 # --- host API: what a controller calls, in Python, Buzz and Lua alike ---------------------------
-def set_wheels(robot, left_m_s: float, right_m_s: float) -> None:
-    """Wheel speeds in m/s (clamped to ±0.154 m/s by the actuator)."""
-    w = robot.commands["wheels"]
-    w[0] = left_m_s
-    w[1] = right_m_s
-
-
-def _rgb(rgb: tuple):
-    return rgb[0] if len(rgb) == 1 else rgb
-
-
-def set_led(robot, index: int, *rgb) -> None:
-    """LED ``index`` (0-based: 0–7 ring clockwise from the front, 8 front, 9 body) to ``(r, g,
-    b)`` bytes (one tuple or three numbers); channels an LED lacks are ignored."""
-    robot.commands["leds"][int(index)] = _rgb(rgb)
-
-
-def set_leds(robot, *rgb) -> None:
-    """All LEDs to one colour: ``(r, g, b)`` bytes, one tuple or three numbers."""
-    robot.commands["leds"][:] = _rgb(rgb)
-
-
 # goto's turning mechanism (ARGoS's Buzz foot-bot controller): thresholds on the angle between
 # the heading and the target vector
 GOTO_NO_TURN_RAD = math.radians(10.0)
@@ -282,18 +235,9 @@ def goto(robot, x_m: float, y_m: float) -> None:
     speed = min(math.hypot(x_m, y_m), MAX_WHEEL_SPEED_M_S)
     a = abs(angle)
     state = robot.host_state.get("turning", _NO_TURN)
-    if state == _HARD_TURN and a <= GOTO_SOFT_TURN_RAD:
-        state = _SOFT_TURN
-    if state == _SOFT_TURN:
-        if a > GOTO_HARD_TURN_RAD:
-            state = _HARD_TURN
-        elif a <= GOTO_NO_TURN_RAD:
-            state = _NO_TURN
-    elif state == _NO_TURN:
-        if a > GOTO_HARD_TURN_RAD:
-            state = _HARD_TURN
-        elif a > GOTO_NO_TURN_RAD:
-            state = _SOFT_TURN
+    if state != _HARD_TURN or a <= GOTO_SOFT_TURN_RAD:   # a hard turn goes on down to 70°
+        state = _HARD_TURN if a > GOTO_HARD_TURN_RAD else \
+            _NO_TURN if a <= GOTO_NO_TURN_RAD else _SOFT_TURN
     robot.host_state["turning"] = state
     if state == _NO_TURN:
         inner = outer = speed
@@ -303,11 +247,8 @@ def goto(robot, x_m: float, y_m: float) -> None:
         outer = speed * (2.0 - factor)
     else:
         inner, outer = -MAX_WHEEL_SPEED_M_S, MAX_WHEEL_SPEED_M_S
-    w = robot.commands["wheels"]
-    if angle > 0:   # target on the left: the left wheel is the inner one
-        w[0], w[1] = inner, outer
-    else:
-        w[0], w[1] = outer, inner
+    w = robot.commands["wheels"]   # target on the left: the left wheel is the inner one
+    w[0], w[1] = (inner, outer) if angle > 0 else (outer, inner)
 
 
 def _emitter_layout() -> EmitterLayout:
@@ -332,9 +273,13 @@ EPUCK2 = register(RobotType(
     devices=DEVICES,
     emitters=_emitter_layout(),
     radio=RadioSpec(RAB_RANGE_M, RAB_PAYLOAD_BYTES, RAB_ELEVATION_M),
-    host_api=(HostFn("set_wheels", set_wheels, set_wheels.__doc__, lengths=(0, 1)),
-              HostFn("set_led", set_led, set_led.__doc__),
-              HostFn("set_leds", set_leds, set_leds.__doc__),
-              HostFn("goto", goto, goto.__doc__, lengths=(0, 1))),
+    host_api=(host(set_wheels, "Wheel speeds in m/s (clamped to ±0.154 m/s by the actuator).",
+                   (0, 1)),
+              host(set_led, "LED ``index`` (0-based: 0–7 ring clockwise from the front, 8 "
+                   "front, 9 body) to ``(r, g, b)`` bytes (one tuple or three numbers); "
+                   "channels an LED lacks are ignored."),
+              host(set_leds, "All LEDs to one colour: ``(r, g, b)`` bytes, one tuple or three "
+                   "numbers."),
+              host(goto, lengths=(0, 1))),
     doc="GCtronic E-Puck2 (Stolfi & Danoy, RAS 164, 2023)",
 ))

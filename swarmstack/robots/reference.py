@@ -58,10 +58,8 @@ def elements(device) -> list[Element]:
     if positions is not None:
         return [Element(i, float(p[0]), float(p[1]), None, None)
                 for i, p in enumerate(positions)]
-    position = getattr(device, "position_m", None)
-    if position is not None:
-        return [Element(0, float(position[0]), float(position[1]), float(position[2]), 0.0)]
-    return []
+    p = getattr(device, "position_m", None)
+    return [Element(0, float(p[0]), float(p[1]), float(p[2]), 0.0)] if p is not None else []
 
 
 def _mm(v: Optional[float]) -> str:
@@ -102,10 +100,8 @@ def markdown(rt: RobotType, figure_name: Optional[str] = None) -> str:
         out += [_first_line(rt.doc), ""]
     if figure_name:
         out += [f"![{rt.name} seen from above]({figure_name})", ""]
-    if b.shape == "disc":
-        size = f"disc of radius {_mm(b.half_x)} mm"
-    else:
-        size = f"box {_mm(2 * b.half_x)} mm long × {_mm(2 * b.half_y)} mm wide"
+    size = f"disc of radius {_mm(b.half_x)} mm" if b.shape == "disc" else \
+        f"box {_mm(2 * b.half_x)} mm long × {_mm(2 * b.half_y)} mm wide"
     out += ["## Body", "", f"{size}, {_mm(b.height_m)} mm high, {b.mass_kg:g} kg. "
             "Frame: x forward, y left, z up; angles counter-clockwise from x.", ""]
 
@@ -179,20 +175,14 @@ def figure(rt: RobotType, path: Path) -> Path:
     ax.text(0.58 * reach, 0.03 * reach, "x (forward)", color="grey", fontsize=8)
     # devices at the same places (the E-Puck2's proximity and light sensors are the same
     # eight parts) are drawn once, labelled with both names
-    drawn: list[tuple[list[str], list[Element]]] = []
+    drawn: dict[tuple, tuple[list[str], list[Element]]] = {}   # places -> names, elements
     for name, spec in rt.devices.items():
         els = elements(_default_device(spec))
-        if not els:
-            continue
-        key = [(round(e.x_m, 6), round(e.y_m, 6)) for e in els]
-        same = next((d for d in drawn if [(round(e.x_m, 6), round(e.y_m, 6)) for e in d[1]]
-                     == key), None)
-        if same is not None:
-            same[0].append(name)
-        else:
-            drawn.append(([name], els))
+        if els:
+            key = tuple((round(e.x_m, 6), round(e.y_m, 6)) for e in els)
+            drawn.setdefault(key, ([], els))[0].append(name)
     markers = iter(("o", "^", "D", "v", "s", "P", "X", "*"))
-    for names, els in drawn:
+    for names, els in drawn.values():
         m = next(markers, "o")
         tag = "/".join(n[0] for n in names)
         for e in els:

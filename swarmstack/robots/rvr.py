@@ -18,13 +18,12 @@ from swarmstack.actuators.leds import Leds
 from swarmstack.actuators.wheels import Wheels
 from swarmstack.physics.diffdrive import DiffDrive
 from swarmstack.robots.base import (ActuatorSpec, Body, Command, DeviceSpec, EmitterLayout,
-                                    HostFn, RadioSpec, RobotType, ScriptGlobal,
-                                    register)
-from swarmstack.robots.devices import POSITIONING, differential_steering
-from swarmstack.robots.options import WheelsOptions
-from swarmstack.robots.rvr_options import (ColourGroundOptions, FixedColourOptions,
-                                           LidarOptions, LuxOptions, RangefinderOptions,
-                                           ReferenceOptions, SwitchOptions)
+                                    RadioSpec, RobotType, ScriptGlobal, register)
+from swarmstack.robots.devices import (POSITIONING, differential_steering, host, set_led,
+                                       set_leds, set_wheels)
+from swarmstack.robots.options import (ColourGroundOptions, FixedColourOptions, LidarOptions,
+                                       NoiseOptions, RangefinderOptions, ReferenceOptions,
+                                       SwitchOptions, WheelsOptions)
 from swarmstack.sensors.scan import register_mast
 
 # --- body and drive (report §4.1, §4.3; plug-in entity and physics model) ---------------------
@@ -131,7 +130,7 @@ def accelerometer_device(o: SwitchOptions, base_dir: Optional[Path] = None):
     return Accelerometer(ACCELEROMETER_G_M_S2)
 
 
-def light_device(o: LuxOptions, base_dir: Optional[Path] = None):
+def light_device(o: NoiseOptions, base_dir: Optional[Path] = None):
     from swarmstack.sensors.lux import Lux
 
     return Lux(LIGHT_POSITION_M, LIGHT_GAIN_LUX_M2, LIGHT_RANGE_M, LIGHT_MAX_LUX, o.noise,
@@ -156,7 +155,7 @@ def reference_device(o: ReferenceOptions, base_dir: Optional[Path] = None):
     from swarmstack.robots.rvr_reference import Reference
 
     prox = proximity_device(RangefinderOptions())
-    light = light_device(LuxOptions())
+    light = light_device(NoiseOptions())
     lidar = lidar_device(LidarOptions(noise_width=o.lidar_noise_width))
     std = GROUND_NOISE_STD if o.ground_noise_std is None else o.ground_noise_std
     return Reference(prox, light, lidar, GROUND_POSITION_M, std,
@@ -178,7 +177,9 @@ def _ranges(reading) -> dict:
 
 
 def _neighbours(count, dist, angle) -> dict:
-    return {k: {"distance": float(dist[k]), "angle": float(angle[k])} for k in range(int(count))}
+    return {"count": int(count), "list": {k: {"distance": float(dist[k]),
+                                               "angle": float(angle[k])}
+                                           for k in range(int(count))}}
 
 
 def reference_table(r) -> dict:
@@ -188,14 +189,10 @@ def reference_table(r) -> dict:
                       for k in range(8)},
         "light": float(r["light"]),
         "ground": _rgb(r["ground"]),
-        "neighbours": {"count": int(r["neighbours"]),
-                       "list": _neighbours(r["neighbours"], r["neighbour_distance"],
-                                           r["neighbour_angle"])},
-        "camera": {"count": int(r["camera_count"]),
-                   "list": _neighbours(r["camera_count"], r["camera_distance"],
-                                       r["camera_angle"])},
-        "lidar": {"count": int(r["lidar_count"]),
-                  "list": _neighbours(r["lidar_count"], r["lidar_distance"], r["lidar_angle"])},
+        "neighbours": _neighbours(r["neighbours"], r["neighbour_distance"],
+                                  r["neighbour_angle"]),
+        **{way: _neighbours(r[f"{way}_count"], r[f"{way}_distance"], r[f"{way}_angle"])
+           for way in ("camera", "lidar")},
     }
 
 
@@ -225,7 +222,7 @@ DEVICES = {
                       ScriptGlobal("imu", lambda r: {"roll": float(r[0]), "pitch": float(r[1]),
                                                      "yaw": float(r[2])},
                                    "{roll, pitch, yaw} rad")),
-    "light": DeviceSpec("light", LuxOptions, light_device, "ambient light, lux 0–16000",
+    "light": DeviceSpec("light", NoiseOptions, light_device, "ambient light, lux 0–16000",
                         ScriptGlobal("light", float, "lux 0–16000")),
     "locator": DeviceSpec("locator", SwitchOptions, _lazy("locator", "Locator"),
                           "float64[2] m from the boot position, world axes (Eq. 12)",
@@ -255,13 +252,6 @@ DEVICES = {
 
 
 # --- host API ------------------------------------------------------------------------------------
-def set_wheels(robot, left_m_s: float, right_m_s: float) -> None:
-    """Tread speeds in m/s (clamped to ±1.555 m/s by the actuator)."""
-    w = robot.commands["wheels"]
-    w[0] = left_m_s
-    w[1] = right_m_s
-
-
 def set_treads(robot, left: float, right: float) -> None:
     """The reference model's wheels (Table 1): tread speeds in cm/s, magnitude ≤ 155 (the sign
     drives backwards); m/s = value / 100."""
@@ -269,20 +259,6 @@ def set_treads(robot, left: float, right: float) -> None:
     lim = REFERENCE_WHEELS_MAX
     w[0] = min(lim, max(-lim, float(left))) * REFERENCE_WHEELS_M_S_PER_UNIT
     w[1] = min(lim, max(-lim, float(right))) * REFERENCE_WHEELS_M_S_PER_UNIT
-
-
-def _rgb_args(rgb: tuple):
-    return rgb[0] if len(rgb) == 1 else rgb
-
-
-def set_led(robot, index: int, *rgb) -> None:
-    """LED ``index`` (0 front-left, 1 front-right, 2 left, 3 right, 4 back) to ``(r, g, b)``."""
-    robot.commands["leds"][int(index)] = _rgb_args(rgb)
-
-
-def set_leds(robot, *rgb) -> None:
-    """All five LEDs to one colour ``(r, g, b)`` bytes."""
-    robot.commands["leds"][:] = _rgb_args(rgb)
 
 
 def _emitter_layout() -> EmitterLayout:
@@ -309,9 +285,11 @@ RVR = register(RobotType(
     devices=DEVICES,
     emitters=_emitter_layout(),
     radio=RadioSpec(RAB_RANGE_M, RAB_PAYLOAD_BYTES, RAB_ELEVATION_M),
-    host_api=(HostFn("set_wheels", set_wheels, set_wheels.__doc__, lengths=(0, 1)),
-              HostFn("set_treads", set_treads, set_treads.__doc__),
-              HostFn("set_led", set_led, set_led.__doc__),
-              HostFn("set_leds", set_leds, set_leds.__doc__)),
+    host_api=(host(set_wheels, "Tread speeds in m/s (clamped to ±1.555 m/s by the actuator).",
+                   (0, 1)),
+              host(set_treads),
+              host(set_led, "LED ``index`` (0 front-left, 1 front-right, 2 left, 3 right, 4 "
+                   "back) to ``(r, g, b)``."),
+              host(set_leds, "All five LEDs to one colour ``(r, g, b)`` bytes.")),
     doc="Sphero RVR as Mercator (Kegeleirs et al., TR/IRIDIA/2022-012)",
 ))

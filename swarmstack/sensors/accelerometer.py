@@ -10,35 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from swarmstack.sensors.device import BodyReading
 from swarmstack.sensors.velocity import boot_frame_velocity
 
 G_M_S2 = 9.81   # the report's G (Eq. 9)
 
 
 @dataclass(frozen=True)
-class Accelerometer:
+class Accelerometer(BodyReading):
     """float64[3]: acceleration (g) along the boot-time x, y axes and z (0)."""
 
     g_m_s2: float = G_M_S2
     name: str = "accelerometer"
-    stream: str = "accelerometer"
-    scalar: bool = False
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 3))
-
-    def make_state(self, n: int) -> dict:
-        return {"boot": None, "previous": None}
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            v = boot_frame_velocity(world, group, state)
-            prev = state["previous"]
-            if prev is None:   # the first reading: no earlier velocity, no acceleration
-                prev = v
-            out[:, :2] = (v - prev) / (self.g_m_s2 * world.dt)
-            out[:, 2] = 0.0
-            state["previous"] = v
-        return sense
+    def read(self, world, group, state, out):
+        v = boot_frame_velocity(world, group, state)
+        # the first reading: no earlier velocity, no acceleration
+        out[:, :2] = (v - state.get("previous", v)) / (self.g_m_s2 * world.dt)
+        out[:, 2] = 0.0
+        state["previous"] = v

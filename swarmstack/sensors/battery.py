@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 from numba import njit
 
+from swarmstack.power import kernels
 from swarmstack.power.battery import BatteryModel, initial_charge, step_of
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sim import threads
 
 # robots per work item of the parallel form, and the group size from which it pays (three
@@ -37,34 +38,32 @@ def motion_rows(lo, hi, start, bodies, scene, prev_pose, keys, tick, state, out)
 
 
 parallel_motion = threads.chunked(motion_rows)
+# the parallel forms of the discharge models' kernels
+PARALLEL_STEPS = {rows: threads.chunked(rows) for rows in (
+    kernels.simple_rows, kernels.cubic_rows, kernels.segment_rows)}
 
 
 @dataclass(frozen=True)
-class Battery:
+class Battery(DeviceBase):
     model: BatteryModel
     name: str = "battery"
-    stream: str = "battery"
-    scalar: bool = True
+    scalar = True
 
     def allocate(self, n: int) -> np.ndarray:
         return initial_charge(n, self.model)
 
-    def make_state(self, n: int):
-        return None
-
     def plan(self, world, group, keys, out, state):
         n = len(out)
         motion = (np.empty(n), np.empty(n))
-        measure = threads.rows_call(motion_rows, parallel_motion, group.start, group.stop,
-                                    PARALLEL_MIN, CHUNK)
-        serial, parallel, parallel_min, args = step_of(self.model, out, *motion,
-                                                       float(world.dt), out)
-        step = (partial(parallel, *args, threads.spread(n, CHUNK))
-                if threads.go_parallel(n, parallel_min) else partial(serial, *args))
-        prev_pose = world.bodies.prev_pose
+        measure = threads.rows_plan(motion_rows, parallel_motion, world, group,
+                                    world.bodies.prev_pose, None, None, motion,
+                                    min_items=PARALLEL_MIN, chunk_items=CHUNK)
+        rows, parallel_min, args = step_of(self.model, out, *motion, float(world.dt), out)
+        step = threads.form(rows, PARALLEL_STEPS[rows], 0, n, *args, min_items=parallel_min,
+                            chunk_items=CHUNK)
 
         def sense():
             if world.tick > 0:  # tick 0 leaves the charge as it is (the plug-in's rule)
-                measure(world.bodies_args, None, prev_pose, None, world.tick, None, motion)
+                measure()
                 step()
         return sense

@@ -27,10 +27,7 @@ def beacon_kernel(start, stop, bodies, scene, beacon_z, camera_z, range_m, count
     +inf, angle 0); ``bodies``, ``scene``: ``World.bodies_args``, ``World.scene_args``."""
     pose, run, radius, height = bodies
     boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
-    x = pose[0]
-    y = pose[1]
-    z = pose[2]
-    yaw = pose[5]
+    x, y, z, yaw = pose[0], pose[1], pose[2], pose[5]
     n = x.shape[0]
     m_max = dist.shape[1]
     rob_idx = np.empty(n, dtype=np.int64)

@@ -43,8 +43,10 @@ import numpy as np
 
 from numba import njit
 
+from swarmstack.geometry.grid import cell_box
 from swarmstack.geometry.nearby import (boxes_near, boxes_near_segment, cylinders_near,
                                         cylinders_near_segment, robots_near_segment)
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.light import (_top, lit_robots, occluders_near_segment, sight_blocked,
                                       sources, static_blocked)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
@@ -96,9 +98,7 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
     radius ``w``, whose apex is ``w / sin(half)`` behind the camera.
     """
     nx = int(gparams[3])
-    ny = int(gparams[4])
-    cell = gparams[2]
-    base = run[i] * nx * ny
+    base = run[i] * nx * int(gparams[4])
     w = max_radius + em_reach + _SLACK_M
     far = reach + max_radius  # no centre kept lies farther from robot i's centre
     # the disk's box …
@@ -134,10 +134,7 @@ def _gather(i, x, y, run, radius, max_radius, gparams, cell_start, order, px0, p
         y_hi = min(y_hi, by1 + _SLACK_M)
     if x_lo > x_hi or y_lo > y_hi:
         return 0
-    gx0 = max(0, min(nx - 1, int(math.floor((x_lo - gparams[0]) / cell))))
-    gx1 = max(0, min(nx - 1, int(math.floor((x_hi - gparams[0]) / cell))))
-    gy0 = max(0, min(ny - 1, int(math.floor((y_lo - gparams[1]) / cell))))
-    gy1 = max(0, min(ny - 1, int(math.floor((y_hi - gparams[1]) / cell))))
+    gx0, gx1, gy0, gy1 = cell_box(gparams, x_lo, x_hi, y_lo, y_hi)
     m = 0
     for gy in range(gy0, gy1 + 1):
         row = base + gy * nx
@@ -170,42 +167,10 @@ I_WIDTH, I_HEIGHT, I_OWNER_OCCLUDES, I_KIND, I_GREY = range(5)
 BLOCK = 64
 
 
-@njit(cache=True, error_model="numpy")
-def scratch_size(n_boxes, n_cylinders, n_bodies, n_lights, max_blobs):
-    """Lengths of the int64 and float64 scratch :func:`rows` takes (see
-    :func:`_scratch_views`)."""
-    cap = max(max_blobs, 1)
-    return (2 * n_boxes + 2 * n_cylinders + 2 * n_bodies + n_lights * (1 + BLOCK) + BLOCK
-            + cap, 5 * BLOCK + 6 * cap)
-
-
 @njit(cache=True, error_model="numpy", inline="always")
-def _scratch_views(iscr, nb, nc, n, nl, cap):
-    """The index lists of one :func:`rows` call, cut from one int64 scratch array
-    (:func:`scratch_size`): boxes and cylinders near the camera, those near one sight line,
-    robots of the wedge, occluders of one sight line, active lights, the pre-test of each
-    (active light, robot of the block) and whether any passed for each robot, sort order."""
-    o = 0
-    box_idx = iscr[o:o + nb]
-    o += nb
-    cyl_idx = iscr[o:o + nc]
-    o += nc
-    seg_box = iscr[o:o + nb]
-    o += nb
-    seg_cyl = iscr[o:o + nc]
-    o += nc
-    rob_idx = iscr[o:o + n]
-    o += n
-    occ_idx = iscr[o:o + n]
-    o += n
-    act = iscr[o:o + nl]
-    o += nl
-    may = iscr[o:o + nl * BLOCK]
-    o += nl * BLOCK
-    looks = iscr[o:o + BLOCK]
-    o += BLOCK
-    idx = iscr[o:o + max(cap, 1)]
-    return box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx
+def _cut(scratch, o, n):
+    """``scratch[o:o + n]`` and the offset after it: one allocation serves many lists."""
+    return scratch[o:o + n], o + n
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -299,10 +264,7 @@ def rows(lo, hi, start, bodies, scene, params, keys, tick, used, out):
     owner_occludes = ip[I_OWNER_OCCLUDES] != 0
     kind = ip[I_KIND]
     level = cam[F_LEVEL]
-    x = pose[0]
-    y = pose[1]
-    z = pose[2]
-    yaw = pose[5]
+    x, y, z, yaw = pose[0], pose[1], pose[2], pose[5]
     n = x.shape[0]
     cap = out.shape[1]
     cam_x = cam[0]
@@ -323,18 +285,26 @@ def rows(lo, hi, start, bodies, scene, params, keys, tick, used, out):
         ch = math.cos(half)
     cam_off = math.sqrt(cam_x * cam_x + cam_y * cam_y)
     occ_reach = cam_off + range_m
-    isize, fsize = scratch_size(boxes.shape[0], cylinders.shape[0], n, lights.shape[0], cap)
-    box_idx, cyl_idx, seg_box, seg_cyl, rob_idx, occ_idx, act, may, looks, idx = _scratch_views(
-        np.empty(isize, dtype=np.int64), boxes.shape[0], cylinders.shape[0], n, lights.shape[0],
-        cap)
-    fscr = np.empty(fsize)
-    cc = fscr[0:BLOCK]
-    ss = fscr[BLOCK:2 * BLOCK]
-    pxs = fscr[2 * BLOCK:3 * BLOCK]
-    pys = fscr[3 * BLOCK:4 * BLOCK]
-    pzs = fscr[4 * BLOCK:5 * BLOCK]
-    kd = fscr[5 * BLOCK:5 * BLOCK + max(cap, 1)]
-    kf = fscr[5 * BLOCK + max(cap, 1):5 * BLOCK + 6 * max(cap, 1)]
+    # index lists: boxes and cylinders near the camera, those near one sight line, robots of
+    # the wedge, occluders of one sight line, active lights, the pre-test of each (active
+    # light, robot of the block) and whether any passed for each robot, sort order
+    nb, nc, nl, cap1 = boxes.shape[0], cylinders.shape[0], lights.shape[0], max(cap, 1)
+    iscr = np.empty(2 * nb + 2 * nc + 2 * n + nl * (1 + BLOCK) + BLOCK + cap1, dtype=np.int64)
+    box_idx, o = _cut(iscr, 0, nb)
+    cyl_idx, o = _cut(iscr, o, nc)
+    seg_box, o = _cut(iscr, o, nb)
+    seg_cyl, o = _cut(iscr, o, nc)
+    rob_idx, o = _cut(iscr, o, n)
+    occ_idx, o = _cut(iscr, o, n)
+    act, o = _cut(iscr, o, nl)
+    may, o = _cut(iscr, o, nl * BLOCK)
+    looks, o = _cut(iscr, o, BLOCK)
+    idx, o = _cut(iscr, o, cap1)
+    # the block's camera headings and positions, the kept blobs' distances and fields
+    blk = np.empty((5, BLOCK))
+    cc, ss, pxs, pys, pzs = blk[0], blk[1], blk[2], blk[3], blk[4]
+    kd = np.empty(cap1)
+    kf = np.empty(5 * cap1)
     # the arena's lights that are sources (intensity > 0, not black), in order
     n_act = 0
     for m in range(lights.shape[0]):
@@ -542,7 +512,7 @@ def blobs(readings_row) -> list[tuple[float, float, tuple[int, int, int]]]:
 
 
 @dataclass(frozen=True)
-class Camera:
+class Camera(DeviceBase):
     """Blob camera at body-frame ``position_m`` looking along +x; full horizontal ``hfov_deg``;
     ``grey``: a monochrome sensor (blob colours replaced by their luma)."""
 
@@ -556,8 +526,6 @@ class Camera:
     noise: str = "none"          # pixel noise on blob positions; level in px
     noise_level: float = 0.0
     name: str = "camera"
-    scalar: bool = False
-    stream: str = "camera"
     grey: bool = False
     # the runner places and colours emitters only when some device looks at them
     needs_emitters: ClassVar[bool] = True

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sim import threads
 from swarmstack.world.floor import sample_texture
 from swarmstack.world.rng import gaussian
@@ -34,9 +35,8 @@ def rows(lo, hi, start, bodies, scene, params, keys, tick, state, out):
     for i in range(lo, hi):
         c = math.cos(pose[5, i])
         s = math.sin(pose[5, i])
-        r, g, b = sample_texture(texture, bounds, pose[0, i] + c * px - s * py,
-                                 pose[1, i] + s * px + c * py)
-        rgb = (r, g, b)
+        rgb = sample_texture(texture, bounds, pose[0, i] + c * px - s * py,
+                             pose[1, i] + s * px + c * py)
         for ch in range(3):
             v = float(rgb[ch])
             if std > 0.0 or mean != 0.0:
@@ -50,17 +50,14 @@ parallel_rows = threads.chunked(rows)
 def plan_colour(world, group, keys, out, position_m, mean: float, std: float):
     """The call that writes the noisy colour under ``position_m`` (body frame) of every robot
     of ``group`` into ``out`` (shared by the devices that read the floor colour)."""
-    call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN, CHUNK)
     params = (world.arena.floor.texture, world.bounds, float(position_m[0]),
               float(position_m[1]), float(mean), float(std))
-
-    def sense():
-        call(world.bodies_args, None, params, keys, world.tick, None, out)
-    return sense
+    return threads.rows_plan(rows, parallel_rows, world, group, params, keys, None, out,
+                             min_items=PARALLEL_MIN, chunk_items=CHUNK)
 
 
 @dataclass(frozen=True)
-class ColourGround:
+class ColourGround(DeviceBase):
     """int32[3]: R, G, B 0–255 of the floor under the sensing point: ``positions_m`` holds its
     body-frame (x, y) in m, as one point of a list (the ground-sensor convention)."""
 
@@ -68,14 +65,9 @@ class ColourGround:
     noise_mean: float = 0.0
     noise_std: float = 5.0
     name: str = "ground_color"
-    stream: str = "ground_color"
-    scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
         return np.zeros((n, 3), dtype=np.int32)
-
-    def make_state(self, n: int):
-        return None
 
     def plan(self, world, group, keys, out, state):
         return plan_colour(world, group, keys, out, self.positions_m[0], self.noise_mean,

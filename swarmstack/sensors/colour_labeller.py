@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from swarmstack.sensors.colour_ground import plan_colour
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sim import threads
 
 # The palette of the real robot's labelling node: red, green, yellow, grey (report §3 names no
@@ -60,7 +61,7 @@ def label(rgb, palette) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class FixedColour:
+class FixedColour(DeviceBase):
     """int32[4]: R, G, B of the nearest palette label and its index in the palette."""
 
     positions_m: tuple           # one (x, y) point, as for ColourGround
@@ -68,8 +69,6 @@ class FixedColour:
     noise_mean: float = 0.0
     noise_std: float = 5.0
     name: str = "fixed_color"
-    stream: str = "fixed_color"
-    scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
         return np.zeros((n, 4), dtype=np.int32)
@@ -82,12 +81,12 @@ class FixedColour:
         raw, index, palette = state["raw"], state["index"], state["palette"]
         read = plan_colour(world, group, keys, raw, self.positions_m[0], self.noise_mean,
                            self.noise_std)
-        label_call = threads.rows_call(label_rows, parallel_label, group.start, group.stop,
-                                       PARALLEL_MIN, CHUNK)
+        label_call = threads.rows_plan(label_rows, parallel_label, world, group, palette, None,
+                                       raw, index, min_items=PARALLEL_MIN, chunk_items=CHUNK)
 
         def sense():
             read()
-            label_call(None, None, palette, None, 0, raw, index)
+            label_call()
             out[:, :3] = palette[index]
             out[:, 3] = index
         return sense

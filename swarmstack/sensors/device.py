@@ -36,11 +36,13 @@ forms give the same numbers. A typical ``plan``::
         params = (self.range_m, NOISE_KINDS[self.noise], self.noise_level)
         return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out)
 
-A device computed with NumPy just returns a function that does so.
+A device computed with NumPy just returns a function that does so; one whose reading is a
+transform of the body state subclasses :class:`BodyReading`.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -57,3 +59,36 @@ class Device(Protocol):
 
     def plan(self, world, group, keys: np.ndarray, out: np.ndarray,
              state: Any) -> Callable[[], None]: ...
+
+
+class DeviceBase:
+    """What most devices share: a reading per robot that is a vector (``scalar = True`` for
+    one number), random keys derived from the device's own ``name``, no state."""
+
+    scalar = False
+
+    @property
+    def stream(self) -> str:
+        return self.name
+
+    def make_state(self, n: int) -> Any:
+        return None
+
+
+class BodyReading(DeviceBase):
+    """A device whose reading is a transform of the body state, computed with NumPy each tick.
+
+    A subclass (a frozen dataclass with a ``name``) sets ``width``, the numbers per robot, and
+    writes ``read(world, group, state, out)``; ``state`` is a dict, empty when a run starts,
+    where ``read`` keeps what it remembers between ticks (the boot pose, the last reading)."""
+
+    width = 3
+
+    def allocate(self, n: int) -> np.ndarray:
+        return np.zeros((n, self.width))
+
+    def make_state(self, n: int) -> dict:
+        return {}
+
+    def plan(self, world, group, keys, out, state):
+        return partial(self.read, world, group, state, out)

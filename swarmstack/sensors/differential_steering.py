@@ -13,29 +13,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from swarmstack.sensors.device import BodyReading
+
 CM_PER_M = 100.0
 
 
 @dataclass(frozen=True)
-class DifferentialSteering:
+class DifferentialSteering(BodyReading):
     """float64[5]: velocity_left, velocity_right (cm/s), distance_left, distance_right (cm),
     axis_length (cm)."""
 
     axis_length_m: float
     name: str = "differential_steering"
-    stream: str = "differential_steering"
-    scalar: bool = False
+    width = 5
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 5))
-
-    def make_state(self, n: int):
-        return None
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            speed = world.drive[group.index]["wheel_speed"]
-            np.multiply(speed, CM_PER_M, out=out[:, 0:2])
-            np.multiply(speed, CM_PER_M * world.dt, out=out[:, 2:4])
-            out[:, 4] = self.axis_length_m * CM_PER_M
-        return sense
+    def read(self, world, group, state, out):
+        speed = world.drive[group.index]["wheel_speed"]
+        np.multiply(speed, CM_PER_M, out=out[:, 0:2])
+        np.multiply(speed, CM_PER_M * world.dt, out=out[:, 2:4])
+        out[:, 4] = self.axis_length_m * CM_PER_M

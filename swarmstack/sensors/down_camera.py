@@ -25,6 +25,7 @@ import numpy as np
 
 from numba import njit
 
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.world.rng import uniform01
 
 # the miss draws use channels far above those the AI-deck camera's noise uses on the same stream
@@ -89,7 +90,7 @@ def _see(start, stop, bodies, robot_id, targets, params, keys, tick, out):
 
 
 @dataclass(frozen=True)
-class DownCamera:
+class DownCamera(DeviceBase):
     """``fov_rad`` full cone angle; ``targets`` the target groups' names (empty: every group
     but the camera's own); ``miss`` probability
     of missing a seen target in one tick; ``max_targets`` slots per reading."""
@@ -99,8 +100,6 @@ class DownCamera:
     miss: float = 0.0
     max_targets: int = 4
     name: str = "down_camera"
-    stream: str = "down_camera"
-    scalar: bool = False
 
     @property
     def reads_groups(self) -> tuple[str, ...]:
@@ -111,9 +110,6 @@ class DownCamera:
         out = np.zeros((n, self.max_targets, 3))
         out[:, :, 0] = -1.0
         return out
-
-    def make_state(self, n: int):
-        return None
 
     def plan(self, world, group, keys, out, state):
         groups = [world.group(name) for name in self.targets] if self.targets else \

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.sim import threads
 
@@ -54,15 +55,13 @@ parallel_rows = threads.chunked(rows)
 
 
 @dataclass(frozen=True)
-class Encoders:
+class Encoders(DeviceBase):
     """Left/right step counters; ``steps_per_m`` = steps per revolution / wheel circumference."""
 
     steps_per_m: float
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "encoders"
-    stream: str = "encoders"
-    scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
         return np.zeros((n, 2), dtype=np.int32)
@@ -77,12 +76,7 @@ class Encoders:
         out[rows] = 0
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN,
-                                 CHUNK)
-        drive, dt = world.drive[group.index], world.dt
-        kind, level = NOISE_KINDS[self.noise], self.noise_level
-
-        def sense():  # (the drive state's arrays are made anew when a run restarts)
-            call(None, None, (drive["wheel_speed"], dt, self.steps_per_m, kind, level), keys,
-                 world.tick, state, out)
-        return sense
+        params = (world.drive[group.index]["wheel_speed"], world.dt, self.steps_per_m,
+                  NOISE_KINDS[self.noise], self.noise_level)
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out,
+                                 min_items=PARALLEL_MIN, chunk_items=CHUNK)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.noise import NOISE_KINDS, draw
 from swarmstack.sim import threads
 from swarmstack.world.floor import sample_texture
@@ -54,7 +55,7 @@ def reading(rgb, *, full_scale: int):
 
 
 @dataclass(frozen=True)
-class Ground:
+class Ground(DeviceBase):
     """``positions_m``: body-frame (x, y) of each sensor on the floor."""
 
     positions_m: tuple
@@ -62,8 +63,6 @@ class Ground:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "ground"
-    stream: str = "ground"
-    scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
         return np.zeros((n, len(self.positions_m)), dtype=np.int32)
@@ -72,11 +71,7 @@ class Ground:
         return np.asarray(self.positions_m, dtype=np.float64).reshape(-1, 2)
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN,
-                                 CHUNK)
         params = (world.arena.floor.texture, world.bounds, self.full_scale,
                   NOISE_KINDS[self.noise], self.noise_level)
-
-        def sense():
-            call(world.bodies_args, None, params, keys, world.tick, state, out)
-        return sense
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out,
+                                 min_items=PARALLEL_MIN, chunk_items=CHUNK)

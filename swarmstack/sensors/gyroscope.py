@@ -9,32 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from swarmstack.sensors import quaternion
+from swarmstack.sensors.device import BodyReading
 
 
 @dataclass(frozen=True)
-class Gyroscope:
+class Gyroscope(BodyReading):
     """float64[3]: angular velocity (rad/s) about x, y, z."""
 
     name: str = "gyroscope"
-    stream: str = "gyroscope"
-    scalar: bool = False
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 3))
-
-    def make_state(self, n: int) -> dict:
-        return {"previous": None}
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            q = quaternion.of_bodies(world.bodies, group.slice)
-            prev = state["previous"]
-            if prev is None:
-                prev = q
-            delta = quaternion.multiply(q, quaternion.inverse(prev))
-            out[...] = quaternion.to_euler(delta) / world.dt
-            state["previous"] = q
-        return sense
+    def read(self, world, group, state, out):
+        q = quaternion.of_bodies(world.bodies, group.slice)
+        prev = state.get("previous", q)
+        out[...] = quaternion.to_euler(quaternion.multiply(q, quaternion.inverse(prev))) / world.dt
+        state["previous"] = q

@@ -8,28 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from swarmstack.sensors.device import BodyReading
 
 
 @dataclass(frozen=True)
-class Imu:
+class Imu(BodyReading):
     """float64[3]: roll, pitch, yaw (rad) in the world frame."""
 
     name: str = "imu"
-    stream: str = "imu"
-    scalar: bool = False
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 3))
-
-    def make_state(self, n: int):
-        return None
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            b = world.bodies
-            sl = group.slice
-            out[:, 0] = b.roll[sl]
-            out[:, 1] = b.pitch[sl]
-            out[:, 2] = b.yaw[sl]
-        return sense
+    def read(self, world, group, state, out):
+        out[...] = world.bodies.pose[3:6, group.slice].T

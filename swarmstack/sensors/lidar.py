@@ -21,7 +21,8 @@ import numpy as np
 
 from numba import njit
 
-from swarmstack.sensors.scan import masts, scan
+from swarmstack.sensors.device import DeviceBase
+from swarmstack.sensors.scan import scan_into, scan_state
 from swarmstack.sim import threads
 from swarmstack.world.rng import symmetric
 
@@ -53,7 +54,7 @@ parallel_transfer = threads.chunked(transfer_rows)
 
 
 @dataclass(frozen=True)
-class Lidar:
+class Lidar(DeviceBase):
     count: int
     first_angle_rad: float
     ring_m: float
@@ -62,9 +63,7 @@ class Lidar:
     max_m: float
     no_hit_m: float
     noise_width_m: float = 0.0    # η: noise U(−η, η)
-    stream: str = "lidar"         # the name the noise's random keys derive from
     name: str = "lidar"
-    scalar: bool = False
 
     @property
     def angles(self) -> np.ndarray:
@@ -75,24 +74,21 @@ class Lidar:
         return np.full((n, self.count), float(self.no_hit_m))
 
     def make_state(self, n: int) -> dict:
-        return {"dist": np.zeros((n, self.count)), "masts": None, "angles": self.angles}
+        return scan_state(self.angles, n)
 
     def distances(self, world, group, state, max_m: float | None = None) -> np.ndarray:
         """Noise-free distances (m, +inf beyond ``max_m``, default the device's range)."""
-        if state["masts"] is None:
-            state["masts"] = masts(world)
-        scan(world, group, state["angles"], 2.0 * math.pi / self.count, self.ring_m,
-             self.elevation_m, self.max_m if max_m is None else max_m, state["masts"],
-             state["dist"])
-        return state["dist"]
+        return scan_into(world, group, state, 2.0 * math.pi / self.count, self.ring_m,
+                         self.elevation_m, self.max_m if max_m is None else max_m)
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(transfer_rows, parallel_transfer, group.start, group.stop,
-                                 PARALLEL_MIN, CHUNK)
-        params = self.transfer_params
+        transfer = threads.rows_plan(transfer_rows, parallel_transfer, world, group,
+                                     self.transfer_params, keys, state["dist"], out,
+                                     min_items=PARALLEL_MIN, chunk_items=CHUNK)
 
         def sense():
-            call(None, None, params, keys, world.tick, self.distances(world, group, state), out)
+            self.distances(world, group, state)
+            transfer()
         return sense
 
     @property

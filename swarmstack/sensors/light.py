@@ -34,6 +34,7 @@ from swarmstack.geometry.nearby import (box_near_segment, boxes_near, boxes_near
                                         cylinders_near_segment, disk_near_segment, robots_near,
                                         robots_near_segment)
 from swarmstack.geometry.rays import _box_hit, _disk_hit, hit_candidates
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.sim import threads
 
@@ -126,13 +127,7 @@ def lit_robots(em_rgb, em_intensity, em_count, out):
     emitter is black: nothing reads it then)."""
     if not any_on(em_rgb):  # the common case: every LED off
         return False
-    lit_rows(em_rgb, em_intensity, em_count, out)
-    return _any(out)
-
-
-@njit(cache=True, error_model="numpy")
-def lit_rows(em_rgb, em_intensity, em_count, out):
-    """:func:`lit_robots` without its first check (some emitter has a colour)."""
+    some = False
     for j in range(em_count.shape[0]):
         lit = False
         for e in range(em_count[j]):
@@ -143,14 +138,8 @@ def lit_rows(em_rgb, em_intensity, em_count, out):
                 lit = True
                 break
         out[j] = lit
-
-
-@njit(cache=True, error_model="numpy")
-def _any(flags):
-    for v in flags:
-        if v:
-            return True
-    return False
+        some |= lit
+    return some
 
 
 @njit(cache=True, error_model="numpy")
@@ -211,12 +200,10 @@ def illumination_rows(lo, hi, start, bodies, scene, sources, sensors, out):
     lit = np.empty(em_count.shape[0], dtype=np.bool_)
     any_lit = lit_robots(em_rgb, em_intensity, em_count, lit)
     top_max = _top(pose[2], height)
-    x = pose[0]
-    y = pose[1]
-    z = pose[2]
-    yaw = pose[5]
+    x, y, z, yaw = pose[0], pose[1], pose[2], pose[5]
     n = x.shape[0]
     n_sens = offsets.shape[0]
+    n_lights = lights.shape[0]
     occ_reach = ring_max + range_m          # every sight line lies within this of the centre
     src_reach = occ_reach + em_reach
     widen_led = max(ring_max, em_reach)
@@ -254,63 +241,27 @@ def illumination_rows(lo, hi, start, bodies, scene, sources, sensors, out):
         if any_lit:
             nr = robots_near(x[i], y[i], src_reach, run[i], i, x, y, radius, max_radius,
                              gparams, cell_start, order, rob_idx)
-        # static lights (few: scanned)
-        for m in range(lights.shape[0]):
-            inten = lights[m, 3]
-            if inten <= 0.0:
+        # the sources: static lights (few: scanned), then the lit LEDs of the robots of the
+        # same run whose emitters can be within range, each robot's in slot order
+        for m in range(n_lights + nr):
+            j = -1 if m < n_lights else rob_idx[m - n_lights]
+            if j < 0:
+                if lights[m, 3] <= 0.0 or ((lights[m, 0] - x[i]) ** 2 + (lights[m, 1] - y[i]) ** 2
+                                           > occ_reach * occ_reach):
+                    continue
+            elif not lit[j]:
                 continue
-            px = lights[m, 0]
-            py = lights[m, 1]
-            pz = lights[m, 2]
-            if (px - x[i]) ** 2 + (py - y[i]) ** 2 > occ_reach * occ_reach:
-                continue
-            no = -1  # what could hide this light: gathered for its first sensor in range
+            no = -1  # what could hide the source: gathered for its first sensor in range
             nbs = ncs = 0
-            for k in range(n_sens):
-                d2 = (px - sx[k]) ** 2 + (py - sy[k]) ** 2 + (pz - sz[k]) ** 2
-                if d2 > r2max:
-                    continue
-                if no < 0:
-                    # A sight line from a sensor passes, at parameter t, within ring_max of the
-                    # point at t of the line centre → light. For a light above every sensor,
-                    # the sight lines rise: past t = (top − lowest sensor) / (light − highest
-                    # sensor) they are above the tallest body, and no robot can hide the light.
-                    f = 1.0
-                    if pz > z_sens_hi:
-                        f = min(1.0, max(0.0, (top_max - z_sens) / (pz - z_sens_hi)) + 1e-9)
-                    if nb < 0:
-                        nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
-                        nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
-                    no = robots_near_segment(x[i], y[i], x[i] + f * (px - x[i]),
-                                             y[i] + f * (py - y[i]), ring_max, run[i], i, x, y,
-                                             radius, max_radius, gparams, cell_start, order,
-                                             occ_idx)
-                    zl = min(z_sens, pz)
-                    nbs = boxes_near_segment(x[i], y[i], px, py, ring_max, zl, boxes, box_idx,
-                                             nb, seg_box)
-                    ncs = cylinders_near_segment(x[i], y[i], px, py, ring_max, zl, cylinders,
-                                                 cyl_idx, nc, seg_cyl)
-                if no + nbs + ncs > 0 and hit_candidates(
-                        sx[k], sy[k], sz[k], px, py, pz, seg_box, nbs, seg_cyl, ncs, occ_idx, no,
-                        boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
-                    continue
-                acc[k] += _SATURATING if d2 < 1e-18 else _term(coef, squared, inten, d2)
-        # lit LEDs of robots of the same run whose emitters can be within range
-        for q in range(nr):
-            j = rob_idx[q]
-            if not lit[j]:
-                continue
-            no = -1
-            nbs = ncs = 0
-            for e in range(em_count[j]):
-                inten = em_intensity[j, e]
-                if inten <= 0.0:
-                    continue
-                if em_rgb[j, e, 0] == 0 and em_rgb[j, e, 1] == 0 and em_rgb[j, e, 2] == 0:
-                    continue
-                px = em_world[j, e, 0]
-                py = em_world[j, e, 1]
-                pz = em_world[j, e, 2]
+            for e in range(1 if j < 0 else em_count[j]):
+                if j < 0:
+                    px, py, pz, inten = lights[m, 0], lights[m, 1], lights[m, 2], lights[m, 3]
+                else:
+                    inten = em_intensity[j, e]
+                    if inten <= 0.0 or (em_rgb[j, e, 0] == 0 and em_rgb[j, e, 1] == 0
+                                        and em_rgb[j, e, 2] == 0):
+                        continue
+                    px, py, pz = em_world[j, e, 0], em_world[j, e, 1], em_world[j, e, 2]
                 for k in range(n_sens):
                     d2 = (px - sx[k]) ** 2 + (py - sy[k]) ** 2 + (pz - sz[k]) ** 2
                     if d2 > r2max:
@@ -319,13 +270,30 @@ def illumination_rows(lo, hi, start, bodies, scene, sources, sensors, out):
                         if nb < 0:
                             nb = boxes_near(x[i], y[i], occ_reach, boxes, box_idx)
                             nc = cylinders_near(x[i], y[i], occ_reach, cylinders, cyl_idx)
-                        no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led, rob_idx,
-                                                    nr, j, x, y, radius, occ_idx)
-                        # emitters sit at any height on their robot: the floor bounds them
-                        nbs = boxes_near_segment(x[i], y[i], x[j], y[j], widen_led, 0.0, boxes,
-                                                 box_idx, nb, seg_box)
-                        ncs = cylinders_near_segment(x[i], y[i], x[j], y[j], widen_led, 0.0,
-                                                     cylinders, cyl_idx, nc, seg_cyl)
+                        if j < 0:
+                            # A sight line from a sensor passes, at parameter t, within
+                            # ring_max of the point at t of the line centre → light. For a light
+                            # above every sensor, the sight lines rise: past t = (top − lowest
+                            # sensor) / (light − highest sensor) they are above the tallest
+                            # body, and no robot can hide the light.
+                            f = 1.0
+                            if pz > z_sens_hi:
+                                f = min(1.0, max(0.0, (top_max - z_sens) / (pz - z_sens_hi))
+                                        + 1e-9)
+                            no = robots_near_segment(x[i], y[i], x[i] + f * (px - x[i]),
+                                                     y[i] + f * (py - y[i]), ring_max, run[i], i,
+                                                     x, y, radius, max_radius, gparams,
+                                                     cell_start, order, occ_idx)
+                            ex, ey, widen, zl = px, py, ring_max, min(z_sens, pz)
+                        else:
+                            no = occluders_near_segment(x[i], y[i], x[j], y[j], widen_led,
+                                                        rob_idx, nr, j, x, y, radius, occ_idx)
+                            # emitters sit at any height on their robot: the floor bounds them
+                            ex, ey, widen, zl = x[j], y[j], widen_led, 0.0
+                        nbs = boxes_near_segment(x[i], y[i], ex, ey, widen, zl, boxes, box_idx,
+                                                 nb, seg_box)
+                        ncs = cylinders_near_segment(x[i], y[i], ex, ey, widen, zl, cylinders,
+                                                     cyl_idx, nc, seg_cyl)
                     if no + nbs + ncs > 0 and hit_candidates(
                             sx[k], sy[k], sz[k], px, py, pz, seg_box, nbs, seg_cyl, ncs, occ_idx,
                             no, boxes, cylinders, x, y, z, radius, height) < _VISIBLE:
@@ -396,7 +364,7 @@ def emitter_reach(world) -> float:
 
 
 @dataclass(frozen=True)
-class Light:
+class Light(DeviceBase):
     """Sensors at ``angles_rad`` (CCW from heading) on a ring of ``ring_m`` at ``elevation_m``."""
 
     angles_rad: tuple
@@ -408,8 +376,6 @@ class Light:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "light"
-    scalar: bool = False
-    stream: str = "light"
     # the runner places and colours emitters only when some device looks at them
     needs_emitters: ClassVar[bool] = True
 
@@ -447,8 +413,7 @@ def sensors(state: dict, range_m: float, coef: float, squared: bool) -> tuple:
 def illumination(world, group, state, range_m: float, coef: float, squared: bool) -> np.ndarray:
     """Per robot of ``group`` and sensor: the occlusion-aware source sum of
     :func:`illumination_rows` (float64[n, K], a scratch array of ``state``)."""
-    call = threads.rows_call(sum_rows, parallel_sums, group.start, group.stop,
-                             chunk_items=CHUNK)
     params = sources(world) + sensors(state, range_m, coef, squared)
-    call(world.bodies_args, world.scene_args, params, None, world.tick, None, state["sums"])
+    threads.rows_plan(sum_rows, parallel_sums, world, group, params, None, None, state["sums"],
+                      chunk_items=CHUNK)()
     return state["sums"]

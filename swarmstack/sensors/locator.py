@@ -10,27 +10,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from swarmstack.sensors.device import BodyReading
+
 
 @dataclass(frozen=True)
-class Locator:
+class Locator(BodyReading):
     """float64[2]: (X, Y) m from the boot position, along the world axes."""
 
     name: str = "locator"
-    stream: str = "locator"
-    scalar: bool = False
+    width = 2
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 2))
-
-    def make_state(self, n: int) -> dict:
-        return {"origin": None}
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            b = world.bodies
-            sl = group.slice
-            here = np.stack([b.x[sl], b.y[sl]], axis=-1)
-            if state["origin"] is None:
-                state["origin"] = here.copy()
-            out[...] = here - state["origin"]
-        return sense
+    def read(self, world, group, state, out):
+        b, sl = world.bodies, group.slice
+        here = np.stack([b.x[sl], b.y[sl]], axis=-1)
+        out[...] = here - state.setdefault("origin", here.copy())

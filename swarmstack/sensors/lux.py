@@ -19,6 +19,7 @@ import numpy as np
 
 from numba import njit
 
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.light import (CHUNK, illumination_rows, illumination_state, sensors,
                                       sources)
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
@@ -44,7 +45,7 @@ parallel_rows = threads.chunked(rows)
 
 
 @dataclass(frozen=True)
-class Lux:
+class Lux(DeviceBase):
     """One light sensor at body-frame ``position_m`` (x, y, z above the base); reads lux."""
 
     position_m: tuple
@@ -54,8 +55,7 @@ class Lux:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "light"
-    scalar: bool = True
-    stream: str = "light"
+    scalar = True
     needs_emitters: ClassVar[bool] = True
 
     def allocate(self, n: int) -> np.ndarray:

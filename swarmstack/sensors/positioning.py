@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from numba import njit
 
+from swarmstack.sensors.device import BodyReading
 from swarmstack.sim import threads
 from swarmstack.world.rng import gaussian
 
@@ -25,8 +24,7 @@ PARALLEL_MIN = 16384
 
 @njit(cache=True, error_model="numpy")
 def rows(lo, hi, start, bodies, scene, params, keys, tick, state, out):
-    """Robots ``lo … hi − 1``, each its own row ``i − start`` of ``out``; ``params`` =
-    (position σ, yaw σ)."""
+    """``params`` = (position σ, yaw σ)."""
     pose = bodies[0]
     pos_std, yaw_std = params
     for b in range(lo, hi):
@@ -45,24 +43,13 @@ parallel_rows = threads.chunked(rows)
 
 
 @dataclass(frozen=True)
-class Positioning:
+class Positioning(BodyReading):
     position_noise_m: float = 0.0
     yaw_noise_rad: float = 0.0
     name: str = "pose"
-    stream: str = "pose"
-    scalar: bool = False
-
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 6))
-
-    def make_state(self, n: int):
-        return None
+    width = 6
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(rows, parallel_rows, group.start, group.stop, PARALLEL_MIN,
-                                 CHUNK)
         params = (float(self.position_noise_m), float(self.yaw_noise_rad))
-
-        def sense():
-            call(world.bodies_args, None, params, keys, world.tick, None, out)
-        return sense
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, None, out,
+                                 min_items=PARALLEL_MIN, chunk_items=CHUNK)

@@ -8,12 +8,12 @@ clamped to [0, 1]; noise is added to ``v``; the reading is ``round(4095 v)`` cla
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 from numba import njit
 
 from swarmstack.sensors import ranging
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.sim import threads
 
@@ -21,10 +21,9 @@ from swarmstack.sim import threads
 @njit(cache=True, error_model="numpy")
 def rows(lo, hi, start, bodies, scene, params, keys, tick, dist, out):
     """Distances, then readings, of robots ``lo … hi − 1`` (rows ``i − start``); ``params`` =
-    (ray table, (range, a, b, c, full scale, noise level), noise kind), ``dist`` the scratch
+    (ray table, range, a, b, c, full scale, noise kind, noise level), ``dist`` the scratch
     for the distances."""
-    rays, coef, kind = params
-    range_m, a, b, c, full_scale, level = coef[0], coef[1], coef[2], coef[3], int(coef[4]), coef[5]
+    rays, range_m, a, b, c, full_scale, kind, level = params
     ranging.cast_rows(lo, hi, start, bodies, scene, rays, range_m, dist)
     for row in range(lo - start, hi - start):
         for k in range(dist.shape[1]):
@@ -48,7 +47,7 @@ def reading(d_m, a: float, b: float, c: float, range_m: float, full_scale: int =
 
 
 @dataclass(frozen=True)
-class Proximity:
+class Proximity(DeviceBase):
     layout: ranging.RayLayout
     a: float
     b: float
@@ -57,8 +56,6 @@ class Proximity:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "proximity"
-    scalar: bool = False
-    stream: str = "proximity"
 
     def allocate(self, n: int) -> np.ndarray:
         return np.zeros((n, self.layout.count), dtype=np.int32)
@@ -66,12 +63,9 @@ class Proximity:
     def make_state(self, n: int):
         return np.zeros((n, self.layout.count))  # scratch for distances
 
-    @cached_property  # built once: it is read every tick
-    def _params(self) -> tuple:
-        coef = np.array([self.layout.range_m, self.a, self.b, self.c, self.full_scale,
-                         self.noise_level], dtype=np.float64)
-        return self.layout.table, coef, NOISE_KINDS[self.noise]
-
     def plan(self, world, group, keys, out, state):
-        return threads.rows_plan(rows, parallel_rows, world, group, self._params, keys, state,
-                                 out, chunk_items=ranging.CHUNK)
+        params = (self.layout.table, float(self.layout.range_m), float(self.a), float(self.b),
+                  float(self.c), int(self.full_scale), NOISE_KINDS[self.noise],
+                  float(self.noise_level))
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out,
+                                 chunk_items=ranging.CHUNK)

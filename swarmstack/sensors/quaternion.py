@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from swarmstack.sensors.device import BodyReading
+
 
 def from_euler(roll, pitch, yaw) -> np.ndarray:
     """Unit quaternions of ZYX Euler angles (rad), broadcast together."""
@@ -58,28 +60,20 @@ def of_bodies(bodies, sl: slice) -> np.ndarray:
 def boot_relative(bodies, sl: slice, state: dict) -> np.ndarray:
     """``Q_i⁻¹ · Q_c`` (Eqs. 4, 7, 13), remembering ``Q_i`` in ``state`` on the first call."""
     q = of_bodies(bodies, sl)
-    if state.get("boot") is None:
-        state["boot"] = q.copy()
-    return multiply(inverse(state["boot"]), q)
+    return multiply(inverse(state.setdefault("boot", q.copy())), q)
 
 
 @dataclass(frozen=True)
-class QuaternionSensor:
+class QuaternionSensor(BodyReading):
     """float64[4] ``(w, x, y, z)``: orientation relative to the boot orientation (Eq. 13)."""
 
     name: str = "quaternion"
-    stream: str = "quaternion"
-    scalar: bool = False
+    width = 4
 
     def allocate(self, n: int) -> np.ndarray:
         out = np.zeros((n, 4))
         out[:, 0] = 1.0
         return out
 
-    def make_state(self, n: int) -> dict:
-        return {"boot": None}
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            out[...] = boot_relative(world.bodies, group.slice, state)
-        return sense
+    def read(self, world, group, state, out):
+        out[...] = boot_relative(world.bodies, group.slice, state)

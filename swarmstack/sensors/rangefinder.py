@@ -16,7 +16,8 @@ import numpy as np
 
 from numba import njit
 
-from swarmstack.sensors.scan import masts, scan
+from swarmstack.sensors.device import DeviceBase
+from swarmstack.sensors.scan import scan_into, scan_state
 from swarmstack.sim import threads
 from swarmstack.world.rng import gaussian
 
@@ -47,7 +48,7 @@ parallel_transfer = threads.chunked(transfer_rows)
 
 
 @dataclass(frozen=True)
-class Rangefinders:
+class Rangefinders(DeviceBase):
     """Rays at ``angles_rad`` (CCW from the heading) leaving a ring of ``ring_m`` at
     ``elevation_m`` above the body base; float64[K] metres, ±inf outside the range."""
 
@@ -59,29 +60,24 @@ class Rangefinders:
     noise_mean: float = 0.0
     noise_std: float = 0.0
     name: str = "proximity"
-    stream: str = "proximity"
-    scalar: bool = False
 
     def allocate(self, n: int) -> np.ndarray:
         return np.full((n, len(self.angles_rad)), np.inf)
 
     def make_state(self, n: int) -> dict:
-        return {"dist": np.zeros((n, len(self.angles_rad))), "masts": None,
-                "angles": np.asarray(self.angles_rad, dtype=np.float64)}
+        return scan_state(self.angles_rad, n)
 
     def distances(self, world, group, state) -> np.ndarray:
         """Noise-free hit distances (m, +inf when nothing within ``max_m``)."""
-        if state["masts"] is None:
-            state["masts"] = masts(world)
-        scan(world, group, state["angles"], 0.0, self.ring_m, self.elevation_m, self.max_m,
-             state["masts"], state["dist"])
-        return state["dist"]
+        return scan_into(world, group, state, 0.0, self.ring_m, self.elevation_m, self.max_m)
 
     def plan(self, world, group, keys, out, state):
-        call = threads.rows_call(transfer_rows, parallel_transfer, group.start, group.stop,
-                                 PARALLEL_MIN, CHUNK)
-        params = (self.min_m, self.max_m, self.noise_mean, self.noise_std)
+        transfer = threads.rows_plan(transfer_rows, parallel_transfer, world, group,
+                                     (self.min_m, self.max_m, self.noise_mean, self.noise_std),
+                                     keys, state["dist"], out, min_items=PARALLEL_MIN,
+                                     chunk_items=CHUNK)
 
         def sense():
-            call(None, None, params, keys, world.tick, self.distances(world, group, state), out)
+            self.distances(world, group, state)
+            transfer()
         return sense

@@ -19,7 +19,7 @@ from numba import njit
 
 from swarmstack.geometry.grid import cell_xy
 from swarmstack.geometry.nearby import boxes_near_listed, cylinders_near_listed, robots_near
-from swarmstack.geometry.rays import _EPS, NO_HIT, _disk_hit, box_interval
+from swarmstack.geometry.rays import _EPS, NO_HIT, _disk_hit, box_along_ray, disk_along_ray
 from swarmstack.sim import threads
 
 
@@ -66,34 +66,8 @@ def ray_table(angle_rad, ring_m, elevation_m):
 
 def cast(world, group, layout: RayLayout, out: np.ndarray) -> None:
     """Hit distances (m) of ``layout``'s rays for every robot of ``group`` into ``out``."""
-    call = threads.rows_call(_cast_rows, _cast_parallel, group.start, group.stop,
-                             chunk_items=CHUNK)
-    call(world.bodies_args, world.scene_args, (layout.table, layout.range_m), None, world.tick,
-         None, out)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _disk_along_ray(u, v, r, ca, sa, ring):
-    """Distance from a radial ray's start to a disk of radius ``r`` centred at (u, v) in the
-    robot frame (the ray leaves the origin's ring at ``ring`` along (ca, sa)); inf if missed."""
-    along = u * ca + v * sa
-    across = u * sa - v * ca
-    if across * across > r * r:
-        return np.inf
-    half = math.sqrt(r * r - across * across)
-    if along + half < ring:           # the whole disk lies behind the sensor
-        return np.inf
-    return max(along - half - ring, 0.0)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _box_along_ray(bu, bv, hx, hy, cb, sb, ca, sa, ring):
-    """Distance from a radial ray's start to a rectangle (centre (bu, bv), half-sizes hx, hy,
-    rotated by (cb, sb)) given in the robot frame; inf if missed."""
-    t_in, t_out = box_interval(ring * ca, ring * sa, ca, sa, bu, bv, hx, hy, cb, sb)
-    if t_out < 0.0:  # behind the start, or missed (the interval is then (NO_HIT, -1))
-        return np.inf
-    return max(t_in, 0.0)
+    threads.rows_plan(_cast_rows, _cast_parallel, world, group, (layout.table, layout.range_m),
+                      None, None, out, chunk_items=CHUNK)()
 
 
 # the fewest robots per work item of the parallel kernels (``threads.spread``; the result does
@@ -116,10 +90,7 @@ def cast_rows(a, b, base, bodies, scene, rays, range_m, out):
     """
     pose, run, radius, height = bodies
     boxes, cylinders, gparams, cell_start, order, bs, bi, cs, ci, max_radius = scene
-    x = pose[0]
-    y = pose[1]
-    z = pose[2]
-    yaw = pose[5]
+    x, y, z, yaw = pose[0], pose[1], pose[2], pose[5]
     n_rays = rays.shape[0]
     reach = 0.0
     for k in range(n_rays):
@@ -167,7 +138,7 @@ def cast_rows(a, b, base, bodies, scene, rays, range_m, out):
                     zk = z[i] + rays[k, 3]
                     if zk < z_lo or zk > z_hi:
                         continue
-                    t = _disk_along_ray(u, v, rr, rays[k, 0], rays[k, 1], rays[k, 2])
+                    t = disk_along_ray(u, v, rr, rays[k, 0], rays[k, 1], rays[k, 2])
                     if t < best[k]:
                         best[k] = t
             for m in range(nb):
@@ -182,7 +153,7 @@ def cast_rows(a, b, base, bodies, scene, rays, range_m, out):
                     zk = z[i] + rays[k, 3]
                     if zk < 0.0 or zk > boxes[j, 5]:
                         continue
-                    t = _box_along_ray(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, rays[k, 0],
+                    t = box_along_ray(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, rays[k, 0],
                                        rays[k, 1], rays[k, 2])
                     if t < best[k]:
                         best[k] = t
@@ -211,10 +182,7 @@ def long_rows(a, b, base, bodies, scene, rays, range_m, out):
     """
     pose, run, radius, height = bodies
     boxes, cylinders, gparams, cell_start, order, _, _, _, _, max_radius = scene
-    x = pose[0]
-    y = pose[1]
-    z = pose[2]
-    yaw = pose[5]
+    x, y, z, yaw = pose[0], pose[1], pose[2], pose[5]
     # scratch: the rays (float64[8, robots · rays]), a small run's bodies (float32[6,
     # SMALL_RUN]), their indices (int32) and flags (uint8, 8-byte aligned: read as uint64 words)
     ray = np.empty((8, (b - a) * rays.shape[0]))
@@ -222,9 +190,7 @@ def long_rows(a, b, base, bodies, scene, rays, range_m, out):
     who = np.empty(SMALL_RUN, dtype=np.int32)
     keep = np.empty(SMALL_RUN, dtype=np.uint8)
     nx, ny = int(gparams[3]), int(gparams[4])
-    ox = gparams[0]
-    oy = gparams[1]
-    cell = gparams[2]
+    ox, oy, cell = gparams[0], gparams[1], gparams[2]
     piece_m = PIECE_CELLS * cell
     # 1 / cell: a cell index off by rounding is covered by the slack in the boxes' reach
     inv = 1.0 / cell
@@ -317,28 +283,14 @@ def _boxes_hit(ray, boxes):
     without branches (so that it runs on vector lanes; its tests become selects between
     values computed by the same operations, hence the same numbers)."""
     n = ray.shape[1]
-    x0s = ray[0]
-    y0s = ray[1]
-    z0s = ray[2]
-    dxs = ray[3]
-    dys = ray[4]
-    best = ray[5]
+    x0s, y0s, z0s, dxs, dys, best = ray[0], ray[1], ray[2], ray[3], ray[4], ray[5]
     for r in range(n):
         best[r] = NO_HIT
     for q in range(boxes.shape[0]):
-        cx = boxes[q, 0]
-        cy = boxes[q, 1]
-        hx = boxes[q, 2]
-        hy = boxes[q, 3]
-        top = boxes[q, 5]
-        c = boxes[q, 6]
-        s = boxes[q, 7]
+        cx, cy, hx, hy, top, c, s = (boxes[q, 0], boxes[q, 1], boxes[q, 2], boxes[q, 3],
+                                     boxes[q, 5], boxes[q, 6], boxes[q, 7])
         for r in range(n):
-            x0 = x0s[r]
-            y0 = y0s[r]
-            z0 = z0s[r]
-            dx = dxs[r]
-            dy = dys[r]
+            x0, y0, z0, dx, dy = x0s[r], y0s[r], z0s[r], dxs[r], dys[r]
             # box_interval, its branches as selects
             px = c * (x0 - cx) + s * (y0 - cy)
             py = -s * (x0 - cx) + c * (y0 - cy)
@@ -431,12 +383,7 @@ def _small_run_hit(i, x0, y0, z0, dx, dy, ca, sa, range_m, best, x, y, z, radius
     sf = np.float32(sa)
     lim = np.float32(min(best, 1.0) * range_m)
     me = who.dtype.type(i)
-    xs = bodies[0]
-    ys = bodies[1]
-    rs = bodies[2]
-    r2 = bodies[3]
-    lo = bodies[4]
-    hi = bodies[5]
+    xs, ys, rs, r2, lo, hi = bodies[0], bodies[1], bodies[2], bodies[3], bodies[4], bodies[5]
     for m in range(n):
         ux = xs[m] - xf
         uy = ys[m] - yf

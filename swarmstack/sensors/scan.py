@@ -23,32 +23,10 @@ import numpy as np
 
 from swarmstack.geometry.overlap import SHAPE_BOX
 from swarmstack.geometry.nearby import boxes_near, cylinders_near, robots_near
-from swarmstack.geometry.rays import box_interval
+from swarmstack.geometry.rays import box_along_ray, disk_along_ray
 from numba import njit
 
 TWO_PI = 2.0 * math.pi
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _disk_t(u, v, r, ca, sa, ring):
-    """Distance from the ring along the radial ray (ca, sa) to a disc at (u, v) (robot frame);
-    inf if missed or entirely behind the ring."""
-    along = u * ca + v * sa
-    across = u * sa - v * ca
-    if across * across > r * r:
-        return np.inf
-    half = math.sqrt(r * r - across * across)
-    if along + half < ring:
-        return np.inf
-    return max(along - half - ring, 0.0)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _box_t(bu, bv, hx, hy, cb, sb, ca, sa, ring):
-    t_in, t_out = box_interval(ring * ca, ring * sa, ca, sa, bu, bv, hx, hy, cb, sb)
-    if t_out < 0.0:
-        return np.inf
-    return max(t_in, 0.0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -63,16 +41,12 @@ def _wrap(a):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _cone_rays(lo, hi, a0, step, n_rays, out_range):
+def _cone_rays(lo, hi, a0, step, n_rays):
     """First ray index and count of the uniform fan ``a0 + k·step`` inside [lo, hi] (rad,
     robot frame, ``hi − lo < 2π``); indices wrap modulo ``n_rays``."""
     k_lo = math.ceil((lo - a0) / step - 1e-9)
-    k_hi = math.floor((hi - a0) / step + 1e-9)
-    count = k_hi - k_lo + 1
-    if count > n_rays:
-        count = n_rays
-    out_range[0] = k_lo
-    out_range[1] = max(count, 0)
+    count = math.floor((hi - a0) / step + 1e-9) - k_lo + 1
+    return k_lo, max(min(count, n_rays), 0)
 
 
 @njit(cache=True, error_model="numpy")
@@ -94,10 +68,7 @@ def scan_kernel(start, stop, bodies, scene, shapes, mast, rays, out):
     shape, half_x, half_y = shapes
     mast_r, mast_lo, mast_hi = mast
     angle_rad, uniform_step, ring_m, elevation_m, range_m = rays
-    x = pose[0]
-    y = pose[1]
-    z = pose[2]
-    yaw = pose[5]
+    x, y, z, yaw = pose[0], pose[1], pose[2], pose[5]
     n = x.shape[0]
     n_rays = angle_rad.shape[0]
     reach = ring_m + range_m
@@ -107,9 +78,6 @@ def scan_kernel(start, stop, bodies, scene, shapes, mast, rays, out):
     cyl_idx = np.empty(cylinders.shape[0], dtype=np.int64)
     rob_idx = np.empty(n, dtype=np.int64)
     best = np.empty(n_rays)
-    rng = np.zeros(2, dtype=np.int64)
-    cu = np.empty(4)
-    cv = np.empty(4)
     a0 = angle_rad[0]
     for i in range(start, stop):
         zr = z[i] + elevation_m
@@ -149,23 +117,19 @@ def scan_kernel(start, stop, bodies, scene, shapes, mast, rays, out):
                 hx = half_x[j]
                 hy = half_y[j]
                 _scan_box(u, v, hx, hy, cb, sb, ray_cos, ray_sin, angle_rad, a0, uniform_step,
-                          ring_m, best, rng, cu, cv)
+                          ring_m, best)
                 continue
             dist = math.sqrt(u * u + v * v)
+            k0, count = 0, n_rays  # every ray, unless only a cone of them can meet it
             if uniform_step > 0.0 and dist > rr:
                 phi = math.atan2(v, u)
                 half = math.asin(min(1.0, rr / dist))
-                _cone_rays(phi - half, phi + half, a0, uniform_step, n_rays, rng)
-                for q in range(rng[1]):
-                    k = (rng[0] + q) % n_rays
-                    t = _disk_t(u, v, rr, ray_cos[k], ray_sin[k], ring_m)
-                    if t < best[k]:
-                        best[k] = t
-            else:
-                for k in range(n_rays):
-                    t = _disk_t(u, v, rr, ray_cos[k], ray_sin[k], ring_m)
-                    if t < best[k]:
-                        best[k] = t
+                k0, count = _cone_rays(phi - half, phi + half, a0, uniform_step, n_rays)
+            for q in range(count):
+                k = (k0 + q) % n_rays
+                t = disk_along_ray(u, v, rr, ray_cos[k], ray_sin[k], ring_m)
+                if t < best[k]:
+                    best[k] = t
         for m in range(nb):
             j = box_idx[m]
             if zr < 0.0 or zr > boxes[j, 5]:
@@ -177,15 +141,14 @@ def scan_kernel(start, stop, bodies, scene, shapes, mast, rays, out):
             cb = boxes[j, 6] * c + boxes[j, 7] * s   # the box's yaw relative to the robot
             sb = boxes[j, 7] * c - boxes[j, 6] * s
             _scan_box(bu, bv, boxes[j, 2], boxes[j, 3], cb, sb, ray_cos, ray_sin, angle_rad, a0,
-                      uniform_step, ring_m, best, rng, cu, cv)
+                      uniform_step, ring_m, best)
         row = i - start
         for k in range(n_rays):
             out[row, k] = best[k] if best[k] <= range_m else np.inf
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _scan_box(bu, bv, hx, hy, cb, sb, ray_cos, ray_sin, angle_rad, a0, step, ring, best, rng,
-              cu, cv):
+def _scan_box(bu, bv, hx, hy, cb, sb, ray_cos, ray_sin, angle_rad, a0, step, ring, best):
     """Intersect the rays inside a box's cone with it (box centre (bu, bv), half sizes, yaw
     (cb, sb), all in the robot frame)."""
     n_rays = angle_rad.shape[0]
@@ -193,6 +156,7 @@ def _scan_box(bu, bv, hx, hy, cb, sb, ray_cos, ray_sin, angle_rad, a0, step, rin
     lx = cb * (-bu) + sb * (-bv)
     ly = -sb * (-bu) + cb * (-bv)
     inside = abs(lx) <= hx and abs(ly) <= hy
+    k0, count = 0, n_rays  # every ray, unless only a cone of them can meet the box
     if step > 0.0 and not inside:
         phi = math.atan2(bv, bu)
         lo = 0.0
@@ -200,22 +164,15 @@ def _scan_box(bu, bv, hx, hy, cb, sb, ray_cos, ray_sin, angle_rad, a0, step, rin
         for q in range(4):
             ex = hx if q == 0 or q == 3 else -hx
             ey = hy if q < 2 else -hy
-            cu[q] = bu + cb * ex - sb * ey
-            cv[q] = bv + sb * ex + cb * ey
-            d = _wrap(math.atan2(cv[q], cu[q]) - phi)
+            d = _wrap(math.atan2(bv + sb * ex + cb * ey, bu + cb * ex - sb * ey) - phi)
             if q == 0 or d < lo:
                 lo = d
             if q == 0 or d > hi:
                 hi = d
-        _cone_rays(phi + lo, phi + hi, a0, step, n_rays, rng)
-        for q in range(rng[1]):
-            k = (rng[0] + q) % n_rays
-            t = _box_t(bu, bv, hx, hy, cb, sb, ray_cos[k], ray_sin[k], ring)
-            if t < best[k]:
-                best[k] = t
-        return
-    for k in range(n_rays):
-        t = _box_t(bu, bv, hx, hy, cb, sb, ray_cos[k], ray_sin[k], ring)
+        k0, count = _cone_rays(phi + lo, phi + hi, a0, step, n_rays)
+    for q in range(count):
+        k = (k0 + q) % n_rays
+        t = box_along_ray(bu, bv, hx, hy, cb, sb, ray_cos[k], ray_sin[k], ring)
         if t < best[k]:
             best[k] = t
 
@@ -250,3 +207,20 @@ def scan(world, group, angles: np.ndarray, uniform_step: float, ring_m: float,
                 (b.shape, b.half_x, b.half_y), mast,
                 (angles, float(uniform_step), float(ring_m), float(elevation_m), float(range_m)),
                 out)
+
+
+def scan_state(angles, n: int) -> dict:
+    """A scanning device's state for ``n`` robots: its rays' ``angles``, the hit distances
+    ``dist`` and the robots' ``masts`` (found at the first scan)."""
+    angles = np.asarray(angles, dtype=np.float64)
+    return {"dist": np.zeros((n, angles.shape[0])), "masts": None, "angles": angles}
+
+
+def scan_into(world, group, state: dict, uniform_step: float, ring_m: float,
+              elevation_m: float, range_m: float) -> np.ndarray:
+    """:func:`scan` of ``group`` into ``state["dist"]`` (:func:`scan_state`), returned."""
+    if state["masts"] is None:
+        state["masts"] = masts(world)
+    scan(world, group, state["angles"], uniform_step, ring_m, elevation_m, range_m,
+         state["masts"], state["dist"])
+    return state["dist"]

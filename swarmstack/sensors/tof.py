@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from swarmstack.sensors import ranging
+from swarmstack.sensors.device import DeviceBase
 from swarmstack.sensors.noise import NOISE_KINDS, NOISE_NONE, draw
 from swarmstack.sim import threads
 
@@ -24,10 +25,9 @@ from swarmstack.sim import threads
 @njit(cache=True, error_model="numpy")
 def rows(lo, hi, start, bodies, scene, params, keys, tick, dist, out):
     """The ray, then the reading, of robots ``lo … hi − 1`` (rows ``i − start``); ``params``
-    = (ray table, (range, min mm, max mm, noise level), noise kind), ``dist`` the scratch for
+    = (ray table, range, min mm, max mm, noise kind, noise level), ``dist`` the scratch for
     the hit distances."""
-    rays, coef, kind = params
-    range_m, min_mm, max_mm, level = coef[0], int(coef[1]), int(coef[2]), coef[3]
+    rays, range_m, min_mm, max_mm, kind, level = params
     ranging.cast_rows(lo, hi, start, bodies, scene, rays, range_m, dist)
     for row in range(lo - start, hi - start):
         d = dist[row, 0]
@@ -46,7 +46,7 @@ def reading(d_m, *, min_mm: int, max_mm: int):
 
 
 @dataclass(frozen=True)
-class ToF:
+class ToF(DeviceBase):
     """``position_m`` (x, y, z) of the emitter in the body frame; the ray points along +x."""
 
     position_m: tuple[float, float, float]
@@ -56,8 +56,7 @@ class ToF:
     noise: str = "none"
     noise_level: float = 0.0
     name: str = "tof_mm"
-    scalar: bool = True
-    stream: str = "tof_mm"
+    scalar = True
 
     @cached_property  # built once: it is read every tick
     def layout(self) -> ranging.RayLayout:
@@ -75,12 +74,8 @@ class ToF:
     def make_state(self, n: int):
         return np.zeros((n, 1))  # scratch for the hit distance
 
-    @cached_property  # built once: it is read every tick
-    def _params(self) -> tuple:
-        coef = np.array([self.range_m, self.min_mm, self.max_mm, self.noise_level],
-                        dtype=np.float64)
-        return self.layout.table, coef, NOISE_KINDS[self.noise]
-
     def plan(self, world, group, keys, out, state):
-        return threads.rows_plan(rows, parallel_rows, world, group, self._params, keys, state,
-                                 out, chunk_items=ranging.CHUNK)
+        params = (self.layout.table, float(self.range_m), int(self.min_mm), int(self.max_mm),
+                  NOISE_KINDS[self.noise], float(self.noise_level))
+        return threads.rows_plan(rows, parallel_rows, world, group, params, keys, state, out,
+                                 chunk_items=ranging.CHUNK)

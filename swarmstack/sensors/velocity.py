@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from swarmstack.sensors import quaternion
+from swarmstack.sensors.device import BodyReading
 
 
 def boot_frame_velocity(world, group, state: dict) -> np.ndarray:
@@ -24,20 +25,11 @@ def boot_frame_velocity(world, group, state: dict) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Velocity:
+class Velocity(BodyReading):
     """float64[2]: velocity (m/s) along the boot-time x and y axes."""
 
     name: str = "velocity"
-    stream: str = "velocity"
-    scalar: bool = False
+    width = 2
 
-    def allocate(self, n: int) -> np.ndarray:
-        return np.zeros((n, 2))
-
-    def make_state(self, n: int) -> dict:
-        return {"boot": None}
-
-    def plan(self, world, group, keys, out, state):
-        def sense():
-            out[...] = boot_frame_velocity(world, group, state)
-        return sense
+    def read(self, world, group, state, out):
+        out[...] = boot_frame_velocity(world, group, state)

@@ -132,10 +132,6 @@ def check_scripts(cfg: ExperimentCfg, base_dir: Path, source: str) -> None:
                 from None
 
 
-def robot_types_of(cfg: ExperimentCfg) -> list[RobotType]:
-    return [robot_types.get(g.type) for g in cfg.robots]
-
-
 def layout(cfg: ExperimentCfg, runs: int) -> list[GroupSlice]:
     """Group-major slices: group g holds its robots of run 0, then run 1, …"""
     slices, start, id_offset = [], 0, 0
@@ -346,7 +342,7 @@ def build(cfg: ExperimentCfg, seed: int, runs: int, base_dir: Path, source: str,
     """The world (scene + dynamic state) and the groups of ``runs`` runs of ``cfg``."""
     check_scripts(cfg, base_dir, source)
     arena = build_arena(cfg, base_dir, source)
-    types = robot_types_of(cfg)
+    types = [robot_types.get(g.type) for g in cfg.robots]
     slices = layout(cfg, runs)
     poses = place(cfg, arena, types, seed, runs, source)
     bodies = make_bodies(slices, types, poses, runs)

@@ -194,7 +194,6 @@ class Simulation:
         self._before_contacts = np.empty_like(self.world.bodies.pose)
         self._pushed = np.zeros(n, dtype=np.bool_)        # the last contact pass moved it
         self._collisions = np.zeros(n, dtype=np.int64)    # per body (physics.collisions)
-        self._contact_kernels = None  # (resolve, count_collisions), imported when first needed
         self._classes = [self._controller_class(gi, g) for gi, g in enumerate(self.groups)]
         self._make_controllers()
         self._initial = self.world.snapshot()
@@ -246,7 +245,8 @@ class Simulation:
             raise ConfigError([f"{self.source}: robots[{gi}].controller.python: {exc}"]) \
                 from None
 
-    def _robot_views(self, g: Group, port) -> list:
+    def _views_of(self, g: Group, port) -> list:
+        """The group's per-robot views, remembered so that :meth:`_restart` can restart them."""
         b = self.world.bodies
         sl = g.slice
         view_cls = robot_view_class(g.robot_type)
@@ -258,6 +258,7 @@ class Simulation:
             v._radio = port
             v._log = self.on_log
             views.append(v)
+            self._robots.append((g, i, v))
         return views
 
     def _make_controllers(self) -> None:
@@ -293,12 +294,6 @@ class Simulation:
                 continue
             g.views = self._views_of(g, port)
             g.controllers = [self._instantiate(g, cls) for _ in range(sl.n)]
-
-    def _views_of(self, g: Group, port) -> list:
-        """:meth:`_robot_views`, remembered so that :meth:`_restart` can restart them."""
-        views = self._robot_views(g, port)
-        self._robots.extend((g, i, v) for i, v in enumerate(views))
-        return views
 
     def _instantiate(self, g: Group, cls):
         """``cls()``; a constructor that raises (or exits) is the file's error, named."""
@@ -355,6 +350,7 @@ class Simulation:
             else:
                 self._trials.append(partial(dyn.integrate, *args))
         self._measure = measure_by_run
+        self._contact_kernels = None  # (resolve, count_collisions), planned when first needed
         em = w.emitters
         self._place_emitters = (bind_lit_emitters(b.x, b.y, b.z, b.yaw, em.local, em.rgb,
                                                   em.world) if self._needs_emitters else None)
@@ -751,9 +747,9 @@ class Simulation:
             # the first tick that moves a body: a run whose bodies never move never imports the
             # contact pass nor loads its kernels
             from swarmstack.physics.collisions import count_collisions
-            from swarmstack.physics.contacts import resolve
+            from swarmstack.physics.contacts import plan
 
-            kernels = self._contact_kernels = (resolve, count_collisions)
+            kernels = self._contact_kernels = (plan(self.world.bodies.n), count_collisions)
         resolve, count_collisions = kernels
         w = self.world
         b = w.bodies

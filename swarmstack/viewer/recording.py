@@ -62,12 +62,6 @@ def recording_dir(out_dir: Path) -> Path:
     return Path(out_dir) / "recording"
 
 
-def _write_atomic(path: Path, data) -> None:
-    """Write through a temporary name and a rename: a reader never sees part of a file. A
-    failure leaves no temporary file and raises ResultsWriteError (the file and the cause)."""
-    write_file_atomic(path, data)
-
-
 # ------------------------------------------------------------------------------------ layout
 @dataclass(frozen=True)
 class FrameLayout:
@@ -121,7 +115,7 @@ def _floor(arena, folder: Path) -> dict:
 
     buf = io.BytesIO()
     img.save(buf, "PNG")
-    _write_atomic(folder / "floor.png", buf.getvalue())
+    write_file_atomic(folder / "floor.png", buf.getvalue())
     return {"image": "floor.png", "size_px": list(img.size)}
 
 
@@ -232,19 +226,16 @@ class Recorder:
         names = [g.slice.name for g in sim.groups for _ in range(g.slice.per_run)]
         self._said = {(name, int(rid)): row      # (group, robot id) -> row
                       for row, (name, rid) in enumerate(zip(names, ids))}
-        n_leds = sum(per_run * mask.shape[1] for _, per_run, mask in leds)
         # sensor rays: (states, name, per_run, range) of each ray-casting device
         self._rays = [(g.states, name, g.slice.per_run, layout.range_m)
                       for g in sim.groups for name, layout in ray_devices(g)]
-        n_rays = sum(g.slice.per_run * layout.count
-                     for g in sim.groups for _, layout in ray_devices(g))
-        self.layout = FrameLayout(len(self._rows), n_leds, n_rays)
+        self.header = h = scene_header(sim, self.every, 0, self.folder)
+        self.layout = FrameLayout(h["robots"], h["leds"], h["rays"])
         fb = self.layout.frame_bytes
-        self.chunk_frames = int(chunk_frames) if chunk_frames else \
+        self.chunk_frames = h["chunk_frames"] = int(chunk_frames) if chunk_frames else \
             max(1, min(MAX_CHUNK_FRAMES, DEFAULT_CHUNK_BYTES // fb))
-        self.header = scene_header(sim, self.every, self.chunk_frames, self.folder)
-        self.header["overlays"] = {"links": self.has_links, "text": True}
-        _write_atomic(self.folder / "header.json",
+        h["overlays"] = {"links": self.has_links, "text": True}
+        write_file_atomic(self.folder / "header.json",
                       (json.dumps(self.header, indent=1) + "\n").encode())
         self._buf = np.zeros((self.chunk_frames, fb), dtype=np.uint8)
         self._tick = self._buf[:, 0:4].view("<i4")[:, 0]
@@ -327,12 +318,12 @@ class Recorder:
         k = self.chunks
         # overlays first: a chunk on disk always has its overlays beside it
         if self.has_links:
-            _write_atomic(self.folder / f"links-{k:06d}.bin", self.links_bytes())
+            write_file_atomic(self.folder / f"links-{k:06d}.bin", self.links_bytes())
         texts = self.texts()
         if texts:
-            _write_atomic(self.folder / f"text-{k:06d}.json", json.dumps(texts).encode())
+            write_file_atomic(self.folder / f"text-{k:06d}.json", json.dumps(texts).encode())
         # the buffer itself (contiguous rows): no copy of a chunk of several MiB
-        _write_atomic(self.folder / f"chunk-{k:06d}.bin", memoryview(self._buf[:self.filled]))
+        write_file_atomic(self.folder / f"chunk-{k:06d}.bin", memoryview(self._buf[:self.filled]))
         if self.filled == self.chunk_frames:
             self.chunks += 1
             self.filled = 0
@@ -342,8 +333,7 @@ class Recorder:
 
     def pending(self) -> bytes:
         """The frames of the chunk being filled (not yet on disk), as chunk bytes."""
-        n = self.filled
-        return self._buf[:n].tobytes()
+        return self._buf[:self.filled].tobytes()
 
     def close(self, status: str) -> None:
         """Write the last (short) chunk and ``end.json``."""
@@ -354,7 +344,7 @@ class Recorder:
         self._flush()
         end = {"status": status, "frames": self.frames, "last_tick": self.last_tick,
                "chunks": self.chunks + (1 if partial else 0)}
-        _write_atomic(self.folder / "end.json", (json.dumps(end) + "\n").encode())
+        write_file_atomic(self.folder / "end.json", (json.dumps(end) + "\n").encode())
 
 
 def recorder_for(cfg, sim, out_dir: Path, record: Optional[bool] = None,
@@ -363,9 +353,8 @@ def recorder_for(cfg, sim, out_dir: Path, record: Optional[bool] = None,
     ``output.record``; ``every`` its ``output.record_every``)."""
     out = cfg.output
     on = out.record if record is None else record
-    if not on:
-        return None
-    return Recorder(sim, out_dir, out.record_every if every is None else every)
+    every = out.record_every if every is None else every
+    return Recorder(sim, out_dir, every) if on else None
 
 
 # ------------------------------------------------------------------------------------ reader
@@ -390,9 +379,7 @@ def _inside(folder: Path, name: str) -> tuple[Optional[str], str]:
         return None, f"cannot be read: {exc.strerror or exc}"
     if stat.S_ISDIR(mode):
         return None, "is a folder, not a file"
-    if not stat.S_ISREG(mode):
-        return None, "is not a regular file"
-    return real, ""
+    return (real, "") if stat.S_ISREG(mode) else (None, "is not a regular file")
 
 
 def read_inside(folder: Path, name: str, size: Optional[int] = None,
@@ -419,13 +406,9 @@ def read_inside(folder: Path, name: str, size: Optional[int] = None,
 
 
 def _shown(value) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return json.dumps(value)
+    """What a JSON value is, for a message (a number or a constant: itself)."""
+    return {dict: "an object", list: "a list", str: "a string"}.get(type(value)) \
+        or json.dumps(value)
 
 
 def _check_header(h, head: Path) -> None:

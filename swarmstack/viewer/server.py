@@ -21,6 +21,7 @@ closes one that stalls for :data:`IDLE_S`. A request it fails on gets a one-line
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import socket
@@ -37,7 +38,7 @@ from swarmstack.viewer.recording import (Recorder, Recording, RecordingError, op
 
 WEB = Path(__file__).parent / "web"
 BUNDLE = WEB / "dist" / "viewer.js"
-NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>swarmstack viewer</title>
+NOT_BUILT = b"""<!doctype html><meta charset="utf-8"><title>swarmstack viewer</title>
 <p id="message">The viewer page is not built yet: run <code>make demo</code> (or
 <code>cd swarmstack/viewer/web &amp;&amp; npm ci &amp;&amp; npm run build</code>) once.</p>"""
 LOOPBACK = {"127.0.0.1": socket.AF_INET, "::1": socket.AF_INET6}   # addresses it binds to
@@ -59,15 +60,13 @@ class Source:
 
     @property
     def header(self) -> Optional[dict]:
-        if self.recorder is not None:
-            return self.recorder.header
-        return self.recording.header if self.recording is not None else None
+        shown = self.recorder or self.recording
+        return shown.header if shown is not None else None
 
     @property
     def folder(self) -> Optional[Path]:
-        if self.recorder is not None:
-            return self.recorder.folder
-        return self.recording.folder if self.recording is not None else None
+        shown = self.recorder or self.recording
+        return shown.folder if shown is not None else None
 
     def status(self) -> dict:
         if self.recorder is not None:
@@ -109,9 +108,7 @@ class Source:
             if data is None:
                 return b"[]" if kind == "text" and 0 <= k <= r.chunks else None
             return data
-        if self.recording is None:
-            return None
-        return self.recording.overlay(kind, k)
+        return None if self.recording is None else self.recording.overlay(kind, k)
 
 
 def _handler(source: Source, idle_s: float):
@@ -155,17 +152,13 @@ def _handler(source: Source, idle_s: float):
             path, _, qs = self.path.partition("?")
             query = parse_qs(qs)
             if path in ("/", "/index.html"):
-                if not BUNDLE.is_file():
-                    return self._send(200, NOT_BUILT.encode(), "text/html; charset=utf-8")
-                return self._send(200, (WEB / "index.html").read_bytes(),
-                                  "text/html; charset=utf-8")
+                page = (WEB / "index.html").read_bytes() if BUNDLE.is_file() else NOT_BUILT
+                return self._send(200, page, "text/html; charset=utf-8")
             if path == "/dist/viewer.js" and BUNDLE.is_file():
                 return self._send(200, BUNDLE.read_bytes(), "text/javascript; charset=utf-8")
             if path == "/api/header":
                 h = source.header
-                if h is None:
-                    return self._json(404, {"error": source.why})
-                return self._json(200, h)
+                return self._json(404, {"error": source.why}) if h is None else self._json(200, h)
             if path == "/api/status":
                 return self._json(200, source.status())
             if path.startswith("/api/chunk/"):
@@ -259,10 +252,8 @@ class _Server(ThreadingHTTPServer):
                 return
             oldest = min(self._reading, key=self._reading.__getitem__)
             del self._reading[oldest]
-        try:   # its thread's read returns at once, and the thread ends
+        with contextlib.suppress(OSError):   # its thread's read returns at once, and ends
             oldest.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def handle_error(self, request, client_address):
         pass   # a connection reset or timed out ends quietly; the server goes on

@@ -12,10 +12,8 @@ import numpy as np
 
 from swarmstack.world.floor import Floor
 
-# Column layout of the packed arrays (kept as module constants so kernels and tests agree).
+# Column layout of the packed box rows (the other arrays: see Arena).
 BOX_COLUMNS = ("cx", "cy", "half_x", "half_y", "yaw", "height", "cos_yaw", "sin_yaw")
-CYLINDER_COLUMNS = ("cx", "cy", "radius", "height")
-LIGHT_COLUMNS = ("x", "y", "z", "intensity")
 
 
 @dataclass(frozen=True)

@@ -75,22 +75,20 @@ class Occupancy:
         self.bodies.setdefault(self._key(placed.x, placed.y), []).append(placed)
 
 
-def _clear_of_static(x, y, z, yaw, body, gap, arena) -> bool:
+def _clear_of_static(x, y, z, yaw, body, gap, boxes, cylinders, bounds) -> bool:
     shape = SHAPE_BOX if body.shape == "box" else SHAPE_DISC
     return clear_of_static(x, y, yaw, shape, body.radius_m, body.half_x, body.half_y, z,
-                           body.height_m, gap, arena.boxes, arena.cylinders,
-                           np.asarray(arena.bounds, dtype=np.float64))
+                           body.height_m, gap, boxes, cylinders,
+                           np.asarray(bounds, dtype=np.float64))
 
 
 def _static_overlap(x, y, z, yaw, body, arena) -> str:
     """What the body at (x, y, z, yaw) overlaps among the static shapes, for an error."""
-    shape = SHAPE_BOX if body.shape == "box" else SHAPE_DISC
     anywhere = np.array([-math.inf, -math.inf, math.inf, math.inf])
     no_boxes, no_cylinders = np.zeros((0, 8)), np.zeros((0, 4))
 
     def clear(boxes, cylinders, bounds):
-        return clear_of_static(x, y, yaw, shape, body.radius_m, body.half_x, body.half_y, z,
-                               body.height_m, 0.0, boxes, cylinders, bounds)
+        return _clear_of_static(x, y, z, yaw, body, 0.0, boxes, cylinders, bounds)
 
     for k in range(arena.boxes.shape[0]):
         if not clear(arena.boxes[k:k + 1], no_cylinders, anywhere):
@@ -137,7 +135,8 @@ def place_group(index: int, name: str, n: int, body, placement, arena, occupancy
                 raise PlacementError(index, f"{where}: {type_name} robots cannot fly and start "
                                             "on the floor; give [x, y, yaw] (a height z is for "
                                             "flying robots only)")
-            if not _clear_of_static(x, y, z, yaw, body, 0.0, arena):
+            if not _clear_of_static(x, y, z, yaw, body, 0.0, arena.boxes, arena.cylinders,
+                                    arena.bounds):
                 raise PlacementError(index, f"{where} overlaps "
                                             f"{_static_overlap(x, y, z, yaw, body, arena)}")
             other = occupancy.overlapping(x, y, z, yaw, body, 0.0)
@@ -175,7 +174,8 @@ def place_group(index: int, name: str, n: int, body, placement, arena, occupancy
             else:
                 x, y = rng.normal(placement.mean, placement.std)
             yaw = _yaw(placement, rng) if is_box else 0.0
-            if _clear_of_static(x, y, 0.0, yaw, body, gap, arena) and \
+            if _clear_of_static(x, y, 0.0, yaw, body, gap, arena.boxes, arena.cylinders,
+                                arena.bounds) and \
                     occupancy.overlapping(x, y, 0.0, yaw, body, gap) is None:
                 break
         else:

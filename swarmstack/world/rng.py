@@ -78,11 +78,8 @@ class Streams:
             word = FIXED_WORDS.get(stream)
             if word is not None:
                 column = self._words[:, word].copy()
-            else:  # SplitMix64's finaliser (as _mix64), wrapping uint64 arithmetic
-                z = self._words[:, NAMED_WORD] ^ np.uint64(name_hash(stream))
-                z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-                z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                column = z ^ (z >> np.uint64(31))
+            else:  # SplitMix64's finaliser, in NumPy's wrapping uint64 arithmetic
+                column = _mix64.py_func(self._words[:, NAMED_WORD] ^ np.uint64(name_hash(stream)))
             self._columns[stream] = column
         return column
 

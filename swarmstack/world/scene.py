@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 
 from swarmstack.geometry.grid import grid_params
-from swarmstack.geometry.static_index import build_static_index
+from swarmstack.geometry.static_index import build_static_index, footprints
 from swarmstack.world.arena import Arena
 
 GRID_CELL_M = 0.18  # ≥ a proximity ray's reach from a robot centre plus half a cell: 3×3 queries
@@ -57,13 +57,7 @@ def static_index_entries(gparams, boxes, cylinders, margin: float) -> float:
     """How many (cell, shape) entries ``build_static_index(gparams, boxes, cylinders, margin)``
     would hold, computed without building it (the same cell ranges, in floating point)."""
     ox, oy, cell, nx, ny = (float(v) for v in gparams)
-    ext_x = np.abs(boxes[:, 2] * boxes[:, 6]) + np.abs(boxes[:, 3] * boxes[:, 7])
-    ext_y = np.abs(boxes[:, 2] * boxes[:, 7]) + np.abs(boxes[:, 3] * boxes[:, 6])
-    r = cylinders[:, 2]
-    lo_x = np.concatenate([boxes[:, 0] - ext_x, cylinders[:, 0] - r])
-    hi_x = np.concatenate([boxes[:, 0] + ext_x, cylinders[:, 0] + r])
-    lo_y = np.concatenate([boxes[:, 1] - ext_y, cylinders[:, 1] - r])
-    hi_y = np.concatenate([boxes[:, 1] + ext_y, cylinders[:, 1] + r])
+    lo_x, lo_y, hi_x, hi_y = footprints(boxes, cylinders)
 
     def span(lo, hi, origin, n):
         a = np.clip(np.floor((lo - margin - origin) / cell), 0, n - 1)

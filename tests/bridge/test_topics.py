@@ -8,7 +8,7 @@ import pytest
 
 from swarmstack.bridge import messages, ros_types
 from swarmstack.bridge.links import RobotLinks
-from swarmstack.bridge.bridged import topics_for
+from swarmstack.bridge.links import topics_for
 from swarmstack.bridge.topics import UnitError, convert
 from swarmstack.bridge.messages import message_class as M
 from swarmstack.robots.base import ROBOT_TYPES

@@ -23,7 +23,6 @@ def test_type_hash_of_std_msgs_string_is_the_published_one():
 def test_dds_names():
     # type_support_common.cpp, _create_type_name: "<message namespace>::dds_::<Name>_"
     assert messages.dds_name("std_msgs/msg/ColorRGBA") == "std_msgs::msg::dds_::ColorRGBA_"
-    assert messages.ros_name("nav_msgs::msg::dds_::Odometry_") == "nav_msgs/msg/Odometry"
     with pytest.raises(ValueError):
         messages.dds_name("ColorRGBA")
 

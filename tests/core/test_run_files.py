@@ -17,7 +17,7 @@ from swarmstack.cli import app
 from swarmstack.experiments import results_writer as results
 from swarmstack.experiments.config import parse_experiment
 from swarmstack.experiments.results_writer import (OutputFolderError, ResultsWriteError, prepare_output,
-                                            read_table, write_parquet_atomic)
+                                            read_table, write_part)
 from swarmstack.experiments.runner import run_experiment
 
 runner = CliRunner()
@@ -236,7 +236,7 @@ def test_duckdb_errors_name_the_file_and_the_cause(tmp_path):
     target = tmp_path / "part-00000.parquet"
     (tmp_path / f".part-00000.parquet.{os.getpid()}.tmp").mkdir()  # DuckDB cannot open it
     with pytest.raises(ResultsWriteError) as exc:
-        write_parquet_atomic(target, {"a": np.arange(3)})
+        write_part(target, {"a": np.arange(3)})
     assert str(exc.value).startswith(f"cannot write {target}: ")
     assert "IO Error" not in str(exc.value) and "\n" not in str(exc.value)
     assert not target.exists()

@@ -185,17 +185,16 @@ def test_go_parallel_follows_the_settings():
 
 def test_a_group_below_its_kernels_own_minimum_stays_serial_on_two_threads():
     with threads.using(2):
-        assert threads.stays_serial(200, min_items=131_072)   # e.g. the wheels
-        assert not threads.stays_serial(200, min_items=100)
-        assert threads.stays_serial(10, min_items=1)          # under the floor: always
+        assert not threads.go_parallel(200, min_items=131_072)   # e.g. the wheels
+        assert threads.go_parallel(200, min_items=100)
         seen = threads.generation
         threads.set_threads(2)        # the same settings again: nothing to bind anew
         assert threads.generation == seen
         threads.set_parallel_min(1)   # every kernel parallel: what was bound is redone
         assert threads.generation != seen
-        assert not threads.stays_serial(200, min_items=131_072)
+        assert threads.go_parallel(200, min_items=131_072)
     with threads.using(1, parallel_min=1):
-        assert threads.stays_serial(10 ** 6, min_items=1)
+        assert not threads.go_parallel(10 ** 6, min_items=1)
 
 
 @pytest.mark.parametrize("n_threads", [1, 2, 4])

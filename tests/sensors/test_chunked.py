@@ -36,7 +36,7 @@ RUN = textwrap.dedent('''
 
     keys = np.arange(10, dtype=np.float64)
     out = np.zeros(10)
-    kernels.parallel_rows(0, 10, 3, None, None, (2.0,), keys, 1, None, out)
+    kernels.parallel_rows(0, 10, 3, 0, None, None, (2.0,), keys, 1, None, out)
     stats = kernels.parallel_rows.stats
     print(json.dumps({"hits": len(stats.cache_hits), "misses": len(stats.cache_misses),
                       "out": out.tolist()}))

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import swarmstack.cli.view as view_cli
-import swarmstack.viewer.screenshot as screenshot_module
+import swarmstack.viewer.browser as screenshot_module
 from swarmstack.cli import app
 from swarmstack.experiments.config import parse_experiment
 from swarmstack.sim.simulation import Simulation
